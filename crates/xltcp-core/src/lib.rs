@@ -9,3 +9,4 @@
 pub mod rng;
 pub mod time;
 pub mod wire;
+pub mod scenario;

@@ -1,0 +1,224 @@
+//! The validated scenario: plain values in SI base units (bits per second,
+//! bytes, [`Dur`]). The loader ([`super::load`]) builds it from TOML and
+//! checks every rule documented here; engines consume it and may assume it
+//! is valid.
+
+use crate::time::Dur;
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// `name`: a label for reports (default: the file stem).
+    pub name: String,
+    /// `[sim]` table.
+    pub sim: SimSpec,
+    /// `[tcp]` table: defaults for every flow.
+    pub tcp: TcpSpec,
+    /// `[wired]` table: the access link of every wired host (CH) to the BS.
+    pub wired: LinkSpec,
+    /// `[wireless]` table: the hop between the BS and the wireless hosts.
+    pub wireless: WirelessSpec,
+    /// `[[flow]]` entries, expanded (`count = n` gives n flows).
+    pub flows: Vec<FlowSpec>,
+    /// `[output]` table.
+    pub output: OutputSpec,
+}
+
+/// `[sim]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimSpec {
+    /// `duration`: simulated time (default "60s"); > 0.
+    pub duration: Dur,
+    /// `seed`: default seed when the command line gives none (default 1).
+    pub seed: u64,
+    /// `sample_interval`: time-series sampling period (default "100ms").
+    pub sample_interval: Dur,
+}
+
+/// Which reference behaviour TCP follows where implementations differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpProfile {
+    /// The RFC text (default).
+    Rfc,
+    /// ns-3 3.44's TcpNewReno/TcpSocketBase choices, for side-by-side runs.
+    Ns3,
+}
+
+/// Loss recovery in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoverySpec {
+    /// NewReno fast recovery (RFC 6582, careful variant).
+    NewReno,
+    /// SACK-based recovery (RFC 6675); falls back to NewReno when the peer
+    /// does not permit SACK.
+    Sack,
+}
+
+/// `[tcp]` (and `[flow.tcp]` overrides).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpSpec {
+    /// `profile`: "rfc" (default) or "ns3".
+    pub profile: TcpProfile,
+    /// `cc`: congestion control; "newreno" (default, RFC 5681).
+    pub cc: String,
+    /// `recovery`: "newreno" or "sack" (default "sack").
+    pub recovery: RecoverySpec,
+    /// `sack`: offer SACK-permitted (default true).
+    pub sack: bool,
+    /// `timestamps`: offer timestamps, RFC 7323 (default false).
+    pub timestamps: bool,
+    /// `window_scale`: offer window scaling (default true).
+    pub window_scale: bool,
+    /// `mss`: bytes of payload per segment (default "1448B"); 64..=65495.
+    pub mss: u32,
+    /// `initial_window`: segments (default 10, RFC 6928); 1..=100.
+    pub initial_window: u32,
+    /// `limited_transmit`: RFC 3042 (default true).
+    pub limited_transmit: bool,
+    /// `delayed_ack`: ACK at least every this many full segments (default 2); 1 disables delay.
+    pub delayed_ack_segments: u32,
+    /// `delayed_ack_timeout`: default "200ms"; < 500 ms (RFC 1122).
+    pub delayed_ack_timeout: Dur,
+    /// `initial_rto`: default "1s".
+    pub initial_rto: Dur,
+    /// `min_rto`: default "1s" (RFC 6298 2.4).
+    pub min_rto: Dur,
+    /// `max_rto`: default "60s"; >= min_rto.
+    pub max_rto: Dur,
+    /// `rcv_buffer`: receive buffer bytes (default "4MiB").
+    pub rcv_buffer: u64,
+    /// `snd_buffer`: send buffer bytes (default "4MiB").
+    pub snd_buffer: u64,
+}
+
+/// Queue limit of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// `queue = "100p"`: at most this many packets.
+    Packets(u32),
+    /// `queue = "256KiB"`: at most this many bytes.
+    Bytes(u64),
+}
+
+/// A wired point-to-point link (same parameters both ways).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// `rate`: bits per second, e.g. "100Mbps".
+    pub rate_bps: u64,
+    /// `delay`: one-way propagation delay, e.g. "10ms".
+    pub delay: Dur,
+    /// `queue`: drop-tail limit, "100p" (packets) or "256KiB" (bytes).
+    pub queue: QueueLimit,
+}
+
+/// A frame-loss process.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossSpec {
+    /// `model = "none"`.
+    None,
+    /// `model = "iid"`, `p`: each frame lost with probability p in [0, 1).
+    Iid {
+        /// Loss probability.
+        p: f64,
+    },
+    /// `model = "gilbert"`, `mean_loss` in [0, 1), `mean_burst` >= 1 (frames);
+    /// simple Gilbert (SPECS §8): loss in Bad only. Requires
+    /// mean_loss <= mean_burst / (1 + mean_burst).
+    Gilbert {
+        /// Average loss P_L.
+        mean_loss: f64,
+        /// Mean burst length L_b, in frames.
+        mean_burst: f64,
+    },
+}
+
+/// How long each ON or OFF period lasts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Period {
+    /// `"exp(4s)"`: exponential with this mean.
+    Exp(Dur),
+    /// `"4s"`: always this long.
+    Fixed(Dur),
+}
+
+/// Availability of the wireless hop (primary users, blackouts).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AvailabilitySpec {
+    /// `model = "always"` (default).
+    Always,
+    /// `model = "onoff"`, `on` / `off` periods (ON = available), `start` =
+    /// "on" (default) or "off".
+    OnOff {
+        /// Available periods.
+        on: Period,
+        /// Blocked periods.
+        off: Period,
+        /// The hop starts blocked.
+        start_blocked: bool,
+    },
+    /// `model = "file"`, `file`: blocked intervals, one "start end" pair of
+    /// seconds per line, sorted and disjoint (path relative to the scenario).
+    Intervals(Vec<(Dur, Dur)>),
+}
+
+/// `[wireless]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WirelessSpec {
+    /// Rate, delay and queue of each direction.
+    pub link: LinkSpec,
+    /// `[wireless.loss.down]` (BS -> SH frames).
+    pub loss_down: LossSpec,
+    /// `[wireless.loss.up]` (SH -> BS frames).
+    pub loss_up: LossSpec,
+    /// `[wireless.availability]`: blocks both directions while unavailable.
+    pub availability: AvailabilitySpec,
+    /// `frame_overhead`: link-layer bytes added to each IP packet (default "0B").
+    pub frame_overhead: u32,
+}
+
+/// Data direction of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// CH -> SH (`"down"`, the default).
+    Down,
+    /// SH -> CH (`"up"`).
+    Up,
+}
+
+/// What the sending application does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppSpec {
+    /// `app = "bulk"`: always has data.
+    Bulk,
+    /// `app = "file"`, `size`: sends this many bytes then closes.
+    File {
+        /// Bytes to transfer.
+        bytes: u64,
+    },
+}
+
+/// One `[[flow]]` (after `count` expansion).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// `name` (default "flow{i}"; with count > 1 a suffix ".{k}" is added).
+    pub name: String,
+    /// `direction`.
+    pub direction: Direction,
+    /// `app`.
+    pub app: AppSpec,
+    /// `start`: when the client opens the connection (default "0s").
+    pub start: Dur,
+    /// Effective TCP settings: `[tcp]` with `[flow.tcp]` overrides applied.
+    pub tcp: TcpSpec,
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct OutputSpec {
+    /// `pcap`: write `wired.pcap` and `wireless.pcap` (default false).
+    pub pcap: bool,
+    /// `pcap_snaplen`: bytes per packet captured (default 0 = whole packet).
+    pub pcap_snaplen: u32,
+    /// `timeseries`: write per-flow time series (default true).
+    pub timeseries: bool,
+}
