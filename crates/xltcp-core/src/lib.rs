@@ -10,3 +10,4 @@ pub mod rng;
 pub mod time;
 pub mod wire;
 pub mod scenario;
+pub mod sim;

@@ -1,0 +1,125 @@
+//! Frame-loss processes of a link direction.
+//!
+//! Each process draws from its own named stream, so the loss pattern of a
+//! seed is the same whichever scheme runs (SPECS §8 for Gilbert-Elliott).
+
+use crate::rng::Rng;
+use crate::scenario::LossSpec;
+use rand::RngExt;
+
+/// A per-frame loss process.
+#[derive(Debug)]
+pub enum LossProcess {
+    /// Never loses.
+    None,
+    /// Each frame lost independently with probability `p`.
+    Iid {
+        /// Loss probability.
+        p: f64,
+        /// The process's stream.
+        rng: Rng,
+    },
+    /// Simple Gilbert: two states, every frame lost in Bad, none in Good;
+    /// one transition per frame. `p` = P(G->B), `r` = P(B->G).
+    Gilbert {
+        /// P(Good -> Bad) per frame.
+        p: f64,
+        /// P(Bad -> Good) per frame.
+        r: f64,
+        /// Current state.
+        bad: bool,
+        /// The process's stream.
+        rng: Rng,
+    },
+}
+
+impl LossProcess {
+    /// Builds the process of `spec` on stream `rng`. Gilbert starts in its
+    /// stationary distribution (SPECS §8 checklist).
+    pub fn new(spec: &LossSpec, mut rng: Rng) -> LossProcess {
+        match *spec {
+            LossSpec::None => LossProcess::None,
+            LossSpec::Iid { p } if p <= 0.0 => LossProcess::None,
+            LossSpec::Iid { p } => LossProcess::Iid { p, rng },
+            LossSpec::Gilbert { mean_loss, .. } if mean_loss <= 0.0 => LossProcess::None,
+            LossSpec::Gilbert {
+                mean_loss,
+                mean_burst,
+            } => {
+                // SPECS §8: r = 1/L_b, p = P_L / (L_b (1 - P_L)).
+                let r = 1.0 / mean_burst;
+                let p = mean_loss / (mean_burst * (1.0 - mean_loss));
+                let bad = rng.random::<f64>() < p / (p + r);
+                LossProcess::Gilbert { p, r, bad, rng }
+            }
+        }
+    }
+
+    /// Decides the fate of the next frame: true if it is lost.
+    pub fn lose_next(&mut self) -> bool {
+        match self {
+            LossProcess::None => false,
+            LossProcess::Iid { p, rng } => rng.random::<f64>() < *p,
+            LossProcess::Gilbert { p, r, bad, rng } => {
+                let lost = *bad;
+                let u = rng.random::<f64>();
+                *bad = if *bad { u >= *r } else { u < *p };
+                lost
+            }
+        }
+    }
+
+    /// The long-run loss probability.
+    pub fn mean_loss(&self) -> f64 {
+        match self {
+            LossProcess::None => 0.0,
+            LossProcess::Iid { p, .. } => *p,
+            LossProcess::Gilbert { p, r, .. } => *p / (*p + *r),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn measure(spec: LossSpec, n: usize) -> (f64, f64) {
+        let mut lp = LossProcess::new(&spec, stream(7, "test.loss"));
+        let (mut lost, mut bursts, mut prev) = (0usize, 0usize, false);
+        for _ in 0..n {
+            let l = lp.lose_next();
+            lost += l as usize;
+            if l && !prev {
+                bursts += 1;
+            }
+            prev = l;
+        }
+        (lost as f64 / n as f64, lost as f64 / bursts.max(1) as f64)
+    }
+
+    #[test]
+    fn iid_hits_its_mean() {
+        let (pl, _) = measure(LossSpec::Iid { p: 0.05 }, 1_000_000);
+        assert!((pl - 0.05).abs() < 0.05 * 0.02, "measured {pl}");
+    }
+
+    /// SPECS §8 checklist: over 10^6 frames, mean loss and mean burst within 2 %.
+    #[test]
+    fn gilbert_hits_mean_loss_and_burst() {
+        let spec = LossSpec::Gilbert {
+            mean_loss: 0.05,
+            mean_burst: 3.0,
+        };
+        let (pl, burst) = measure(spec, 1_000_000);
+        assert!((pl - 0.05).abs() < 0.05 * 0.02, "measured loss {pl}");
+        assert!((burst - 3.0).abs() < 3.0 * 0.02, "measured burst {burst}");
+    }
+
+    #[test]
+    fn zero_loss_never_draws() {
+        let mut lp = LossProcess::new(&LossSpec::Iid { p: 0.0 }, stream(1, "x"));
+        assert!(matches!(lp, LossProcess::None));
+        assert!(!lp.lose_next());
+    }
+}
