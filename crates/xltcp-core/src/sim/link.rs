@@ -1,0 +1,263 @@
+//! One direction of a point-to-point link: a drop-tail queue, a serialiser
+//! at a fixed rate, and a constant propagation delay.
+//!
+//! The link is passive: the world calls it and schedules what it returns.
+//! Packets are held inline (no allocation per packet once the deques have
+//! grown to their working size). Frames in propagation arrive in order, so
+//! only the head arrival is ever scheduled.
+
+use super::loss::LossProcess;
+use crate::scenario::QueueLimit;
+use crate::time::{Dur, Time};
+use crate::wire::Packet;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Why a link dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The drop-tail queue was full.
+    QueueFull,
+    /// The frame was lost on the air (loss process).
+    Loss,
+    /// The hop became blocked (a primary user appeared) during the frame.
+    Blocked,
+}
+
+/// Per-reason drop counters of a link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Drops {
+    /// Drop-tail overflow.
+    pub queue_full: u64,
+    /// Frame lost to the loss process.
+    pub loss: u64,
+    /// Frame destroyed by a blockage that began during its transmission.
+    pub blocked: u64,
+}
+
+impl Drops {
+    /// All drops.
+    pub fn total(&self) -> u64 {
+        self.queue_full + self.loss + self.blocked
+    }
+    fn count(&mut self, why: DropReason) {
+        match why {
+            DropReason::QueueFull => self.queue_full += 1,
+            DropReason::Loss => self.loss += 1,
+            DropReason::Blocked => self.blocked += 1,
+        }
+    }
+}
+
+/// Counters of a link direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkStats {
+    /// Packets offered to the link.
+    pub offered: u64,
+    /// Transmissions started.
+    pub transmitted: u64,
+    /// IP bytes of the transmissions started.
+    pub bytes_transmitted: u64,
+    /// Packets that reached the far end.
+    pub arrived: u64,
+    /// Packets dropped, by reason.
+    pub drops: Drops,
+    /// Largest queue length seen, in packets.
+    pub max_queue: u64,
+}
+
+/// Where a link's packets go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dest {
+    /// The base station.
+    Bs,
+    /// The wired host (CH) of a flow.
+    Ch(u32),
+    /// The wireless host (SH) of the packet's own flow.
+    ShOfFlow,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct Link {
+    /// Name used in results and pcap file names.
+    pub name: String,
+    /// Where packets go.
+    pub dest: Dest,
+    /// Whether the wireless availability process gates this link.
+    pub gated: bool,
+    /// Counters.
+    pub stats: LinkStats,
+    rate_bps: u64,
+    delay: Dur,
+    limit: QueueLimit,
+    overhead: u32,
+    queue: VecDeque<Packet>,
+    queued_bytes: u64,
+    in_tx: Option<Packet>,
+    tx_gen: u32,
+    pipe: VecDeque<(Time, Packet)>,
+    loss: LossProcess,
+}
+
+/// What the world must schedule after a call into a link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wake {
+    /// A transmission started: its end, with the generation to quote back.
+    pub tx_done: Option<(Time, u32)>,
+    /// The head of the propagation pipe changed: its arrival time.
+    pub arrival: Option<Time>,
+    /// A packet was dropped.
+    pub dropped: Option<DropReason>,
+}
+
+impl Link {
+    /// A link direction.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        dest: Dest,
+        rate_bps: u64,
+        delay: Dur,
+        limit: QueueLimit,
+        overhead: u32,
+        loss: LossProcess,
+        gated: bool,
+    ) -> Link {
+        Link {
+            name,
+            dest,
+            gated,
+            stats: LinkStats::default(),
+            rate_bps,
+            delay,
+            limit,
+            overhead,
+            queue: VecDeque::with_capacity(64),
+            queued_bytes: 0,
+            in_tx: None,
+            tx_gen: 0,
+            pipe: VecDeque::with_capacity(64),
+            loss,
+        }
+    }
+
+    /// Serialisation time of a packet, with the link-layer overhead.
+    pub fn tx_time(&self, p: &Packet) -> Dur {
+        Dur::transmission(p.ip_len() as u64 + self.overhead as u64, self.rate_bps)
+    }
+
+    /// Packets held: queued, being sent and propagating.
+    pub fn held(&self) -> u64 {
+        (self.queue.len() + self.in_tx.is_some() as usize + self.pipe.len()) as u64
+    }
+
+    /// Long-run frame-loss probability of the link.
+    pub fn mean_loss(&self) -> f64 {
+        self.loss.mean_loss()
+    }
+
+    fn fits(&self, p: &Packet) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => self.queue.len() < n as usize,
+            QueueLimit::Bytes(b) => self.queued_bytes + p.ip_len() as u64 <= b,
+        }
+    }
+
+    fn start(&mut self, now: Time, p: Packet) -> (Time, u32) {
+        self.stats.transmitted += 1;
+        self.stats.bytes_transmitted += p.ip_len() as u64;
+        let done = now + self.tx_time(&p);
+        self.in_tx = Some(p);
+        self.tx_gen = self.tx_gen.wrapping_add(1);
+        (done, self.tx_gen)
+    }
+
+    /// The packet now on the air, if any (for capture).
+    pub fn in_tx(&self) -> Option<&Packet> {
+        self.in_tx.as_ref()
+    }
+
+    /// Offers a packet. `open` is false while the hop is blocked.
+    pub fn offer(&mut self, now: Time, p: Packet, open: bool) -> Wake {
+        self.stats.offered += 1;
+        if self.in_tx.is_none() && open && self.queue.is_empty() {
+            return Wake {
+                tx_done: Some(self.start(now, p)),
+                ..Wake::default()
+            };
+        }
+        if !self.fits(&p) {
+            self.stats.drops.count(DropReason::QueueFull);
+            return Wake {
+                dropped: Some(DropReason::QueueFull),
+                ..Wake::default()
+            };
+        }
+        self.queued_bytes += p.ip_len() as u64;
+        self.queue.push_back(p);
+        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
+        Wake::default()
+    }
+
+    /// Starts the next queued packet if the link is idle and open.
+    pub fn kick(&mut self, now: Time, open: bool) -> Wake {
+        if self.in_tx.is_some() || !open {
+            return Wake::default();
+        }
+        match self.queue.pop_front() {
+            Some(p) => {
+                self.queued_bytes -= p.ip_len() as u64;
+                Wake {
+                    tx_done: Some(self.start(now, p)),
+                    ..Wake::default()
+                }
+            }
+            None => Wake::default(),
+        }
+    }
+
+    /// The transmission of generation `gen` ended at `now`. Stale
+    /// generations (a frame destroyed by a blockage) are ignored.
+    pub fn tx_done(&mut self, now: Time, gen: u32, open: bool) -> Wake {
+        if gen != self.tx_gen {
+            return Wake::default();
+        }
+        let Some(p) = self.in_tx.take() else {
+            return Wake::default();
+        };
+        let mut wake = self.kick(now, open);
+        if self.loss.lose_next() {
+            self.stats.drops.count(DropReason::Loss);
+            wake.dropped = Some(DropReason::Loss);
+        } else {
+            let at = now + self.delay;
+            if self.pipe.is_empty() {
+                wake.arrival = Some(at);
+            }
+            self.pipe.push_back((at, p));
+        }
+        wake
+    }
+
+    /// A blockage began: the frame on the air, if any, is destroyed.
+    pub fn block(&mut self) -> Option<DropReason> {
+        self.in_tx.take().map(|_| {
+            self.tx_gen = self.tx_gen.wrapping_add(1);
+            self.stats.drops.count(DropReason::Blocked);
+            DropReason::Blocked
+        })
+    }
+
+    /// Takes the packet arriving at `now`, and the next arrival time if any.
+    pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
+        match self.pipe.front() {
+            Some(&(at, p)) if at <= now => {
+                self.pipe.pop_front();
+                self.stats.arrived += 1;
+                (Some(p), self.pipe.front().map(|e| e.0))
+            }
+            _ => (None, None),
+        }
+    }
+}

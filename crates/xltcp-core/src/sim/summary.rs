@@ -1,0 +1,245 @@
+//! Results of a run and the oracle bound.
+//!
+//! # The oracle bound
+//!
+//! The most goodput the scenario allows a flow, were it alone and perfectly
+//! served. For a full-duplex point-to-point hop of rate `R`:
+//!
+//! ```text
+//! capacity  = R * MSS / (MSS + IP + TCP headers + link overhead)      (payload share of a frame)
+//! wireless  = capacity_wireless / (1 + p)                             (each lost frame repaired by one retransmission; p = mean loss of the data direction)
+//! bits      = min(capacity_wired * (T - start),
+//!                 wireless * usable time of the hop in [start, T],
+//!                 file size * 8)
+//! oracle    = bits / T
+//! ```
+//!
+//! `T` is the run's duration and the usable time counts every second the hop
+//! was not blocked. ACKs travel the other direction of the full-duplex hop
+//! and cost the data direction nothing. Handshake and slow start are not
+//! subtracted, so the bound is never reached but never exceeded. The same
+//! bound for all flows of one direction together (sharing the hop) is
+//! reported per direction.
+
+use super::flow::Flow;
+use super::link::{Link, LinkStats};
+use super::world::{Accounting, World};
+use crate::scenario::{AppSpec, Direction};
+use crate::time::Dur;
+use serde::Serialize;
+
+/// Per-flow results.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    /// Flow name.
+    pub name: String,
+    /// "down" (CH -> SH) or "up".
+    pub direction: &'static str,
+    /// In-order bytes delivered to the receiving application x 8 / duration.
+    pub goodput_bps: f64,
+    /// In-order bytes delivered to the receiving application.
+    pub bytes_delivered: u64,
+    /// Data segments the sender retransmitted.
+    pub retransmissions: u64,
+    /// Retransmission timeouts at the sender.
+    pub rto_count: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// Data segments the sender sent (first transmissions and retransmissions).
+    pub data_segments_sent: u64,
+    /// The oracle bound of the flow, bits per second.
+    pub oracle_bps: f64,
+    /// goodput / oracle.
+    pub efficiency: f64,
+    /// For a file transfer: seconds from start to the last byte read.
+    pub completion_s: Option<f64>,
+    /// Smoothed RTT at the end, seconds.
+    pub final_srtt_s: Option<f64>,
+}
+
+/// Results of all flows of one direction together.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DirectionSummary {
+    /// "down" or "up".
+    pub direction: &'static str,
+    /// Flows in this direction.
+    pub flows: usize,
+    /// Sum of the flows' goodput.
+    pub goodput_bps: f64,
+    /// The oracle bound of the hop in this direction.
+    pub oracle_bps: f64,
+    /// goodput / oracle.
+    pub efficiency: f64,
+}
+
+/// Per-link-direction results.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkSummary {
+    /// Link name (`ch0-bs`, `bs-air`, ...).
+    pub name: String,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: LinkStats,
+}
+
+/// The wireless hop's availability over the run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HopSummary {
+    /// Seconds the hop was blocked.
+    pub blocked_s: f64,
+    /// Seconds the hop was usable.
+    pub usable_s: f64,
+}
+
+/// Everything `summary.json` holds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    /// Version of the core that produced it.
+    pub xltcp_version: &'static str,
+    /// The scenario, as validated.
+    pub scenario: serde_json::Value,
+    /// The seed of the run.
+    pub seed: u64,
+    /// Simulated seconds.
+    pub duration_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Link transmissions started (all links).
+    pub packets: u64,
+    /// Wall-clock seconds of the run (filled in by the caller; 0 in the core).
+    pub wall_seconds: f64,
+    /// Per-flow results.
+    pub flows: Vec<FlowSummary>,
+    /// Per-direction aggregates.
+    pub directions: Vec<DirectionSummary>,
+    /// Per-link counters.
+    pub links: Vec<LinkSummary>,
+    /// Packet conservation.
+    pub accounting: Accounting,
+    /// The wireless hop.
+    pub hop: HopSummary,
+}
+
+fn payload_share(mss: u32, header: u32, overhead: u32) -> f64 {
+    mss as f64 / (mss + header + overhead) as f64
+}
+
+fn headers(f: &Flow) -> u32 {
+    40 + if f.spec.tcp.timestamps { 12 } else { 0 }
+}
+
+impl World {
+    fn flow_oracle_bits(&self, i: usize) -> f64 {
+        let f = &self.flows[i];
+        let t = self.scenario.sim.duration;
+        let start = f.spec.start.min(t);
+        let mss = f.spec.tcp.mss;
+        let wired = &self.scenario.wired;
+        let wl = &self.scenario.wireless;
+        let wired_bits = wired.rate_bps as f64 * payload_share(mss, headers(f), 0) * (t - start).as_secs_f64();
+        let loss = self.links[self.data_link(i)].mean_loss();
+        let wl_rate = wl.link.rate_bps as f64 * payload_share(mss, headers(f), wl.frame_overhead) / (1.0 + loss);
+        let blocked_after = self.blocked_total - f.blocked_before_start;
+        let usable = (t - start) - blocked_after;
+        let mut bits = wired_bits.min(wl_rate * usable.as_secs_f64());
+        if let AppSpec::File { bytes } = f.spec.app {
+            bits = bits.min(bytes as f64 * 8.0);
+        }
+        bits
+    }
+
+    /// The results of the finished run.
+    pub fn summary(&self, scenario_echo: serde_json::Value) -> Summary {
+        let t = self.scenario.sim.duration.as_secs_f64();
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, t)).collect();
+        let directions = [Direction::Down, Direction::Up]
+            .into_iter()
+            .filter_map(|d| {
+                let idx: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].spec.direction == d).collect();
+                let first = *idx.first()?;
+                let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
+                // The hop carries at most its capacity during its usable
+                // time, and no flow more than its own bound.
+                let sum: f64 = idx.iter().map(|&i| self.flow_oracle_bits(i)).sum();
+                let oracle = sum.min(self.hop_oracle_bits(first)) / t;
+                Some(DirectionSummary {
+                    direction: name_of(d),
+                    flows: idx.len(),
+                    goodput_bps: goodput,
+                    oracle_bps: oracle,
+                    efficiency: ratio(goodput, oracle),
+                })
+            })
+            .collect();
+        Summary {
+            xltcp_version: env!("CARGO_PKG_VERSION"),
+            scenario: scenario_echo,
+            seed: self.seed,
+            duration_s: t,
+            events: self.events(),
+            packets: self.links.iter().map(|l| l.stats.transmitted).sum(),
+            wall_seconds: 0.0,
+            flows,
+            directions,
+            links: self
+                .links
+                .iter()
+                .map(|l: &Link| LinkSummary {
+                    name: l.name.clone(),
+                    stats: l.stats,
+                })
+                .collect(),
+            accounting: self.accounting,
+            hop: HopSummary {
+                blocked_s: self.blocked_total.as_secs_f64(),
+                usable_s: (self.scenario.sim.duration - self.blocked_total).as_secs_f64(),
+            },
+        }
+    }
+
+    /// The hop's bound for the direction of flow `i` (from time zero).
+    fn hop_oracle_bits(&self, i: usize) -> f64 {
+        let f = &self.flows[i];
+        let wl = &self.scenario.wireless;
+        let loss = self.links[self.data_link(i)].mean_loss();
+        let rate = wl.link.rate_bps as f64 * payload_share(f.spec.tcp.mss, headers(f), wl.frame_overhead) / (1.0 + loss);
+        let usable: Dur = self.scenario.sim.duration - self.blocked_total;
+        rate * usable.as_secs_f64()
+    }
+
+    fn flow_summary(&self, i: usize, t: f64) -> FlowSummary {
+        let f = &self.flows[i];
+        let s = f.sender().stats();
+        let goodput = f.delivered as f64 * 8.0 / t;
+        let oracle = self.flow_oracle_bits(i) / t;
+        FlowSummary {
+            name: f.spec.name.clone(),
+            direction: name_of(f.spec.direction),
+            goodput_bps: goodput,
+            bytes_delivered: f.delivered,
+            retransmissions: s.retransmissions,
+            rto_count: s.rto_count,
+            fast_retransmits: s.fast_retransmits,
+            data_segments_sent: s.data_segments_sent,
+            oracle_bps: oracle,
+            efficiency: ratio(goodput, oracle),
+            completion_s: f.completed_at.map(|c| (c.saturating_since(crate::time::Time::ZERO) - f.spec.start).as_secs_f64()),
+            final_srtt_s: f.sender().srtt().map(|d| d.as_secs_f64()),
+        }
+    }
+}
+
+fn name_of(d: Direction) -> &'static str {
+    match d {
+        Direction::Down => "down",
+        Direction::Up => "up",
+    }
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}

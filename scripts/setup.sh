@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what xltcp needs on a fresh Debian machine with Rust and Python:
+# the Python package (building the Rust core with maturin) and, for the
+# tests, tshark.  Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+if [ "$want_test" = 1 ] && ! command -v tshark >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing tshark (Debian package) ..."
+    export DEBIAN_FRONTEND=noninteractive
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq tshark >/dev/null
+  else
+    echo "note: tshark not found and cannot be installed here; pcap checks will be skipped" >&2
+  fi
+fi
+
+extra=""
+[ "$want_test" = 1 ] && extra="[test]"
+python3 -m pip install --quiet --disable-pip-version-check -e ".${extra}"
