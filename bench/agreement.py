@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Agreement of xltcp with ns-3 3.44 on the lossy-last-hop scenario.
+
+CH --100 Mbit/s, 10 ms-- BS --10 Mbit/s, 1 ms-- SH, i.i.d. loss p on the data
+direction of the wireless hop, NewReno with classic recovery, SACK and
+timestamps off, MSS 1448 B, IW 10, delayed ACK 2 / 200 ms, min RTO 1 s, 60 s.
+
+Runs xltcp (scenarios/lossy-last-hop.toml) and ns-3 (bench/ns3/build/
+lossy_last_hop, built by bench/ns3/build.sh) for each p and seed and prints
+mean goodput with its 95% confidence interval, retransmissions, and the
+difference.
+
+    python3 bench/agreement.py                        # p in 0,0.001,0.01,0.05; seeds 1..5
+    python3 bench/agreement.py --profile ns3          # xltcp with its ns-3 behaviour profile
+    python3 bench/agreement.py --ns3-json FILE        # reuse earlier ns-3 results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from xltcp import _core
+from xltcp.stats import mean_ci
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "scenarios" / "lossy-last-hop.toml"
+NS3_BIN = ROOT / "bench" / "ns3" / "build" / "lossy_last_hop"
+
+
+def xltcp_run(p: float, seed: int, profile: str, duration: int) -> dict:
+    overrides = [f"wireless.loss.down.p={p}", f"tcp.profile=\"{profile}\"", f"sim.duration={duration}s"]
+    if p == 0:
+        overrides[0] = "wireless.loss.down.model=\"none\""
+    s = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))
+    f = s["flows"][0]
+    return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}
+
+
+def ns3_run(p: float, seed: int, duration: int) -> dict:
+    out = subprocess.run(
+        [str(NS3_BIN), f"--p={p}", f"--seed={seed}", f"--duration={duration}"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--p", default="0,0.001,0.01,0.05")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--duration", type=int, default=60)
+    ap.add_argument("--profile", default="rfc", choices=["rfc", "ns3"])
+    ap.add_argument("--ns3-json", type=Path, help="ns-3 results from an earlier run (list of objects with p, seed, goodput_bps, retransmissions)")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
+    args = ap.parse_args()
+    ps = [float(x) for x in args.p.split(",")]
+    seeds = range(1, args.seeds + 1)
+
+    cached = {}
+    if args.ns3_json:
+        for r in json.loads(args.ns3_json.read_text()):
+            cached[(float(r["p"]), int(r["seed"]))] = r
+    elif not NS3_BIN.exists():
+        print(f"{NS3_BIN} missing: run bench/ns3/build.sh first", file=sys.stderr)
+        return 2
+
+    rows = []
+    print(f"xltcp profile: {args.profile}; {args.seeds} seeds x {args.duration} s")
+    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} | {'diff':>7}")
+    for p in ps:
+        xs = [xltcp_run(p, s, args.profile, args.duration) for s in seeds]
+        ns = [cached.get((p, s)) or ns3_run(p, s, args.duration) for s in seeds]
+        xm, xh = mean_ci([r["goodput_bps"] / 1e6 for r in xs])
+        nm, nh = mean_ci([r["goodput_bps"] / 1e6 for r in ns])
+        xr = sum(r["retransmissions"] for r in xs) / len(xs)
+        xt = sum(r["rto_count"] for r in xs) / len(xs)
+        nr = sum(r["retransmissions"] for r in ns) / len(ns)
+        diff = (xm - nm) / nm * 100 if nm else float("nan")
+        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} | {diff:>+6.1f}%")
+        rows.append({"p": p, "xltcp": xs, "ns3": ns, "xltcp_mean_mbps": xm, "ns3_mean_mbps": nm, "diff_pct": diff})
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"profile": args.profile, "rows": rows}, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
