@@ -185,6 +185,21 @@ fn tshark_reads_a_connection_as_written() {
         status,
         vec![vec!["1".to_owned(), "1".to_owned()]; packets.len()]
     );
+    // The same, through the typed helper the simulator's tests use.
+    let typed: Vec<tshark::TcpRow> = packets
+        .iter()
+        .map(|(t, p)| tshark::TcpRow {
+            time_ns: t.0,
+            src_port: p.tcp.src_port,
+            dst_port: p.tcp.dst_port,
+            seq: p.tcp.seq.0,
+            ack: p.tcp.ack.0,
+            len: p.tcp.payload_len,
+            flags: p.tcp.flags.0,
+            window: p.tcp.window,
+        })
+        .collect();
+    assert_eq!(tshark::tcp_rows(&path), typed);
     // Wireshark's own analysis sees the retransmission, and only it.
     let rtx = tshark::fields(&path, "tcp.analysis.retransmission", &["frame.number"]);
     assert_eq!(rtx, vec![vec!["9".to_owned()]]);

@@ -3,7 +3,9 @@
 //! Input is one IPv4 datagram (pcap LINKTYPE_RAW, or a TUN read without
 //! packet information). Every length is checked before it is used; nothing
 //! here panics on any input. What the compact [`Packet`] cannot hold is
-//! dropped, and said so: IPv4 options and ECN bits are skipped, unknown TCP
+//! dropped, and said so: IPv4 options, DSCP/ECN, the DF and reserved IPv4
+//! flags, the TCP reserved bits and the urgent pointer are not kept (xltcp
+//! never sets them, and re-serialises them as zero, DF as set); unknown TCP
 //! options are skipped by their length (and counted), SACK blocks beyond
 //! what [`TcpOptions::sack_blocks_on_wire`] allows are dropped (and
 //! counted), a window scale above 14 is read as 14 (RFC 7323 §2.3). So the

@@ -100,3 +100,46 @@ fn write_record<W: Write>(out: &mut W, t: Time, data: &[u8], orig_len: u32) -> i
     out.write_all(&h)?;
     out.write_all(data)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags};
+    use std::net::Ipv4Addr;
+
+    fn packet(len: u32) -> Packet {
+        Packet {
+            src: Ipv4Addr::new(192, 0, 2, 1),
+            dst: Ipv4Addr::new(192, 0, 2, 2),
+            ip_id: 7,
+            ttl: 64,
+            tcp: Segment {
+                seq: SeqNum(1),
+                flags: TcpFlags::ACK,
+                payload_len: len,
+                ..Segment::default()
+            },
+            meta: PacketMeta::default(),
+        }
+    }
+
+    #[test]
+    fn the_record_buffer_is_reused_after_warm_up() {
+        let mut w = PcapWriter::new(Vec::new(), FULL_SNAPLEN).unwrap();
+        w.write_packet(Time(0), &packet(1460)).unwrap();
+        let (ptr, cap) = (w.buf.as_ptr(), w.buf.capacity());
+        for (i, len) in [0, 1460, 10, 1000, 1460].into_iter().enumerate() {
+            w.write_packet(Time(i as u64), &packet(len)).unwrap();
+            assert_eq!((w.buf.as_ptr(), w.buf.capacity()), (ptr, cap));
+        }
+    }
+
+    #[test]
+    fn records_are_cut_to_the_snaplen_but_keep_the_original_length() {
+        let mut w = PcapWriter::new(Vec::new(), 100).unwrap();
+        w.write_raw(Time(0), &[9u8; 150]).unwrap();
+        let out = w.into_inner().unwrap();
+        assert_eq!(out[24 + 8..24 + 16], [100, 0, 0, 0, 150, 0, 0, 0]);
+        assert_eq!(out.len(), 24 + 16 + 100);
+    }
+}

@@ -189,7 +189,7 @@ proptest! {
         bytes.extend_from_slice(&[0x9c, 0x40, 0x13, 0x89, 0, 0, 0, 1, 0, 0, 0, 2]);
         bytes.extend_from_slice(&[((5 + words) as u8) << 4, 0x10, 0x10, 0, 0, 0, 0, 0]);
         bytes.extend_from_slice(area);
-        bytes.extend(std::iter::repeat_n(0xA5, payload));
+        bytes.extend_from_slice(&vec![0xA5; payload]);
         let total = bytes.len() as u16;
         bytes[2..4].copy_from_slice(&total.to_be_bytes());
         fix_checksums(&mut bytes).unwrap();

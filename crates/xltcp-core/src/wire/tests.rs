@@ -65,8 +65,8 @@ const UNCHECKED: ParseOptions = ParseOptions {
 
 #[test]
 fn syn_bytes_match_the_hand_layout() {
-    // Checksums computed independently of this crate (RFC 1071 sum by hand
-    // script) and confirmed by etherparse below.
+    // Checksums: the RFC 1071 sum of these bytes worked out independently
+    // of this crate, and confirmed by etherparse below.
     #[rustfmt::skip]
     let expected: [u8; 64] = [
         // IPv4: 45, tos 0, total 64, id 1, DF, ttl 64, proto 6, checksum

@@ -104,3 +104,59 @@ pub fn number(s: &str) -> u64 {
     }
     .unwrap_or_else(|_| panic!("tshark printed {s:?}, not a number"))
 }
+
+/// What tshark reads of one TCP packet: the fields a simulator trace is
+/// checked on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpRow {
+    /// Capture time in nanoseconds (from `frame.time_epoch`).
+    pub time_ns: u64,
+    /// TCP source port.
+    pub src_port: u16,
+    /// TCP destination port.
+    pub dst_port: u16,
+    /// Absolute sequence number.
+    pub seq: u32,
+    /// Absolute acknowledgment number.
+    pub ack: u32,
+    /// Payload bytes (from the IPv4 total length, so also when cut).
+    pub len: u32,
+    /// The TCP flags byte.
+    pub flags: u8,
+    /// The window field as on the wire (unscaled).
+    pub window: u16,
+}
+
+/// One [`TcpRow`] per TCP packet of `pcap`, in capture order.
+pub fn tcp_rows(pcap: &Path) -> Vec<TcpRow> {
+    let names = [
+        "frame.time_epoch",
+        "tcp.srcport",
+        "tcp.dstport",
+        "tcp.seq_raw",
+        "tcp.ack_raw",
+        "tcp.len",
+        "tcp.flags",
+        "tcp.window_size_value",
+    ];
+    fields(pcap, "tcp", &names)
+        .iter()
+        .map(|r| TcpRow {
+            time_ns: epoch_ns(&r[0]),
+            src_port: number(&r[1]) as u16,
+            dst_port: number(&r[2]) as u16,
+            seq: number(&r[3]) as u32,
+            ack: number(&r[4]) as u32,
+            len: number(&r[5]) as u32,
+            flags: number(&r[6]) as u8,
+            window: number(&r[7]) as u16,
+        })
+        .collect()
+}
+
+/// Parses `frame.time_epoch` ("seconds.nanoseconds") to nanoseconds.
+pub fn epoch_ns(s: &str) -> u64 {
+    let (secs, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let frac = format!("{frac:0<9}");
+    number(secs) * 1_000_000_000 + number(&frac[..9])
+}
