@@ -3,6 +3,7 @@
 //! Sums are kept in a `u32` accumulator and folded to 16 bits at the end;
 //! a 16-bit word is big-endian, an odd trailing byte is padded with zero.
 
+use super::layout::{read_u32, IP_CHECKSUM, IP_DST, IP_SRC, TCP_CHECKSUM};
 use std::net::Ipv4Addr;
 
 /// A running one's-complement sum of 16-bit big-endian words.
@@ -77,6 +78,29 @@ pub(crate) fn checksum(bytes: &[u8]) -> u16 {
 pub(crate) fn update(check: u16, old: u16, new: u16) -> u16 {
     let s = u32::from(!check) + u32::from(!old) + u32::from(new);
     !Sum(s).fold()
+}
+
+/// The TCP checksum the datagram `bytes` (IPv4 header of `ip_header_len`
+/// bytes, then a TCP segment to the end of `bytes`) should carry, computed
+/// with its checksum field taken as zero.
+pub(crate) fn tcp_checksum_of(bytes: &[u8], ip_header_len: usize) -> u16 {
+    let src = Ipv4Addr::from(read_u32(bytes, IP_SRC));
+    let dst = Ipv4Addr::from(read_u32(bytes, IP_DST));
+    let tcp = &bytes[ip_header_len..];
+    let at = TCP_CHECKSUM;
+    tcp_pseudo_header(src, dst, tcp.len() as u16)
+        .add_bytes(&tcp[..at])
+        .add_bytes(&tcp[at + 2..])
+        .checksum()
+}
+
+/// The IPv4 header checksum of `header`, computed with its checksum field
+/// taken as zero.
+pub(crate) fn ip_checksum_of(header: &[u8]) -> u16 {
+    Sum::default()
+        .add_bytes(&header[..IP_CHECKSUM])
+        .add_bytes(&header[IP_CHECKSUM + 2..])
+        .checksum()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! timestamps (kind 8), NOP NOP + SACK (kind 5), each already 32-bit aligned
 //! so no end-of-list padding is needed.
 
-use super::checksum::{self, Sum};
+use super::checksum;
 use super::layout::*;
 use super::segment::{Packet, TcpOptions, IPV4_HEADER_LEN};
 use super::seq::SeqNum;
@@ -145,37 +145,4 @@ fn write_payload(packet: &Packet, buf: &mut Vec<u8>) {
     // The first payload byte follows the SYN, which takes one sequence number.
     let first = seg.seq + u32::from(seg.flags.syn());
     buf.extend((0..seg.payload_len).map(|i| payload_byte(first + i)));
-}
-
-/// The TCP checksum the datagram `bytes` (IPv4 header of `ip_header_len`
-/// bytes, then a TCP segment to the end of `bytes`) should carry, computed
-/// with its checksum field taken as zero.
-pub(crate) fn tcp_checksum_of(bytes: &[u8], ip_header_len: usize) -> u16 {
-    let src = std::net::Ipv4Addr::from(read_u32(bytes, IP_SRC));
-    let dst = std::net::Ipv4Addr::from(read_u32(bytes, IP_DST));
-    let tcp = &bytes[ip_header_len..];
-    let at = TCP_CHECKSUM;
-    checksum::tcp_pseudo_header(src, dst, tcp.len() as u16)
-        .add_bytes(&tcp[..at])
-        .add_bytes(&tcp[at + 2..])
-        .checksum()
-}
-
-/// The IPv4 header checksum of `header`, computed with its checksum field
-/// taken as zero.
-pub(crate) fn ip_checksum_of(header: &[u8]) -> u16 {
-    Sum::default()
-        .add_bytes(&header[..IP_CHECKSUM])
-        .add_bytes(&header[IP_CHECKSUM + 2..])
-        .checksum()
-}
-
-/// Reads a big-endian u16 at `at`; the caller has checked the bounds.
-pub(crate) fn read_u16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-
-/// Reads a big-endian u32 at `at`; the caller has checked the bounds.
-pub(crate) fn read_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }

@@ -64,3 +64,13 @@ pub(crate) const OPT_SACK_PERMITTED: u8 = 4;
 pub(crate) const OPT_SACK: u8 = 5;
 /// Option kind: timestamps (length 10).
 pub(crate) const OPT_TIMESTAMPS: u8 = 8;
+
+/// Reads a big-endian u16 at `at`; the caller has checked the bounds.
+pub(crate) fn read_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// Reads a big-endian u32 at `at`; the caller has checked the bounds.
+pub(crate) fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}

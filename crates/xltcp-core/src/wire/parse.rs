@@ -12,7 +12,7 @@
 //! parsed value always re-serialises with [`super::emit`] and parses back to
 //! itself.
 
-use super::emit::{ip_checksum_of, read_u16, read_u32, tcp_checksum_of};
+use super::checksum::{ip_checksum_of, tcp_checksum_of};
 use super::layout::*;
 use super::segment::{
     Packet, PacketMeta, SackBlock, Segment, TcpFlags, TcpOptions, IPV4_HEADER_LEN,

@@ -6,7 +6,6 @@
 //! RFC 1624, so a rewrite costs a few additions, not a pass over the payload.
 
 use super::checksum;
-use super::emit::{read_u16, read_u32};
 use super::layout::*;
 use super::parse::{locate, ParseError};
 use super::segment::TcpFlags;
