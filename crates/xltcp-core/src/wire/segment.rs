@@ -116,9 +116,11 @@ impl SackBlocks {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    /// Keeps only the first `n` blocks.
+    /// Keeps only the first `n` blocks. The freed slots are cleared so that
+    /// the derived equality and hash see only the blocks held.
     pub fn truncate(&mut self, n: usize) {
-        self.len = self.len.min(n as u8);
+        self.len = self.len.min(n.min(Self::MAX) as u8);
+        self.blocks[self.len as usize..].fill(SackBlock::default());
     }
 }
 
@@ -138,9 +140,29 @@ pub struct TcpOptions {
 }
 
 impl TcpOptions {
+    /// The most option bytes a TCP header can hold (data offset 15 words).
+    pub const MAX_WIRE_LEN: usize = 40;
+
     /// Bytes these options take in a header, padded to a multiple of 4,
-    /// laid out as [`crate::wire`] serialises them.
+    /// laid out as [`crate::wire`] serialises them. Never more than
+    /// [`Self::MAX_WIRE_LEN`]: see [`Self::sack_blocks_on_wire`].
     pub fn wire_len(&self) -> usize {
+        let n = self.sack_blocks_on_wire();
+        let sack = if n > 0 { 4 + 8 * n } else { 0 }; // NOP NOP + 2 + 8n
+        (self.wire_len_without_sack() + sack).div_ceil(4) * 4
+    }
+
+    /// How many SACK blocks (the first, most recent ones) fit beside the
+    /// other options in [`Self::MAX_WIRE_LEN`] bytes; serialisation sends
+    /// only these. RFC 2018 §3: with timestamps at most three blocks fit.
+    pub fn sack_blocks_on_wire(&self) -> usize {
+        let room = Self::MAX_WIRE_LEN
+            .saturating_sub(self.wire_len_without_sack())
+            .saturating_sub(4);
+        self.sack.len().min(room / 8)
+    }
+
+    fn wire_len_without_sack(&self) -> usize {
         let mut n = 0;
         if self.mss.is_some() {
             n += 4;
@@ -149,15 +171,12 @@ impl TcpOptions {
             n += 4; // NOP + 3
         }
         if self.sack_permitted {
-            n += 4; // NOP NOP + 2 (or packed with TS)
+            n += 4; // NOP NOP + 2
         }
         if self.timestamps.is_some() {
             n += 12; // NOP NOP + 10
         }
-        if !self.sack.is_empty() {
-            n += 4 + 8 * self.sack.len(); // NOP NOP + 2 + 8n
-        }
-        n.div_ceil(4) * 4
+        n
     }
 }
 

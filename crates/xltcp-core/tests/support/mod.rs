@@ -1,0 +1,5 @@
+//! Helpers shared by the integration tests. Each test binary uses only
+//! some of them.
+#![allow(dead_code)]
+
+pub mod tshark;
