@@ -7,7 +7,8 @@
 #![warn(missing_docs)]
 
 pub mod rng;
-pub mod time;
-pub mod wire;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod wire;

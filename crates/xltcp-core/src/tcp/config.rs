@@ -1,0 +1,86 @@
+//! Endpoint configuration: what the endpoint offers in its SYN and how it
+//! sends, acknowledges and recovers.
+
+use crate::time::Dur;
+
+/// Loss recovery algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recovery {
+    /// NewReno fast recovery (RFC 6582, careful variant).
+    NewReno,
+    /// Conservative SACK-based recovery (RFC 6675). Used only when both ends
+    /// permitted SACK; otherwise the endpoint falls back to NewReno.
+    #[default]
+    Sack,
+}
+
+/// Which reference behaviour to follow where implementations differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// The RFCs as written (SPECS §1).
+    #[default]
+    Rfc,
+    /// ns-3 3.44 `TcpNewReno` where it departs from the RFCs (see the module doc).
+    Ns3,
+}
+
+/// Configuration of one endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Payload bytes per full segment (SMSS) before option overhead; also the
+    /// MSS option value sent in the SYN.
+    pub mss: u32,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_window: u32,
+    /// Offer SACK-permitted (RFC 2018).
+    pub sack: bool,
+    /// Offer RFC 7323 timestamps.
+    pub timestamps: bool,
+    /// Offer window scaling (RFC 7323).
+    pub window_scale: bool,
+    /// Limited Transmit (RFC 3042).
+    pub limited_transmit: bool,
+    /// Loss recovery algorithm.
+    pub recovery: Recovery,
+    /// ACK every Nth full segment (1 = every segment, no delay).
+    pub delayed_ack_segments: u32,
+    /// Longest an ACK is delayed (RFC 9293 MUST-40: below 500 ms).
+    pub delayed_ack_timeout: Dur,
+    /// RTO before any RTT sample (RFC 6298 (2.1)).
+    pub initial_rto: Dur,
+    /// Lower bound of the RTO (RFC 6298 (2.4)).
+    pub min_rto: Dur,
+    /// Upper bound of the RTO (RFC 6298 (2.5)).
+    pub max_rto: Dur,
+    /// Receive buffer in bytes; the advertised window never exceeds it.
+    pub rcv_buffer: u64,
+    /// Send buffer in bytes; `write` accepts no more than its free space.
+    pub snd_buffer: u64,
+    /// Reference behaviour.
+    pub profile: Profile,
+    /// Emit [`super::Event::SegmentSent`] / [`super::Event::SegmentReceived`].
+    pub trace_segments: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            mss: 1448,
+            initial_window: 10,
+            sack: true,
+            timestamps: false,
+            window_scale: true,
+            limited_transmit: true,
+            recovery: Recovery::Sack,
+            delayed_ack_segments: 2,
+            delayed_ack_timeout: Dur::from_millis(200),
+            initial_rto: Dur::from_secs(1),
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(60),
+            rcv_buffer: 4 << 20,
+            snd_buffer: 4 << 20,
+            profile: Profile::Rfc,
+            trace_segments: false,
+        }
+    }
+}

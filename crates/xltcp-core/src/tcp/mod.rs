@@ -1,0 +1,553 @@
+//! A sans-IO TCP endpoint, faithful to the RFCs (SPECS §1).
+//!
+//! [`Endpoint`] is driven from outside: [`Endpoint::handle_segment`] and
+//! [`Endpoint::handle_timeout`] are its inputs, [`Endpoint::poll_transmit`],
+//! [`Endpoint::poll_timeout`] and [`Endpoint::poll_event`] its outputs. No
+//! payload bytes exist: data is counted in bytes and tracked as sequence
+//! ranges.
+//!
+//! What is modelled:
+//! - three-way handshake with MSS, window scale, SACK-permitted and timestamp
+//!   negotiation; SYN retransmission with RFC 6298 (5.7);
+//! - slow start (`cwnd += min(N, SMSS)`), congestion avoidance by byte
+//!   counting, restart after idle (RFC 5681), initial window in segments;
+//! - NewReno fast recovery (RFC 6582 careful variant) and conservative SACK
+//!   recovery (RFC 6675), Limited Transmit (RFC 3042);
+//! - RTO per RFC 6298 with Karn's rule, or samples from TSecr when
+//!   timestamps are on; go-back-N from SND.UNA after a timeout;
+//! - receiver with delayed ACKs, immediate ACKs around gaps, SACK blocks
+//!   (RFC 2018 §4), SWS avoidance on both sides, zero-window probing.
+//!
+//! Choices and simplifications, and what they cost:
+//! - `recover` is kept with BSD's *exclusive* meaning (the SND.MAX when
+//!   recovery began, initialised to ISS), so the careful test is
+//!   `ACK > recover`. Losing the first data segment therefore still triggers
+//!   fast retransmit (the literal RFC 6582 initial value would refuse it).
+//! - With SACK, entering recovery sets `ssthresh = max(FlightSize/2, 2*SMSS)`
+//!   (RFC 5681's floor) and `cwnd = ssthresh`; Limited Transmit is the
+//!   RFC 3042 one for both recoveries (at most two new segments).
+//! - The delayed ACK counts bytes: an ACK is due once `delayed_ack_segments`
+//!   times the largest segment seen so far has arrived unacknowledged.
+//! - No Nagle: a partial segment is sent when it is the tail of the written
+//!   data (or half the largest window seen, RFC 9293 §3.8.6.2.1).
+//! - With timestamps, the payload per segment is the MSS minus 12 bytes, and
+//!   every ACK that advances SND.UNA yields an RTT sample from TSecr
+//!   (1 ms clock). PAWS is not implemented.
+//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). No RST is ever sent; a
+//!   received RST inside the window closes the endpoint.
+//! - `Profile::Ns3` switches, each in one place: slow start adds one SMSS per
+//!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
+//!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
+//!   `max_rto`'s default in both profiles.
+//!
+//! Poll order: after every input, call `poll_transmit` until it returns
+//! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
+//! must never go backwards; a `handle_timeout` before the deadline is a no-op.
+
+mod cc;
+mod config;
+mod recovery;
+mod recv;
+mod rtt;
+mod scoreboard;
+mod send;
+mod stats;
+mod timers;
+
+#[cfg(test)]
+mod harness;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_harness;
+
+pub use cc::{CongestionControl, NewReno, Window};
+pub use config::{Config, Profile, Recovery};
+pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
+pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
+pub use stats::Stats;
+pub use timers::{Timer, TimerTable};
+
+use crate::time::{Dur, Time};
+use crate::wire::{Segment, SeqNum};
+use std::collections::VecDeque;
+
+/// Connection states (RFC 9293 §3.3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// No connection.
+    Closed,
+    /// Waiting for a SYN.
+    Listen,
+    /// SYN sent, waiting for SYN-ACK.
+    SynSent,
+    /// SYN received and SYN-ACK sent, waiting for its ACK.
+    SynReceived,
+    /// Data flows both ways.
+    Established,
+    /// We closed; our FIN is not yet acknowledged.
+    FinWait1,
+    /// Our FIN is acknowledged; waiting for the peer's FIN.
+    FinWait2,
+    /// The peer closed; we may still send.
+    CloseWait,
+    /// Both closed at once; waiting for the ACK of our FIN.
+    Closing,
+    /// The peer closed first, then we did; waiting for the ACK of our FIN.
+    LastAck,
+    /// Both closed; lingering before Closed.
+    TimeWait,
+}
+
+/// Sender congestion state, as Linux names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionState {
+    /// No loss suspected.
+    Open,
+    /// One or two duplicate ACKs (or SACKs) seen.
+    Disorder,
+    /// In fast recovery (NewReno or SACK).
+    Recovery,
+    /// After a retransmission timeout, until everything sent before it is acknowledged.
+    Loss,
+}
+
+/// Something the endpoint reports to its owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The handshake completed.
+    Established,
+    /// The endpoint reached Closed (after TIME-WAIT, LAST-ACK or a reset).
+    Closed,
+    /// A reset was accepted.
+    Reset,
+    /// The peer's FIN arrived in order: no more data will come.
+    PeerClosed,
+    /// A segment was emitted (only with `trace_segments`).
+    SegmentSent {
+        /// Sequence number.
+        seq: SeqNum,
+        /// Payload length.
+        len: u32,
+        /// Whether it resends sequence space.
+        retransmission: bool,
+    },
+    /// A segment was received (only with `trace_segments`).
+    SegmentReceived {
+        /// Sequence number.
+        seq: SeqNum,
+        /// Payload length.
+        len: u32,
+        /// Acknowledgment number.
+        ack: SeqNum,
+    },
+    /// The retransmission timer expired; `rto` is the new, backed-off value.
+    RetransmissionTimeout {
+        /// RTO after the back-off.
+        rto: Dur,
+    },
+    /// The congestion state changed.
+    CongestionStateChanged(CongestionState),
+}
+
+/// A segment to put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The segment.
+    pub segment: Segment,
+    /// It resends sequence space sent before.
+    pub retransmission: bool,
+}
+
+/// A sans-IO TCP endpoint.
+///
+/// Inputs: [`handle_segment`](Self::handle_segment),
+/// [`handle_timeout`](Self::handle_timeout) and the application calls
+/// (`connect`, `listen`, `write`, `read`, `close`, `freeze`, `resume`).
+/// Outputs: [`poll_transmit`](Self::poll_transmit) (call until `None`
+/// after every input), [`poll_event`](Self::poll_event) and
+/// [`poll_timeout`](Self::poll_timeout). Time only moves forward; calling
+/// `handle_timeout` before the deadline does nothing.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub(crate) config: Config,
+    pub(crate) local_port: u16,
+    pub(crate) remote_port: u16,
+    pub(crate) state: State,
+    pub(crate) timers: TimerTable,
+    pub(crate) events: VecDeque<Event>,
+    pub(crate) stats: Stats,
+    // Negotiated at the handshake.
+    /// Payload bytes per full segment (Eff.snd.MSS).
+    pub(crate) smss: u32,
+    pub(crate) sack_ok: bool,
+    /// Both ends sent the window scale option.
+    pub(crate) ws_ok: bool,
+    pub(crate) ts_ok: bool,
+    /// Shift applied to windows we receive.
+    pub(crate) snd_wscale: u8,
+    /// Shift applied to windows we send.
+    pub(crate) rcv_wscale: u8,
+    /// Recovery in use, resolved at the handshake.
+    pub(crate) recovery: Recovery,
+    // Send side (RFC 9293 §3.3.1 names).
+    pub(crate) iss: SeqNum,
+    pub(crate) snd_una: SeqNum,
+    pub(crate) snd_nxt: SeqNum,
+    /// Highest sequence number sent, plus one.
+    pub(crate) snd_max: SeqNum,
+    /// End of the data written by the application.
+    pub(crate) snd_buf_end: SeqNum,
+    pub(crate) fin_queued: bool,
+    pub(crate) snd_wnd: u64,
+    pub(crate) max_snd_wnd: u64,
+    pub(crate) snd_wl1: SeqNum,
+    pub(crate) snd_wl2: SeqNum,
+    pub(crate) win: Window,
+    pub(crate) cc: CongestionControl,
+    pub(crate) rtt: RttEstimator,
+    /// The segment being timed (end sequence, send time), Karn's rule.
+    pub(crate) rtt_probe: Option<(SeqNum, Time)>,
+    /// Timeouts since SND.UNA last advanced.
+    pub(crate) consecutive_rtos: u32,
+    pub(crate) syn_retransmitted: bool,
+    pub(crate) last_data_sent: Option<Time>,
+    // Loss recovery.
+    pub(crate) dupacks: u32,
+    /// Bytes sent by Limited Transmit since the last new ACK.
+    pub(crate) lt_bytes: u64,
+    /// RFC 6582 `recover`, exclusive (see module doc); also RFC 6675 RecoveryPoint.
+    pub(crate) recover: SeqNum,
+    pub(crate) cstate: CongestionState,
+    pub(crate) partial_acks: u32,
+    /// A retransmission of the segment at this sequence number is due now.
+    pub(crate) pending_rtx: Option<SeqNum>,
+    pub(crate) scoreboard: Scoreboard,
+    pub(crate) high_rxt: SeqNum,
+    pub(crate) rescue_rxt: Option<SeqNum>,
+    pub(crate) persist_backoff: u32,
+    pub(crate) probe_due: bool,
+    pub(crate) frozen: bool,
+    // Receive side.
+    pub(crate) irs: SeqNum,
+    pub(crate) rcv_nxt: SeqNum,
+    /// Right edge of the window advertised so far (never moves left).
+    pub(crate) rcv_adv: SeqNum,
+    /// Out-of-order data above RCV.NXT, sorted and merged.
+    pub(crate) ooo: Vec<(SeqNum, SeqNum)>,
+    pub(crate) rcv_fin: Option<SeqNum>,
+    pub(crate) unread: u64,
+    /// SACK blocks in the order last reported.
+    pub(crate) sack_reported: Vec<(SeqNum, SeqNum)>,
+    pub(crate) ack_now: bool,
+    pub(crate) unacked_bytes: u64,
+    pub(crate) rcv_mss_seen: u32,
+    pub(crate) data_received: bool,
+    pub(crate) ts_recent: u32,
+    pub(crate) last_ack_sent: SeqNum,
+}
+
+impl Endpoint {
+    /// A closed endpoint. `iss` is the initial send sequence number (the caller draws it).
+    pub fn new(config: Config, local_port: u16, remote_port: u16, iss: SeqNum) -> Endpoint {
+        let rtt = RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto);
+        let smss = config.mss.max(1);
+        let recovery = config.recovery;
+        Endpoint {
+            local_port,
+            remote_port,
+            state: State::Closed,
+            timers: TimerTable::default(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+            smss,
+            sack_ok: false,
+            ws_ok: false,
+            ts_ok: false,
+            snd_wscale: 0,
+            rcv_wscale: 0,
+            recovery,
+            iss,
+            snd_una: iss,
+            snd_nxt: iss,
+            snd_max: iss,
+            snd_buf_end: iss + 1,
+            fin_queued: false,
+            snd_wnd: 0,
+            max_snd_wnd: 0,
+            snd_wl1: SeqNum(0),
+            snd_wl2: iss,
+            win: Window {
+                cwnd: config.initial_window.max(1) as u64 * smss as u64,
+                ssthresh: u64::MAX,
+            },
+            cc: CongestionControl::new_reno(),
+            rtt,
+            rtt_probe: None,
+            consecutive_rtos: 0,
+            syn_retransmitted: false,
+            last_data_sent: None,
+            dupacks: 0,
+            lt_bytes: 0,
+            recover: iss,
+            cstate: CongestionState::Open,
+            partial_acks: 0,
+            pending_rtx: None,
+            scoreboard: Scoreboard::default(),
+            high_rxt: iss,
+            rescue_rxt: None,
+            persist_backoff: 0,
+            probe_due: false,
+            frozen: false,
+            irs: SeqNum(0),
+            rcv_nxt: SeqNum(0),
+            rcv_adv: SeqNum(0),
+            ooo: Vec::new(),
+            rcv_fin: None,
+            unread: 0,
+            sack_reported: Vec::new(),
+            ack_now: false,
+            unacked_bytes: 0,
+            rcv_mss_seen: 0,
+            data_received: false,
+            ts_recent: 0,
+            last_ack_sent: SeqNum(0),
+            config,
+        }
+    }
+
+    /// Active open: queues a SYN.
+    pub fn connect(&mut self, now: Time) {
+        if self.state != State::Closed {
+            return;
+        }
+        self.set_state(State::SynSent);
+        self.timers.set(Timer::Rto, now + self.rtt.rto());
+    }
+
+    /// Passive open: waits for a SYN.
+    pub fn listen(&mut self) {
+        if self.state == State::Closed {
+            self.set_state(State::Listen);
+        }
+    }
+
+    /// Handles every timer expired at `now`; an early call is a no-op.
+    pub fn handle_timeout(&mut self, now: Time) {
+        for t in Timer::ALL {
+            if !self.timers.expire(t, now) {
+                continue;
+            }
+            match t {
+                Timer::Rto => self.on_rto(now),
+                Timer::DelayedAck => self.ack_now = true,
+                Timer::Persist => self.on_persist(now),
+                Timer::TimeWait => self.close_now(),
+            }
+        }
+    }
+
+    /// The earliest armed timer.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    /// The next event, oldest first.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Queues up to `bytes` for sending; returns the bytes accepted (send buffer space).
+    pub fn write(&mut self, bytes: u64) -> u64 {
+        let open = matches!(
+            self.state,
+            State::SynSent | State::SynReceived | State::Established | State::CloseWait
+        );
+        if !open || self.fin_queued {
+            return 0;
+        }
+        let n = bytes.min(self.send_buffer_space());
+        self.snd_buf_end += n as u32;
+        n
+    }
+
+    /// Free bytes in the send buffer.
+    pub fn send_buffer_space(&self) -> u64 {
+        self.config
+            .snd_buffer
+            .saturating_sub(self.send_buffer_used())
+    }
+
+    /// Written bytes not yet acknowledged.
+    fn send_buffer_used(&self) -> u64 {
+        let acked_edge = self.snd_una.max(self.data_start());
+        self.snd_buf_end.since(acked_edge).max(0) as u64
+    }
+
+    /// Sends a FIN after all written data.
+    pub fn close(&mut self) {
+        match self.state {
+            State::Closed | State::Listen | State::SynSent => self.close_now(),
+            State::SynReceived | State::Established => {
+                self.fin_queued = true;
+                self.set_state(State::FinWait1);
+            }
+            State::CloseWait => {
+                self.fin_queued = true;
+                self.set_state(State::LastAck);
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes up to `max` in-order received bytes, which frees receive window.
+    pub fn read(&mut self, max: u64) -> u64 {
+        let n = max.min(self.unread);
+        self.unread -= n;
+        self.stats.bytes_delivered += n;
+        if n > 0 {
+            self.maybe_window_update();
+        }
+        n
+    }
+
+    /// In-order received bytes not yet read.
+    pub fn readable(&self) -> u64 {
+        self.unread
+    }
+
+    /// CR-aware hook: stops sending data and cancels the RTO timer, keeping
+    /// cwnd, ssthresh and the RTO value.
+    pub fn freeze(&mut self, _now: Time) {
+        self.frozen = true;
+        self.timers.stop(Timer::Rto);
+        self.timers.stop(Timer::Persist);
+    }
+
+    /// CR-aware hook: resumes sending, restarts the RTO timer with the frozen
+    /// value and retransmits the oldest unacknowledged segment at once.
+    pub fn resume(&mut self, now: Time) {
+        if !self.frozen {
+            return;
+        }
+        self.frozen = false;
+        if self.snd_max > self.snd_una {
+            self.pending_rtx = Some(self.snd_una);
+            self.timers.set(Timer::Rto, now + self.rtt.rto());
+        }
+        self.update_timers(now);
+    }
+
+    /// Whether the endpoint is frozen (see [`freeze`](Self::freeze)).
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
+    }
+
+    /// Connection state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+    /// Congestion window in bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.win.cwnd
+    }
+    /// Slow start threshold in bytes.
+    pub fn ssthresh(&self) -> u64 {
+        self.win.ssthresh
+    }
+    /// Smoothed RTT, once sampled.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+    /// RTT variation, once sampled.
+    pub fn rttvar(&self) -> Option<Dur> {
+        self.rtt.rttvar()
+    }
+    /// Current (backed-off) retransmission timeout.
+    pub fn rto(&self) -> Dur {
+        self.rtt.rto()
+    }
+    /// FlightSize: SND.NXT - SND.UNA in bytes (RFC 5681 §2).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_nxt.since(self.snd_una).max(0) as u64
+    }
+    /// Sender congestion state.
+    pub fn congestion_state(&self) -> CongestionState {
+        self.cstate
+    }
+    /// Oldest unacknowledged sequence number.
+    pub fn snd_una(&self) -> SeqNum {
+        self.snd_una
+    }
+    /// Highest sequence number sent, plus one.
+    pub fn snd_max(&self) -> SeqNum {
+        self.snd_max
+    }
+    /// Next sequence number expected from the peer.
+    pub fn rcv_nxt(&self) -> SeqNum {
+        self.rcv_nxt
+    }
+    /// Payload bytes per full segment, as negotiated.
+    pub fn smss(&self) -> u32 {
+        self.smss
+    }
+    /// The send window (scaled) last accepted from the peer.
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd_wnd
+    }
+    /// Counters.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    // ---- internal helpers shared by the submodules ----
+
+    /// The one state transition function.
+    pub(crate) fn set_state(&mut self, s: State) {
+        if self.state == s {
+            return;
+        }
+        self.state = s;
+        match s {
+            State::Established => self.events.push_back(Event::Established),
+            State::Closed => self.events.push_back(Event::Closed),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn set_cstate(&mut self, c: CongestionState) {
+        if self.cstate != c {
+            self.cstate = c;
+            self.events.push_back(Event::CongestionStateChanged(c));
+        }
+    }
+
+    /// Goes to Closed and disarms every timer.
+    pub(crate) fn close_now(&mut self) {
+        for t in Timer::ALL {
+            self.timers.stop(t);
+        }
+        self.set_state(State::Closed);
+    }
+
+    /// First data sequence number.
+    pub(crate) fn data_start(&self) -> SeqNum {
+        self.iss + 1
+    }
+
+    /// Sequence number of our FIN, once queued.
+    pub(crate) fn fin_seq(&self) -> Option<SeqNum> {
+        self.fin_queued.then_some(self.snd_buf_end)
+    }
+
+    /// The timestamp clock: milliseconds, wrapping.
+    pub(crate) fn ts_now(now: Time) -> u32 {
+        (now.as_nanos() / 1_000_000) as u32
+    }
+}

@@ -1,0 +1,377 @@
+//! The sender's reaction to ACKs and timeouts: new ACKs, duplicate ACKs,
+//! NewReno (RFC 6582) and SACK (RFC 6675) loss recovery, the retransmission
+//! timer (RFC 6298) and the persist timer (RFC 9293 §3.8.6.1).
+
+use super::{CongestionState, Endpoint, Event, Recovery, State, Timer};
+use crate::time::{Dur, Time};
+use crate::wire::{SackBlock, Segment};
+
+impl Endpoint {
+    /// The ACK part of a segment in a synchronised state. Returns false if
+    /// the rest of the segment must be dropped.
+    pub(crate) fn on_ack_segment(&mut self, now: Time, seg: &Segment) -> bool {
+        let ack = seg.ack;
+        if ack > self.snd_max {
+            // RFC 9293 §3.10.7.4: ACK for data not yet sent: ACK and drop.
+            self.stats.dropped_bad_ack += 1;
+            self.ack_now = true;
+            return false;
+        }
+        if ack < self.snd_una {
+            // RFC 9293 §3.10.7.4: an old duplicate ACK is ignored.
+            return true;
+        }
+        let wnd = u64::from(seg.window) << self.snd_wscale;
+        let new_sacked = if self.sack_ok {
+            self.apply_sack(seg)
+        } else {
+            0
+        };
+        // RFC 5681 §2: a duplicate ACK meets all five conditions.
+        let dup = self.snd_max > self.snd_una
+            && seg.payload_len == 0
+            && !seg.flags.syn()
+            && !seg.flags.fin()
+            && ack == self.snd_una
+            && wnd == self.snd_wnd;
+        self.update_send_window(seg, wnd);
+        if ack > self.snd_una {
+            self.on_new_ack(now, seg);
+        } else if dup {
+            self.stats.dup_acks_received += 1;
+            self.on_dupack(now);
+        } else if new_sacked > 0 && self.recovery == Recovery::Sack && ack == self.snd_una {
+            // RFC 6675 §2: new SACK information makes it a duplicate ACK.
+            self.on_dupack(now);
+        }
+        true
+    }
+
+    /// RFC 9293 §3.10.7.4: window update guarded by SND.WL1 / SND.WL2.
+    fn update_send_window(&mut self, seg: &Segment, wnd: u64) {
+        let newer = self.snd_wl1 < seg.seq || (self.snd_wl1 == seg.seq && self.snd_wl2 <= seg.ack);
+        if newer {
+            self.snd_wnd = wnd;
+            self.snd_wl1 = seg.seq;
+            self.snd_wl2 = seg.ack;
+            self.max_snd_wnd = self.max_snd_wnd.max(wnd);
+        }
+    }
+
+    /// Applies the SACK blocks to the scoreboard; returns bytes newly SACKed.
+    fn apply_sack(&mut self, seg: &Segment) -> u64 {
+        let mut new = 0;
+        for b in seg.options.sack.as_slice() {
+            // RFC 2018 §5: only blocks inside (SND.UNA, SND.MAX] are meaningful.
+            if b.left >= b.right || b.right > self.snd_max || b.left < seg.ack.min(self.snd_una) {
+                self.stats.invalid_sack_blocks += 1;
+                continue;
+            }
+            let left = b.left.max(self.snd_una).max(seg.ack);
+            if left < b.right {
+                new += self.scoreboard.add(SackBlock {
+                    left,
+                    right: b.right,
+                });
+            }
+        }
+        new
+    }
+
+    /// An ACK that advances SND.UNA.
+    fn on_new_ack(&mut self, now: Time, seg: &Segment) {
+        let ack = seg.ack;
+        let acked = (ack - self.snd_una) as u64;
+        let fin_acked = self.fin_seq().is_some_and(|f| self.snd_una <= f && f < ack);
+        let data_acked = acked - u64::from(fin_acked);
+        self.stats.bytes_acked += data_acked;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.high_rxt = self.high_rxt.max(ack);
+        self.scoreboard.advance(ack);
+        self.consecutive_rtos = 0;
+        self.take_rtt_sample(now, seg);
+        let mut restart_timer = true;
+        match (self.cstate, self.recovery) {
+            (CongestionState::Recovery, Recovery::NewReno) => {
+                restart_timer = self.newreno_ack(data_acked);
+            }
+            (CongestionState::Recovery, Recovery::Sack) => {
+                // RFC 6675 §5 (A): a cumulative ACK beyond RecoveryPoint ends recovery.
+                if ack >= self.recover {
+                    self.exit_recovery();
+                }
+            }
+            (state, _) => {
+                self.dupacks = 0;
+                self.lt_bytes = 0;
+                let profile = self.config.profile;
+                self.cc
+                    .on_ack(&mut self.win, data_acked, u64::from(self.smss), profile);
+                if state == CongestionState::Disorder
+                    || (state == CongestionState::Loss && ack >= self.recover)
+                {
+                    self.set_cstate(CongestionState::Open);
+                }
+            }
+        }
+        if fin_acked {
+            self.on_fin_acked(now);
+        }
+        if self.snd_max > self.snd_una {
+            if restart_timer && !self.frozen {
+                // RFC 6298 (5.3): new data acknowledged, restart the timer.
+                self.timers.set(Timer::Rto, now + self.rtt.rto());
+            }
+        } else {
+            // RFC 6298 (5.2): all data acknowledged, stop the timer.
+            self.timers.stop(Timer::Rto);
+        }
+    }
+
+    /// RFC 6582 §3.2 step 3 for an ACK of new data during fast recovery.
+    /// Returns whether the retransmission timer is restarted.
+    fn newreno_ack(&mut self, acked: u64) -> bool {
+        let smss = u64::from(self.smss);
+        if self.snd_una >= self.recover {
+            // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+            let flight = self.snd_max.since(self.snd_una).max(0) as u64;
+            self.win.cwnd = self.win.ssthresh.min(flight.max(smss) + smss);
+            self.exit_recovery();
+            true
+        } else {
+            // RFC 6582 §3.2 step 3, partial ACK: retransmit the first
+            // unacknowledged segment and deflate by the bytes acknowledged,
+            // adding back one SMSS if at least one SMSS was acknowledged.
+            self.pending_rtx = Some(self.snd_una);
+            self.win.cwnd = self.win.cwnd.saturating_sub(acked);
+            if acked >= smss {
+                self.win.cwnd += smss;
+            }
+            self.partial_acks += 1;
+            // RFC 6582 §3.2 step 3: restart the timer on the first partial ACK only.
+            self.partial_acks == 1
+        }
+    }
+
+    fn exit_recovery(&mut self) {
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        self.partial_acks = 0;
+        self.rescue_rxt = None;
+        self.set_cstate(CongestionState::Open);
+    }
+
+    /// A duplicate ACK (RFC 5681 §2, or RFC 6675 §2 with SACK).
+    fn on_dupack(&mut self, now: Time) {
+        let smss = u64::from(self.smss);
+        if self.cstate == CongestionState::Recovery {
+            if self.recovery == Recovery::NewReno {
+                // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.
+                self.win.cwnd += smss;
+            }
+            return;
+        }
+        self.dupacks += 1;
+        if self.cstate == CongestionState::Open {
+            self.set_cstate(CongestionState::Disorder);
+        }
+        match self.recovery {
+            Recovery::NewReno => {
+                // RFC 6582 §3.2 step 2, careful variant: only if the ACK
+                // covers more than recover (exclusive, see module doc).
+                if self.dupacks == 3 && self.snd_una > self.recover {
+                    self.enter_recovery(now);
+                }
+            }
+            Recovery::Sack => {
+                // RFC 6675 §5 steps 1-2; §5.1: none before RecoveryPoint after an RTO.
+                let lost = self.scoreboard.is_lost(self.snd_una, smss);
+                if (u64::from(self.dupacks) >= super::DUP_THRESH || lost)
+                    && self.snd_una >= self.recover
+                {
+                    self.enter_recovery(now);
+                }
+            }
+        }
+    }
+
+    /// Fast retransmit: RFC 5681 §3.2 steps 2-3 with RFC 6582, or RFC 6675 §5 step 4.
+    fn enter_recovery(&mut self, _now: Time) {
+        let smss = u64::from(self.smss);
+        // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize.
+        let flight = (self.snd_max.since(self.snd_una).max(0) as u64).saturating_sub(self.lt_bytes);
+        let profile = self.config.profile;
+        self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
+        self.recover = self.snd_max;
+        self.partial_acks = 0;
+        self.stats.fast_retransmits += 1;
+        self.pending_rtx = Some(self.snd_una);
+        match self.recovery {
+            // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS.
+            Recovery::NewReno => self.win.cwnd = self.win.ssthresh + 3 * smss,
+            Recovery::Sack => {
+                // RFC 6675 §5 step 4.2: cwnd = ssthresh; HighRxt/RescueRxt are
+                // set when the retransmission goes out.
+                self.win.cwnd = self.win.ssthresh;
+                self.high_rxt = self.snd_una;
+                self.rescue_rxt = None;
+            }
+        }
+        self.set_cstate(CongestionState::Recovery);
+    }
+
+    /// Our FIN was acknowledged.
+    fn on_fin_acked(&mut self, now: Time) {
+        match self.state {
+            State::FinWait1 => self.set_state(State::FinWait2),
+            State::Closing => self.enter_time_wait(now),
+            State::LastAck => self.close_now(),
+            _ => {}
+        }
+    }
+
+    /// RTT sample from TSecr (RFC 7323 §4.1) or from the timed segment (Karn).
+    pub(crate) fn take_rtt_sample(&mut self, now: Time, seg: &Segment) {
+        if self.ts_ok {
+            if let Some((_, tsecr)) = seg.options.timestamps {
+                let ms = Self::ts_now(now).wrapping_sub(tsecr);
+                if ms < 1 << 31 {
+                    self.rtt.on_sample(Dur::from_millis(u64::from(ms)));
+                    self.rtt_probe = None;
+                    return;
+                }
+            }
+        }
+        if let Some((end, sent)) = self.rtt_probe {
+            if seg.ack >= end {
+                self.rtt.on_sample(now.saturating_since(sent));
+                self.rtt_probe = None;
+            }
+        }
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5).
+    pub(crate) fn on_rto(&mut self, now: Time) {
+        match self.state {
+            State::SynSent | State::SynReceived => {
+                // RFC 6298 (5.4)-(5.6) for the SYN; (5.7) applies once established.
+                self.stats.rto_count += 1;
+                self.syn_retransmitted = true;
+                self.rtt_probe = None;
+                self.rtt.back_off();
+                self.snd_nxt = self.iss;
+                self.timers.set(Timer::Rto, now + self.rtt.rto());
+                self.events.push_back(Event::RetransmissionTimeout {
+                    rto: self.rtt.rto(),
+                });
+                return;
+            }
+            State::Closed | State::Listen | State::TimeWait | State::FinWait2 => return,
+            _ => {}
+        }
+        if self.snd_max <= self.snd_una || self.frozen {
+            return;
+        }
+        self.stats.rto_count += 1;
+        let smss = u64::from(self.smss);
+        let first = self.consecutive_rtos == 0;
+        let flight = self.snd_max.since(self.snd_una).max(0) as u64;
+        // RFC 5681 eq. (4); ssthresh kept on a repeated timeout.
+        self.cc.on_rto(&mut self.win, flight, smss, first);
+        self.consecutive_rtos += 1;
+        // RFC 6582 §3.2 step 4 / RFC 6675 §5.1: recover = HighData, leave recovery.
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.lt_bytes = 0;
+        self.partial_acks = 0;
+        self.rescue_rxt = None;
+        self.pending_rtx = None;
+        // RFC 2018 §8: forget SACKed marks after a timeout.
+        self.scoreboard.clear();
+        self.high_rxt = self.snd_una;
+        self.set_cstate(CongestionState::Loss);
+        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment,
+        // then go back N under cwnd.
+        self.snd_nxt = self.snd_una;
+        self.rtt_probe = None;
+        // RFC 6298 (5.5): back off; (5.6): restart the timer.
+        self.rtt.back_off();
+        self.timers.set(Timer::Rto, now + self.rtt.rto());
+        self.events.push_back(Event::RetransmissionTimeout {
+            rto: self.rtt.rto(),
+        });
+    }
+
+    /// Whether the sender is blocked by a zero window with data to send and
+    /// nothing in flight below SND.NXT.
+    pub(crate) fn persist_mode(&self) -> bool {
+        self.snd_wnd == 0 && self.snd_nxt == self.snd_una && self.has_unsent()
+    }
+
+    /// Data or a FIN waits at or above SND.NXT.
+    pub(crate) fn has_unsent(&self) -> bool {
+        self.snd_nxt < self.snd_buf_end || self.fin_seq().is_some_and(|f| self.snd_nxt <= f)
+    }
+
+    /// Interval before the next zero-window probe: RTO doubled per probe, capped.
+    fn persist_interval(&self) -> Dur {
+        let factor = 1u64
+            .checked_shl(self.persist_backoff.min(63))
+            .unwrap_or(u64::MAX);
+        self.rtt
+            .rto()
+            .saturating_mul(factor)
+            .min(self.config.max_rto)
+    }
+
+    /// The persist timer expired: send a probe and back off (RFC 9293 SHLD-29/30).
+    pub(crate) fn on_persist(&mut self, now: Time) {
+        if !self.persist_mode() || self.frozen {
+            return;
+        }
+        self.probe_due = true;
+        self.persist_backoff = self.persist_backoff.saturating_add(1);
+        self.timers
+            .set(Timer::Persist, now + self.persist_interval());
+    }
+
+    /// Arms or stops the RTO and persist timers after any input or output.
+    pub(crate) fn update_timers(&mut self, now: Time) {
+        match self.state {
+            State::Closed | State::Listen | State::TimeWait => return,
+            State::SynSent | State::SynReceived => {
+                if self.snd_max > self.snd_una && !self.timers.is_set(Timer::Rto) {
+                    self.timers.set(Timer::Rto, now + self.rtt.rto());
+                }
+                return;
+            }
+            _ => {}
+        }
+        if self.frozen {
+            return;
+        }
+        if self.persist_mode() {
+            self.timers.stop(Timer::Rto);
+            if !self.timers.is_set(Timer::Persist) {
+                // RFC 9293 SHLD-29: first probe after one RTO.
+                self.timers
+                    .set(Timer::Persist, now + self.persist_interval());
+            }
+            return;
+        }
+        self.timers.stop(Timer::Persist);
+        if self.snd_wnd > 0 {
+            // The window opened: the next zero window starts a fresh back-off.
+            self.persist_backoff = 0;
+        }
+        if self.snd_max > self.snd_una {
+            if !self.timers.is_set(Timer::Rto) {
+                // RFC 6298 (5.1): data outstanding and the timer off: start it.
+                self.timers.set(Timer::Rto, now + self.rtt.rto());
+            }
+        } else {
+            self.timers.stop(Timer::Rto);
+        }
+    }
+}

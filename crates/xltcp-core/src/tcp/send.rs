@@ -1,0 +1,348 @@
+//! Segment output: SYN and SYN-ACK, retransmissions, new data under
+//! min(cwnd, rwnd) with sender SWS avoidance, zero-window probes, RFC 6675
+//! NextSeg during SACK recovery, and pure ACKs.
+
+use super::{CongestionState, Endpoint, Event, NextSeg, Recovery, State, Timer, Transmit};
+use crate::time::Time;
+use crate::wire::{Segment, SeqNum, TcpFlags, TcpOptions};
+
+/// How a data segment moves SND.NXT.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Advance {
+    /// The segment starts at SND.NXT, which moves past it.
+    Nxt,
+    /// An out-of-band retransmission or probe: SND.NXT stays.
+    Stay,
+}
+
+impl Endpoint {
+    /// The next segment to send, if any. Call until `None`.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        let t = self.next_transmit(now)?;
+        self.account(now, &t);
+        self.update_timers(now);
+        Some(t)
+    }
+
+    fn next_transmit(&mut self, now: Time) -> Option<Transmit> {
+        match self.state {
+            State::Closed | State::Listen => return None,
+            State::SynSent | State::SynReceived => {
+                return (self.snd_nxt == self.iss).then(|| self.syn(now));
+            }
+            _ => {}
+        }
+        if !self.frozen {
+            if let Some(t) = self.pending_retransmission(now) {
+                return Some(t);
+            }
+            if let Some(t) = self.probe(now) {
+                return Some(t);
+            }
+            if let Some(t) = self.send_data(now) {
+                return Some(t);
+            }
+        }
+        if self.ack_now {
+            let seg = self.segment(now, self.snd_nxt, 0, TcpFlags::ACK);
+            return Some(Transmit {
+                segment: seg,
+                retransmission: false,
+            });
+        }
+        None
+    }
+
+    /// SYN (active open) or SYN-ACK (passive open).
+    fn syn(&mut self, now: Time) -> Transmit {
+        let retransmission = self.snd_max > self.iss;
+        let passive = self.state == State::SynReceived;
+        let mut options = TcpOptions {
+            mss: Some(self.config.mss.min(65_535) as u16),
+            ..TcpOptions::default()
+        };
+        let ts = Self::ts_now(now);
+        if passive {
+            options.window_scale = self.ws_ok.then_some(self.rcv_wscale);
+            options.sack_permitted = self.sack_ok;
+            options.timestamps = self.ts_ok.then_some((ts, self.ts_recent));
+        } else {
+            options.window_scale = self.config.window_scale.then(|| self.wanted_wscale());
+            options.sack_permitted = self.config.sack;
+            options.timestamps = self.config.timestamps.then_some((ts, 0));
+        }
+        let mut flags = TcpFlags::SYN;
+        let ack = if passive {
+            flags |= TcpFlags::ACK;
+            self.ack_now = false;
+            self.last_ack_sent = self.rcv_nxt;
+            self.rcv_nxt
+        } else {
+            SeqNum(0)
+        };
+        let segment = Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss,
+            ack,
+            flags,
+            window: self.syn_window(),
+            options,
+            payload_len: 0,
+        };
+        self.snd_nxt = self.iss + 1;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.rtt_probe = (!retransmission).then_some((self.iss + 1, now));
+        if !self.timers.is_set(Timer::Rto) {
+            self.timers.set(Timer::Rto, now + self.rtt.rto());
+        }
+        Transmit {
+            segment,
+            retransmission,
+        }
+    }
+
+    /// A header with our ACK, window, timestamps and SACK blocks. Sending
+    /// it settles any owed ACK.
+    fn segment(&mut self, now: Time, seq: SeqNum, len: u32, flags: TcpFlags) -> Segment {
+        let mut options = TcpOptions::default();
+        if self.ts_ok {
+            options.timestamps = Some((Self::ts_now(now), self.ts_recent));
+        }
+        options.sack = self.sack_blocks();
+        let window = self.advertise_window();
+        self.ack_now = false;
+        self.unacked_bytes = 0;
+        self.timers.stop(Timer::DelayedAck);
+        self.last_ack_sent = self.rcv_nxt;
+        Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack: self.rcv_nxt,
+            flags: flags | TcpFlags::ACK,
+            window,
+            options,
+            payload_len: len,
+        }
+    }
+
+    /// A data (and/or FIN) segment at `seq` with at most `room` payload bytes.
+    fn data_segment(
+        &mut self,
+        now: Time,
+        seq: SeqNum,
+        room: u64,
+        adv: Advance,
+    ) -> Option<Transmit> {
+        let left = self.snd_buf_end.since(seq).max(0) as u64;
+        let len = room.min(left).min(u64::from(self.smss)) as u32;
+        let end = seq + len;
+        let fin = self.fin_queued && end == self.snd_buf_end;
+        if len == 0 && !fin {
+            return None;
+        }
+        let mut flags = TcpFlags::ACK;
+        if fin {
+            flags |= TcpFlags::FIN;
+        }
+        let retransmission = seq < self.snd_max;
+        let seg_end = end + u32::from(fin);
+        if adv == Advance::Nxt {
+            self.snd_nxt = seg_end;
+        }
+        self.snd_max = self.snd_max.max(seg_end);
+        if retransmission {
+            // Karn's rule: a timed segment that is resent yields no sample.
+            if self.rtt_probe.is_some_and(|(e, _)| seq < e) {
+                self.rtt_probe = None;
+            }
+        } else if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((seg_end, now));
+        }
+        let segment = self.segment(now, seq, len, flags);
+        Some(Transmit {
+            segment,
+            retransmission,
+        })
+    }
+
+    /// Counters, trace and the last-send time for an emitted segment.
+    fn account(&mut self, now: Time, t: &Transmit) {
+        let s = &t.segment;
+        self.stats.segments_sent += 1;
+        if s.payload_len > 0 {
+            self.stats.data_segments_sent += 1;
+        }
+        if s.payload_len > 0 || s.flags.fin() {
+            self.last_data_sent = Some(now);
+        } else if !s.flags.syn() {
+            self.stats.acks_sent += 1;
+        }
+        if t.retransmission {
+            self.stats.retransmissions += 1;
+            self.stats.bytes_retransmitted += u64::from(s.payload_len);
+        }
+        if self.config.trace_segments {
+            self.events.push_back(Event::SegmentSent {
+                seq: s.seq,
+                len: s.payload_len,
+                retransmission: t.retransmission,
+            });
+        }
+    }
+
+    /// A fast retransmission, partial-ACK retransmission or resume
+    /// retransmission, sent whatever cwnd says.
+    fn pending_retransmission(&mut self, now: Time) -> Option<Transmit> {
+        let seq = self.pending_rtx.take()?.max(self.snd_una);
+        if seq >= self.snd_max {
+            return None;
+        }
+        let room = self.snd_max.since(seq) as u64;
+        let t = self.data_segment(now, seq, room, Advance::Stay)?;
+        if self.sack_recovery() {
+            let end = seq + t.segment.payload_len;
+            // RFC 6675 §5 step 4.3: HighRxt = RescueRxt = end of the retransmission.
+            self.high_rxt = self.high_rxt.max(end);
+            self.rescue_rxt.get_or_insert(end);
+        }
+        Some(t)
+    }
+
+    fn sack_recovery(&self) -> bool {
+        self.recovery == Recovery::Sack && self.cstate == CongestionState::Recovery
+    }
+
+    /// A zero-window probe: one byte of new data beyond the window.
+    fn probe(&mut self, now: Time) -> Option<Transmit> {
+        if !std::mem::take(&mut self.probe_due) || !self.persist_mode() {
+            return None;
+        }
+        self.stats.zero_window_probes += 1;
+        self.data_segment(now, self.snd_nxt, 1, Advance::Stay)
+    }
+
+    /// Whether the state lets data or a FIN go out.
+    fn may_send(&self) -> bool {
+        matches!(
+            self.state,
+            State::Established
+                | State::CloseWait
+                | State::FinWait1
+                | State::Closing
+                | State::LastAck
+        )
+    }
+
+    /// New data, or go-back-N retransmissions after a timeout, under
+    /// min(cwnd, rwnd); RFC 6675 NextSeg during SACK recovery.
+    fn send_data(&mut self, now: Time) -> Option<Transmit> {
+        if !self.may_send() {
+            return None;
+        }
+        if self.sack_recovery() {
+            return self.sack_next(now);
+        }
+        self.restart_after_idle(now);
+        // Skip ranges the receiver already holds (RFC 2018 §5).
+        while self.snd_nxt < self.snd_max {
+            match self.scoreboard.sacked_until(self.snd_nxt) {
+                Some(end) => self.snd_nxt = end,
+                None => break,
+            }
+        }
+        let smss = u64::from(self.smss);
+        let mut limit = self.win.cwnd;
+        if self.cstate == CongestionState::Disorder && self.config.limited_transmit {
+            // RFC 3042 §2: one extra segment per dupACK, at most two.
+            limit += u64::from(self.dupacks.min(2)) * smss;
+        }
+        let limit = limit.min(self.snd_wnd);
+        let in_flight = self.snd_nxt.since(self.snd_una).max(0) as u64;
+        let mut usable = limit.saturating_sub(in_flight);
+        if let Some(&(l, _)) = self.scoreboard.ranges().iter().find(|r| r.0 > self.snd_nxt) {
+            usable = usable.min((l - self.snd_nxt) as u64);
+        }
+        let avail = self.snd_buf_end.since(self.snd_nxt).max(0) as u64;
+        let fin_only = avail == 0 && self.has_unsent();
+        if !fin_only {
+            if usable == 0 {
+                return None;
+            }
+            // RFC 9293 §3.8.6.2.1: full segments, the tail of the data, or
+            // half the largest window; retransmissions are never held back.
+            let len = avail.min(usable).min(smss);
+            let new = self.snd_nxt >= self.snd_max;
+            let ok = len == smss || len == avail || 2 * len >= self.max_snd_wnd;
+            if new && !ok {
+                return None;
+            }
+        }
+        let t = self.data_segment(now, self.snd_nxt, usable, Advance::Nxt)?;
+        if !t.retransmission && self.cstate == CongestionState::Disorder {
+            let sent = u64::from(t.segment.payload_len);
+            if in_flight + sent > self.win.cwnd {
+                self.lt_bytes += sent;
+            }
+        }
+        Some(t)
+    }
+
+    /// RFC 5681 §4.1: after an idle period longer than the RTO, cwnd = min(cwnd, IW).
+    fn restart_after_idle(&mut self, now: Time) {
+        if self.snd_max != self.snd_una {
+            return;
+        }
+        if let Some(last) = self.last_data_sent {
+            if now.saturating_since(last) > self.rtt.rto() {
+                let iw = u64::from(self.config.initial_window.max(1)) * u64::from(self.smss);
+                self.win.cwnd = self.win.cwnd.min(iw);
+                self.last_data_sent = None;
+            }
+        }
+    }
+
+    /// RFC 6675 §5 (C): while cwnd - pipe >= SMSS, send what NextSeg picks.
+    fn sack_next(&mut self, now: Time) -> Option<Transmit> {
+        let smss = u64::from(self.smss);
+        let pipe = self
+            .scoreboard
+            .pipe(self.snd_una, self.snd_max, self.high_rxt, smss);
+        if self.win.cwnd < pipe + smss {
+            return None;
+        }
+        let avail = self.snd_buf_end.since(self.snd_max).max(0) as u64;
+        let fin_unsent = self.fin_seq().is_some_and(|f| self.snd_max <= f);
+        let wnd_room = (self.snd_una + self.snd_wnd.min(u32::MAX as u64) as u32)
+            .since(self.snd_max)
+            .max(0) as u64;
+        let new_ok = (avail > 0 && wnd_room >= avail.min(smss)) || (avail == 0 && fin_unsent);
+        let rescue_ok = self.rescue_rxt.is_none_or(|r| self.snd_una >= r);
+        let choice = self.scoreboard.next_seg(
+            self.snd_una,
+            self.snd_max,
+            self.high_rxt,
+            self.smss,
+            new_ok,
+            rescue_ok,
+        )?;
+        match choice {
+            NextSeg::Retransmit { seq, len } => {
+                let t = self.data_segment(now, seq, u64::from(len), Advance::Stay)?;
+                self.high_rxt = self.high_rxt.max(seq + t.segment.payload_len);
+                Some(t)
+            }
+            NextSeg::NewData => {
+                self.snd_nxt = self.snd_max;
+                self.data_segment(now, self.snd_max, wnd_room.min(smss), Advance::Nxt)
+            }
+            NextSeg::Rescue { seq, len } => {
+                // RFC 6675 NextSeg (4): RescueRxt = RecoveryPoint, HighRxt unchanged.
+                self.rescue_rxt = Some(self.recover);
+                self.data_segment(now, seq, u64::from(len), Advance::Stay)
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Scripted segment-by-segment tests.

@@ -1,0 +1,69 @@
+//! The endpoint's timers, in one table keyed by [`Timer`].
+
+use crate::time::Time;
+
+/// Every timer an endpoint can arm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Timer {
+    /// Retransmission timeout (RFC 6298).
+    Rto,
+    /// Delayed ACK (RFC 9293 §3.8.6.3).
+    DelayedAck,
+    /// Zero-window probe (RFC 9293 §3.8.6.1).
+    Persist,
+    /// End of TIME-WAIT.
+    TimeWait,
+}
+
+impl Timer {
+    /// All timers, in the order `handle_timeout` services them.
+    pub const ALL: [Timer; 4] = [
+        Timer::Rto,
+        Timer::DelayedAck,
+        Timer::Persist,
+        Timer::TimeWait,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Deadlines of the armed timers.
+#[derive(Clone, Debug, Default)]
+pub struct TimerTable {
+    deadlines: [Option<Time>; 4],
+}
+
+impl TimerTable {
+    /// Arms (or re-arms) `t` for `at`.
+    pub fn set(&mut self, t: Timer, at: Time) {
+        self.deadlines[t.index()] = Some(at);
+    }
+    /// Disarms `t`.
+    pub fn stop(&mut self, t: Timer) {
+        self.deadlines[t.index()] = None;
+    }
+    /// Deadline of `t`, if armed.
+    pub fn get(&self, t: Timer) -> Option<Time> {
+        self.deadlines[t.index()]
+    }
+    /// Whether `t` is armed.
+    pub fn is_set(&self, t: Timer) -> bool {
+        self.get(t).is_some()
+    }
+    /// The earliest deadline of all armed timers.
+    pub fn next(&self) -> Option<Time> {
+        self.deadlines.iter().flatten().min().copied()
+    }
+    /// Disarms `t` and returns true if it was armed with a deadline at or before `now`.
+    pub fn expire(&mut self, t: Timer, now: Time) -> bool {
+        match self.get(t) {
+            Some(at) if at <= now => {
+                self.stop(t);
+                true
+            }
+            _ => false,
+        }
+    }
+}
