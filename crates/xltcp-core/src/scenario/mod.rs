@@ -3,5 +3,6 @@
 //! allowed.
 
 mod model;
+pub mod units;
 
 pub use model::*;
