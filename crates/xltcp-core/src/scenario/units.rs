@@ -96,7 +96,9 @@ fn split_number(text: &str) -> Result<(Decimal, &str), &'static str> {
     let digits = if significant.is_empty() {
         0
     } else {
-        significant.parse::<u128>().map_err(|_| "malformed number")?
+        significant
+            .parse::<u128>()
+            .map_err(|_| "malformed number")?
     };
     Ok((
         Decimal {
@@ -209,7 +211,8 @@ pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
     };
     let (number, unit) = split_number(text).map_err(|_| expected())?;
     if PACKET_UNITS.contains(&unit) {
-        let n = scale_exact(number, 1, "packet").map_err(|why| format!("Queue \"{text}\" is {why}"))?;
+        let n =
+            scale_exact(number, 1, "packet").map_err(|why| format!("Queue \"{text}\" is {why}"))?;
         return u32::try_from(n)
             .map(QueueLimit::Packets)
             .map_err(|_| format!("Queue \"{text}\" is too large"));
@@ -228,9 +231,9 @@ pub fn parse_period(text: &str) -> Result<Period, String> {
             format!("in \"{text}\": {e}; expected a period like \"exp(4s)\" or \"4s\"")
         });
     }
-    parse_duration(t)
-        .map(Period::Fixed)
-        .map_err(|e| format!("{e}; expected a period like \"exp(4s)\" (exponential) or \"4s\" (fixed)"))
+    parse_duration(t).map(Period::Fixed).map_err(|e| {
+        format!("{e}; expected a period like \"exp(4s)\" (exponential) or \"4s\" (fixed)")
+    })
 }
 
 /// A probability written as text: "1%" or "0.01". Range checks are the
@@ -309,7 +312,12 @@ pub fn format_size(bytes: u64) -> String {
     if bytes >= 1_000 && bytes % 100 == 0 {
         return format_exact(
             bytes,
-            &[("B", 1), ("kB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000)],
+            &[
+                ("B", 1),
+                ("kB", 1_000),
+                ("MB", 1_000_000),
+                ("GB", 1_000_000_000),
+            ],
         );
     }
     format!("{bytes}B")
@@ -354,8 +362,12 @@ mod tests {
             "expected a rate like \"10Mbps\" (units: bps, kbps, Mbps, Gbps, Tbps or bit/s, \
              kbit/s, Mbit/s, Gbit/s), got \"10\"; a bare number has no unit"
         );
-        assert!(parse_rate("10MBps").unwrap_err().contains("\"B\" means bytes"));
-        assert!(parse_rate("10furlongs").unwrap_err().starts_with("expected a rate"));
+        assert!(parse_rate("10MBps")
+            .unwrap_err()
+            .contains("\"B\" means bytes"));
+        assert!(parse_rate("10furlongs")
+            .unwrap_err()
+            .starts_with("expected a rate"));
         assert_eq!(
             parse_rate("-1Mbps").unwrap_err(),
             "A rate must not be negative, got \"-1Mbps\""
@@ -390,8 +402,14 @@ mod tests {
         assert_eq!(parse_duration("0s"), Ok(Dur::ZERO));
         assert_eq!(parse_duration("0.000000001s"), Ok(Dur(1)));
         // Trailing zeros beyond the nanosecond are fine.
-        assert_eq!(parse_duration("1.0000000000000000000000s"), Ok(Dur::from_secs(1)));
-        assert_eq!(parse_duration("0.0000000000000000000000000000000000000000s"), Ok(Dur(0)));
+        assert_eq!(
+            parse_duration("1.0000000000000000000000s"),
+            Ok(Dur::from_secs(1))
+        );
+        assert_eq!(
+            parse_duration("0.0000000000000000000000000000000000000000s"),
+            Ok(Dur(0))
+        );
     }
 
     #[test]
@@ -402,14 +420,18 @@ mod tests {
              a bare number has no unit"
         );
         assert!(parse_duration("20MS").is_err());
-        assert!(parse_duration("-1s").unwrap_err().contains("must not be negative"));
+        assert!(parse_duration("-1s")
+            .unwrap_err()
+            .contains("must not be negative"));
         assert_eq!(
             parse_duration("0.5ns").unwrap_err(),
             "A duration \"0.5ns\" is finer than one nanosecond"
         );
         assert!(parse_duration("1e3ms").is_err());
         assert!(parse_duration("nan s").is_err());
-        assert!(parse_duration("99999999999h").unwrap_err().ends_with("too large"));
+        assert!(parse_duration("99999999999h")
+            .unwrap_err()
+            .ends_with("too large"));
         assert!(parse_duration("s").is_err());
     }
 
@@ -422,7 +444,10 @@ mod tests {
         assert_eq!(parse_size("100KB"), Ok(100_000));
         assert_eq!(parse_size("100kB"), Ok(100_000));
         assert_eq!(parse_size("0.5KiB"), Ok(512));
-        assert_eq!(parse_size("1.5B").unwrap_err(), "A size \"1.5B\" is finer than one byte");
+        assert_eq!(
+            parse_size("1.5B").unwrap_err(),
+            "A size \"1.5B\" is finer than one byte"
+        );
         assert!(parse_size("100kb").is_err());
         assert!(parse_size("1448").unwrap_err().contains("bare number"));
         assert!(parse_size("16EiB").is_err());
@@ -433,15 +458,23 @@ mod tests {
         assert_eq!(parse_queue("100p"), Ok(QueueLimit::Packets(100)));
         assert_eq!(parse_queue("100 packets"), Ok(QueueLimit::Packets(100)));
         assert_eq!(parse_queue("256KiB"), Ok(QueueLimit::Bytes(262_144)));
-        assert!(parse_queue("100").unwrap_err().starts_with("expected a queue limit"));
+        assert!(parse_queue("100")
+            .unwrap_err()
+            .starts_with("expected a queue limit"));
         assert!(parse_queue("1.5p").is_err());
-        assert_eq!(parse_queue("5000000000p").unwrap_err(), "Queue \"5000000000p\" is too large");
+        assert_eq!(
+            parse_queue("5000000000p").unwrap_err(),
+            "Queue \"5000000000p\" is too large"
+        );
     }
 
     #[test]
     fn periods() {
         assert_eq!(parse_period("exp(4s)"), Ok(Period::Exp(Dur::from_secs(4))));
-        assert_eq!(parse_period("exp( 250ms )"), Ok(Period::Exp(Dur::from_millis(250))));
+        assert_eq!(
+            parse_period("exp( 250ms )"),
+            Ok(Period::Exp(Dur::from_millis(250)))
+        );
         assert_eq!(parse_period("4s"), Ok(Period::Fixed(Dur::from_secs(4))));
         assert!(parse_period("exp(4)").unwrap_err().contains("exp(4s)"));
         assert!(parse_period("uniform(4s)").is_err());
