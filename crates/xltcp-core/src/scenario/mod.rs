@@ -1,7 +1,31 @@
 //! Scenario files: the TOML schema, units as people write them, defaults,
 //! and validation with errors that name the file, line, key and what is
 //! allowed.
+//!
+//! [`load_file`] / [`load_str`] read a scenario; the schema (every key, its
+//! default and its rules) is documented on the types in `model`.
+//!
+//! `--set` overrides are `dotted.key=value` strings applied to the parsed
+//! document before validation: `sim.duration=10s`, `tcp.sack=false`,
+//! `wireless.loss.down.p=0.05`. A `[[flow]]` entry is addressed by its index
+//! from 0 (`flow.0.start=1s`, `flow.1.tcp.mss=536B`) and `*` addresses every
+//! entry (`flow.*.direction=up`). The value is read as a TOML value when it
+//! is one (`0.05`, `false`, `"x"`), else taken as a string. An override of
+//! an unknown key is reported like an unknown key in the file.
 
+mod diag;
+mod echo;
+mod intervals;
+mod load;
 mod model;
+mod reader;
+mod tree;
+pub mod units;
 
+pub use diag::{Diagnostic, Location, ScenarioError};
+pub use echo::echo;
+pub use load::{load_file, load_str, MAX_FLOWS};
 pub use model::*;
+
+#[cfg(test)]
+mod tests;

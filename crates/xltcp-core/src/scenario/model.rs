@@ -1,7 +1,12 @@
 //! The validated scenario: plain values in SI base units (bits per second,
-//! bytes, [`Dur`]). The loader ([`super::load`]) builds it from TOML and
+//! bytes, [`Dur`]). The loader ([`super::load_file`]) builds it from TOML and
 //! checks every rule documented here; engines consume it and may assume it
 //! is valid.
+//!
+//! Value syntax: durations, rates and periods are strings with a unit
+//! ("20ms", "10Mbps", "exp(4s)"); sizes are strings with a unit ("4MiB") or
+//! a plain integer of bytes; probabilities are numbers (0.01) or percentages
+//! ("1%"). See [`super::units`].
 
 use crate::time::Dur;
 
@@ -24,14 +29,17 @@ pub struct Scenario {
     pub output: OutputSpec,
 }
 
+/// Congestion controls the `cc` key accepts.
+pub const KNOWN_CC: &[&str] = &["newreno"];
+
 /// `[sim]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimSpec {
     /// `duration`: simulated time (default "60s"); > 0.
     pub duration: Dur,
-    /// `seed`: default seed when the command line gives none (default 1).
+    /// `seed`: default seed when the command line gives none (default 1); an integer >= 0.
     pub seed: u64,
-    /// `sample_interval`: time-series sampling period (default "100ms").
+    /// `sample_interval`: time-series sampling period (default "100ms"); > 0.
     pub sample_interval: Dur,
 }
 
@@ -59,7 +67,8 @@ pub enum RecoverySpec {
 pub struct TcpSpec {
     /// `profile`: "rfc" (default) or "ns3".
     pub profile: TcpProfile,
-    /// `cc`: congestion control; "newreno" (default, RFC 5681).
+    /// `cc`: congestion control; "newreno" (default, RFC 5681). The loader
+    /// accepts the names in [`KNOWN_CC`].
     pub cc: String,
     /// `recovery`: "newreno" or "sack" (default "sack").
     pub recovery: RecoverySpec,
@@ -75,19 +84,20 @@ pub struct TcpSpec {
     pub initial_window: u32,
     /// `limited_transmit`: RFC 3042 (default true).
     pub limited_transmit: bool,
-    /// `delayed_ack`: ACK at least every this many full segments (default 2); 1 disables delay.
+    /// `delayed_ack`: ACK at least every this many full segments (default 2;
+    /// 1..=64); 1 disables delay.
     pub delayed_ack_segments: u32,
-    /// `delayed_ack_timeout`: default "200ms"; < 500 ms (RFC 1122).
+    /// `delayed_ack_timeout`: default "200ms"; > 0 and < 500 ms (RFC 1122).
     pub delayed_ack_timeout: Dur,
-    /// `initial_rto`: default "1s".
+    /// `initial_rto`: default "1s"; > 0.
     pub initial_rto: Dur,
-    /// `min_rto`: default "1s" (RFC 6298 2.4).
+    /// `min_rto`: default "1s" (RFC 6298 2.4); > 0.
     pub min_rto: Dur,
     /// `max_rto`: default "60s"; >= min_rto.
     pub max_rto: Dur,
-    /// `rcv_buffer`: receive buffer bytes (default "4MiB").
+    /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
-    /// `snd_buffer`: send buffer bytes (default "4MiB").
+    /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
     pub snd_buffer: u64,
 }
 
@@ -100,21 +110,24 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
-/// A wired point-to-point link (same parameters both ways).
+/// A wired point-to-point link (same parameters both ways). In `[wired]` and
+/// `[wireless]`, `rate` and `delay` are required; `queue` defaults to "100p".
+/// A byte limit must hold a full-size segment (`[tcp]` mss + 80 B of headers).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSpec {
-    /// `rate`: bits per second, e.g. "100Mbps".
+    /// `rate`: bits per second, e.g. "100Mbps"; > 0.
     pub rate_bps: u64,
     /// `delay`: one-way propagation delay, e.g. "10ms".
     pub delay: Dur,
-    /// `queue`: drop-tail limit, "100p" (packets) or "256KiB" (bytes).
+    /// `queue`: drop-tail limit, "100p" (packets) or "256KiB" (bytes); > 0.
     pub queue: QueueLimit,
 }
 
 /// A frame-loss process.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LossSpec {
-    /// `model = "none"`.
+    /// `model = "none"` (the default when the table is absent; a present
+    /// table must name its `model`).
     None,
     /// `model = "iid"`, `p`: each frame lost with probability p in [0, 1).
     Iid {
@@ -158,6 +171,8 @@ pub enum AvailabilitySpec {
     },
     /// `model = "file"`, `file`: blocked intervals, one "start end" pair of
     /// seconds per line, sorted and disjoint (path relative to the scenario).
+    /// Each number is seconds ("1.5") or a duration ("1500ms"); `#` starts a
+    /// comment; blank lines are skipped; start < end; touching is allowed.
     Intervals(Vec<(Dur, Dur)>),
 }
 
@@ -172,7 +187,7 @@ pub struct WirelessSpec {
     pub loss_up: LossSpec,
     /// `[wireless.availability]`: blocks both directions while unavailable.
     pub availability: AvailabilitySpec,
-    /// `frame_overhead`: link-layer bytes added to each IP packet (default "0B").
+    /// `frame_overhead`: link-layer bytes added to each IP packet (default "0B"); <= 65535.
     pub frame_overhead: u32,
 }
 
@@ -190,7 +205,8 @@ pub enum Direction {
 pub enum AppSpec {
     /// `app = "bulk"`: always has data.
     Bulk,
-    /// `app = "file"`, `size`: sends this many bytes then closes.
+    /// `app = "file"`, `size`: sends this many bytes then closes (required,
+    /// > 0; `size` on a bulk flow is an error).
     File {
         /// Bytes to transfer.
         bytes: u64,
@@ -200,25 +216,75 @@ pub enum AppSpec {
 /// One `[[flow]]` (after `count` expansion).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
-    /// `name` (default "flow{i}"; with count > 1 a suffix ".{k}" is added).
+    /// `name` (default "flow{i}", i = the `[[flow]]` entry's index from 0;
+    /// with `count` > 1 a suffix ".{k}" is added, k from 0). Letters, digits,
+    /// `_`, `-`, `.`; at most 64 characters; unique after expansion.
+    /// `count`: how many identical flows this entry stands for (default 1,
+    /// 1..=10000; at most 10000 flows in all). At least one flow is required.
     pub name: String,
     /// `direction`.
     pub direction: Direction,
     /// `app`.
     pub app: AppSpec,
-    /// `start`: when the client opens the connection (default "0s").
+    /// `start`: when the client opens the connection (default "0s"); before `sim.duration`.
     pub start: Dur,
     /// Effective TCP settings: `[tcp]` with `[flow.tcp]` overrides applied.
     pub tcp: TcpSpec,
 }
 
 /// `[output]`.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OutputSpec {
     /// `pcap`: write `wired.pcap` and `wireless.pcap` (default false).
     pub pcap: bool,
-    /// `pcap_snaplen`: bytes per packet captured (default 0 = whole packet).
+    /// `pcap_snaplen`: bytes per packet captured (default 0 = whole packet); <= 65535.
     pub pcap_snaplen: u32,
     /// `timeseries`: write per-flow time series (default true).
     pub timeseries: bool,
+}
+
+impl Default for SimSpec {
+    /// The documented defaults.
+    fn default() -> Self {
+        SimSpec {
+            duration: Dur::from_secs(60),
+            seed: 1,
+            sample_interval: Dur::from_millis(100),
+        }
+    }
+}
+
+impl Default for TcpSpec {
+    /// The documented defaults.
+    fn default() -> Self {
+        TcpSpec {
+            profile: TcpProfile::Rfc,
+            cc: "newreno".to_string(),
+            recovery: RecoverySpec::Sack,
+            sack: true,
+            timestamps: false,
+            window_scale: true,
+            mss: 1448,
+            initial_window: 10,
+            limited_transmit: true,
+            delayed_ack_segments: 2,
+            delayed_ack_timeout: Dur::from_millis(200),
+            initial_rto: Dur::from_secs(1),
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(60),
+            rcv_buffer: 4 << 20,
+            snd_buffer: 4 << 20,
+        }
+    }
+}
+
+impl Default for OutputSpec {
+    /// The documented defaults (time series on, pcap off).
+    fn default() -> Self {
+        OutputSpec {
+            pcap: false,
+            pcap_snaplen: 0,
+            timeseries: true,
+        }
+    }
 }

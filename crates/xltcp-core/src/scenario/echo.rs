@@ -1,0 +1,115 @@
+//! The scenario echo written into results: every effective value, with
+//! units in the form people write them ("10Mbps", "20ms", "4MiB"), in the
+//! same shape as the TOML file (flows expanded).
+
+use serde_json::{json, Value};
+
+use super::model::*;
+use super::units::{format_duration, format_period, format_queue, format_rate, format_size};
+
+/// The scenario as JSON, units readable; flows are listed after expansion,
+/// each with its effective TCP settings.
+pub fn echo(s: &Scenario) -> Value {
+    json!({
+        "name": s.name,
+        "sim": {
+            "duration": format_duration(s.sim.duration),
+            "seed": s.sim.seed,
+            "sample_interval": format_duration(s.sim.sample_interval),
+        },
+        "tcp": tcp(&s.tcp),
+        "wired": link(&s.wired),
+        "wireless": wireless(&s.wireless),
+        "flow": s.flows.iter().map(flow).collect::<Vec<_>>(),
+        "output": {
+            "pcap": s.output.pcap,
+            "pcap_snaplen": s.output.pcap_snaplen,
+            "timeseries": s.output.timeseries,
+        },
+    })
+}
+
+fn tcp(t: &TcpSpec) -> Value {
+    json!({
+        "profile": match t.profile { TcpProfile::Rfc => "rfc", TcpProfile::Ns3 => "ns3" },
+        "cc": t.cc,
+        "recovery": match t.recovery { RecoverySpec::NewReno => "newreno", RecoverySpec::Sack => "sack" },
+        "sack": t.sack,
+        "timestamps": t.timestamps,
+        "window_scale": t.window_scale,
+        "mss": format_size(t.mss as u64),
+        "initial_window": t.initial_window,
+        "limited_transmit": t.limited_transmit,
+        "delayed_ack": t.delayed_ack_segments,
+        "delayed_ack_timeout": format_duration(t.delayed_ack_timeout),
+        "initial_rto": format_duration(t.initial_rto),
+        "min_rto": format_duration(t.min_rto),
+        "max_rto": format_duration(t.max_rto),
+        "rcv_buffer": format_size(t.rcv_buffer),
+        "snd_buffer": format_size(t.snd_buffer),
+    })
+}
+
+fn link(l: &LinkSpec) -> Value {
+    json!({
+        "rate": format_rate(l.rate_bps),
+        "delay": format_duration(l.delay),
+        "queue": format_queue(l.queue),
+    })
+}
+
+fn loss(l: &LossSpec) -> Value {
+    match *l {
+        LossSpec::None => json!({ "model": "none" }),
+        LossSpec::Iid { p } => json!({ "model": "iid", "p": p }),
+        LossSpec::Gilbert {
+            mean_loss,
+            mean_burst,
+        } => json!({ "model": "gilbert", "mean_loss": mean_loss, "mean_burst": mean_burst }),
+    }
+}
+
+fn wireless(w: &WirelessSpec) -> Value {
+    let availability = match &w.availability {
+        AvailabilitySpec::Always => json!({ "model": "always" }),
+        AvailabilitySpec::OnOff {
+            on,
+            off,
+            start_blocked,
+        } => json!({
+            "model": "onoff",
+            "on": format_period(*on),
+            "off": format_period(*off),
+            "start": if *start_blocked { "off" } else { "on" },
+        }),
+        AvailabilitySpec::Intervals(list) => json!({
+            "model": "file",
+            "intervals": list
+                .iter()
+                .map(|(a, b)| json!([format_duration(*a), format_duration(*b)]))
+                .collect::<Vec<_>>(),
+        }),
+    };
+    let mut v = link(&w.link);
+    v["frame_overhead"] = json!(format_size(w.frame_overhead as u64));
+    v["loss"] = json!({ "down": loss(&w.loss_down), "up": loss(&w.loss_up) });
+    v["availability"] = availability;
+    v
+}
+
+fn flow(f: &FlowSpec) -> Value {
+    let mut v = json!({
+        "name": f.name,
+        "direction": match f.direction { Direction::Down => "down", Direction::Up => "up" },
+        "start": format_duration(f.start),
+        "tcp": tcp(&f.tcp),
+    });
+    match f.app {
+        AppSpec::Bulk => v["app"] = json!("bulk"),
+        AppSpec::File { bytes } => {
+            v["app"] = json!("file");
+            v["size"] = json!(format_size(bytes));
+        }
+    }
+    v
+}

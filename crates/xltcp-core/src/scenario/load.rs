@@ -1,0 +1,517 @@
+//! Loading: TOML text -> overrides -> one validating pass over every table
+//! -> a [`Scenario`], or every problem found.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::diag::{Diagnostic, Location, ScenarioError};
+use super::model::*;
+use super::reader::{self as rd, Cx, Tab};
+use super::tree::{self, Loc, Node, Val};
+use super::{intervals, units};
+use crate::time::Dur;
+
+/// At most this many flows after `count` expansion.
+pub const MAX_FLOWS: usize = 10_000;
+
+/// Loads the scenario file at `path` and applies `overrides`
+/// (`dotted.key=value`, see the module doc of `scenario`).
+pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        errors: vec![Diagnostic {
+            origin: origin.clone(),
+            location: Location::Whole,
+            key: String::new(),
+            message: format!("cannot read the scenario file: {e}"),
+            allowed: None,
+        }],
+    })?;
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    load_str(&text, &origin, base_dir, overrides)
+}
+
+/// Loads a scenario from `text`. `origin` names it in diagnostics and gives
+/// the default `name` (its file stem); relative paths inside it (an
+/// availability file) are resolved against `base_dir`.
+pub fn load_str(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let mut cx = Cx {
+        origin,
+        text,
+        errors: Vec::new(),
+    };
+    let mut doc = match tree::parse_document(text) {
+        Ok(doc) => doc,
+        Err(syntax) => {
+            for (offset, msg) in syntax {
+                let loc = offset.map_or(Loc::Nowhere, Loc::At);
+                cx.err(&loc, "", format!("TOML syntax: {msg}"), None);
+            }
+            return Err(ScenarioError { errors: cx.errors });
+        }
+    };
+    for text in overrides {
+        match tree::parse_override(text) {
+            Ok(ov) => {
+                if let Err(msg) = tree::apply_override(&mut doc, &ov) {
+                    cx.err(&Loc::Set, &ov.key, msg, None);
+                }
+            }
+            Err((key, msg)) => cx.err(&Loc::Set, &key, msg, None),
+        }
+    }
+    let default_name = Path::new(origin).file_stem().map_or_else(
+        || "scenario".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let scenario = read_scenario(&mut cx, &doc, &default_name, base_dir);
+    if cx.errors.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(ScenarioError { errors: cx.errors })
+    }
+}
+
+/// The whole document.
+fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -> Scenario {
+    let mut root = Tab::root(doc);
+    let name = root.read(cx, "name", default_name.to_string(), rd::string);
+    if name.trim().is_empty() {
+        root.invalid(cx, "name", "must not be empty", "a non-empty label");
+    }
+    let mut t = root.table(cx, "sim");
+    let sim = read_sim(cx, &mut t);
+    t.finish(cx);
+    let mut t = root.table(cx, "tcp");
+    let tcp = read_tcp(cx, &mut t, &TcpSpec::default());
+    t.finish(cx);
+    let mut t = root.table(cx, "wired");
+    let wired = read_link(cx, &mut t, &tcp);
+    t.finish(cx);
+    let mut t = root.table(cx, "wireless");
+    let wireless = read_wireless(cx, &mut t, &tcp, base_dir);
+    t.finish(cx);
+    let flows = read_flows(cx, &mut root, &tcp, &sim);
+    let mut t = root.table(cx, "output");
+    let output = read_output(cx, &mut t);
+    t.finish(cx);
+    root.finish(cx);
+    Scenario {
+        name,
+        sim,
+        tcp,
+        wired,
+        wireless,
+        flows,
+        output,
+    }
+}
+
+/// `[sim]`.
+fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
+    let d = SimSpec::default();
+    let duration = t.read(cx, "duration", d.duration, rd::dur);
+    if duration == Dur::ZERO {
+        t.invalid(
+            cx,
+            "duration",
+            "must be longer than 0",
+            "a duration > 0, e.g. \"60s\"",
+        );
+    }
+    let seed = t.read(cx, "seed", d.seed as i128, rd::int_in(0, u64::MAX as i128)) as u64;
+    let sample_interval = t.read(cx, "sample_interval", d.sample_interval, rd::dur);
+    if sample_interval == Dur::ZERO {
+        let allowed = "a duration > 0, e.g. \"100ms\"";
+        t.invalid(cx, "sample_interval", "must be longer than 0", allowed);
+    }
+    SimSpec {
+        duration,
+        seed,
+        sample_interval,
+    }
+}
+
+const PROFILES: &[(&str, TcpProfile)] = &[("rfc", TcpProfile::Rfc), ("ns3", TcpProfile::Ns3)];
+const RECOVERIES: &[(&str, RecoverySpec)] = &[
+    ("newreno", RecoverySpec::NewReno),
+    ("sack", RecoverySpec::Sack),
+];
+
+/// `[tcp]` or `[flow.tcp]`: every key defaults to `base`'s value.
+fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
+    let b = base.clone();
+    let profile = t.read(cx, "profile", b.profile, rd::choice(PROFILES));
+    let cc = t.read(cx, "cc", b.cc, rd::string);
+    if !KNOWN_CC.contains(&cc.as_str()) {
+        let msg = format!("unknown congestion control \"{cc}\"");
+        t.invalid(cx, "cc", msg, &KNOWN_CC.join(", "));
+    }
+    let recovery = t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES));
+    let sack = t.read(cx, "sack", b.sack, rd::boolean);
+    let timestamps = t.read(cx, "timestamps", b.timestamps, rd::boolean);
+    let window_scale = t.read(cx, "window_scale", b.window_scale, rd::boolean);
+    let mss = t.read(cx, "mss", b.mss as u64, rd::size);
+    if !(64..=65495).contains(&mss) {
+        let msg = format!("{mss} B is out of range");
+        t.invalid(cx, "mss", msg, "64B..=65495B");
+    }
+    let iw = rd::int_in(1, 100);
+    let initial_window = t.read(cx, "initial_window", b.initial_window as i128, iw) as u32;
+    let da = rd::int_in(1, 64);
+    let delayed_ack_segments = t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32;
+    let delayed_ack_timeout = t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur);
+    if delayed_ack_timeout == Dur::ZERO || delayed_ack_timeout >= Dur::from_millis(500) {
+        // RFC 1122 4.2.3.2: an ACK must not be delayed by 500 ms or more.
+        let msg = format!(
+            "{} is out of range (RFC 1122)",
+            units::format_duration(delayed_ack_timeout)
+        );
+        t.invalid(cx, "delayed_ack_timeout", msg, "0 < timeout < 500ms");
+    }
+    let initial_rto = t.read(cx, "initial_rto", b.initial_rto, rd::dur);
+    let min_rto = t.read(cx, "min_rto", b.min_rto, rd::dur);
+    let max_rto = t.read(cx, "max_rto", b.max_rto, rd::dur);
+    for (key, v) in [("initial_rto", initial_rto), ("min_rto", min_rto)] {
+        if v == Dur::ZERO {
+            t.invalid(cx, key, "must be longer than 0", "a duration > 0");
+        }
+    }
+    if min_rto > max_rto {
+        let key = if t.has("max_rto") {
+            "max_rto"
+        } else {
+            "min_rto"
+        };
+        let msg = format!(
+            "min_rto ({}) is larger than max_rto ({})",
+            units::format_duration(min_rto),
+            units::format_duration(max_rto)
+        );
+        t.invalid(cx, key, msg, "min_rto <= max_rto");
+    }
+    let rcv_buffer = t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size);
+    let snd_buffer = t.read(cx, "snd_buffer", b.snd_buffer, rd::size);
+    let mss_ok = (64..=65495).contains(&mss);
+    if mss_ok && !(mss..=1 << 30).contains(&rcv_buffer) {
+        let msg = format!("{} is out of range", units::format_size(rcv_buffer));
+        t.invalid(cx, "rcv_buffer", msg, "mss..=1GiB");
+    }
+    if mss_ok && snd_buffer < mss {
+        let msg = format!(
+            "{} is smaller than one segment",
+            units::format_size(snd_buffer)
+        );
+        t.invalid(cx, "snd_buffer", msg, ">= mss");
+    }
+    TcpSpec {
+        profile,
+        cc,
+        recovery,
+        sack,
+        timestamps,
+        window_scale,
+        mss: mss.min(u32::MAX as u64) as u32,
+        initial_window,
+        limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
+        delayed_ack_segments,
+        delayed_ack_timeout,
+        initial_rto,
+        min_rto,
+        max_rto,
+        rcv_buffer,
+        snd_buffer,
+    }
+}
+
+/// `rate`, `delay`, `queue` of `[wired]` or `[wireless]`.
+fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
+    let rate_bps = t.required(cx, "rate", "\"100Mbps\"", rd::rate).unwrap_or(1);
+    if rate_bps == 0 {
+        t.invalid(
+            cx,
+            "rate",
+            "must be faster than 0",
+            "a rate > 0, e.g. \"10Mbps\"",
+        );
+    }
+    let delay = t
+        .required(cx, "delay", "\"10ms\"", rd::dur)
+        .unwrap_or(Dur::ZERO);
+    let queue = t.read(cx, "queue", QueueLimit::Packets(100), rd::queue);
+    match queue {
+        QueueLimit::Packets(0) => t.invalid(cx, "queue", "must hold at least one packet", "> 0"),
+        QueueLimit::Bytes(b) if b < tcp.mss as u64 + 80 => {
+            let msg = format!(
+                "{} cannot hold one full-size segment ({} B of payload + 80 B of headers)",
+                units::format_size(b),
+                tcp.mss
+            );
+            t.invalid(
+                cx,
+                "queue",
+                msg,
+                ">= mss + 80B, or a packet count like \"100p\"",
+            );
+        }
+        _ => {}
+    }
+    LinkSpec {
+        rate_bps,
+        delay,
+        queue,
+    }
+}
+
+/// `[wireless]` with its `loss` and `availability` sub-tables.
+fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> WirelessSpec {
+    let link = read_link(cx, t, tcp);
+    let frame_overhead = t.read(cx, "frame_overhead", 0, rd::size);
+    if frame_overhead > 65535 {
+        t.invalid(cx, "frame_overhead", "is too large", "0B..=65535B");
+    }
+    let mut loss = t.table(cx, "loss");
+    let mut down = loss.table(cx, "down");
+    let loss_down = read_loss(cx, &mut down);
+    down.finish(cx);
+    let mut up = loss.table(cx, "up");
+    let loss_up = read_loss(cx, &mut up);
+    up.finish(cx);
+    loss.finish(cx);
+    let mut av = t.table(cx, "availability");
+    let availability = read_availability(cx, &mut av, base_dir);
+    av.finish(cx);
+    WirelessSpec {
+        link,
+        loss_down,
+        loss_up,
+        availability,
+        frame_overhead: frame_overhead.min(65535) as u32,
+    }
+}
+
+const LOSS_MODELS: &[(&str, u8)] = &[("none", 0), ("iid", 1), ("gilbert", 2)];
+
+/// `[wireless.loss.down]` / `[wireless.loss.up]`.
+fn read_loss(cx: &mut Cx, t: &mut Tab) -> LossSpec {
+    if !t.exists() {
+        return LossSpec::None;
+    }
+    let model = t.required(cx, "model", "\"iid\"", rd::choice(LOSS_MODELS));
+    match model {
+        Some(1) => {
+            let p = t.required(cx, "p", "0.01", rd::prob).unwrap_or(0.0);
+            check_loss_probability(cx, t, "p", p);
+            LossSpec::Iid { p }
+        }
+        Some(2) => {
+            let mean_loss = t.required(cx, "mean_loss", "0.01", rd::prob).unwrap_or(0.0);
+            check_loss_probability(cx, t, "mean_loss", mean_loss);
+            let mean_burst = t.required(cx, "mean_burst", "3", rd::number).unwrap_or(1.0);
+            if mean_burst < 1.0 {
+                let msg = format!("{mean_burst} frames is shorter than one frame");
+                t.invalid(cx, "mean_burst", msg, "mean_burst >= 1");
+            } else if (0.0..1.0).contains(&mean_loss) && mean_loss > mean_burst / (1.0 + mean_burst)
+            {
+                // Simple Gilbert: p = P_L / (L_b (1 - P_L)) must be <= 1.
+                let msg = format!(
+                    "mean_loss {mean_loss} is impossible with mean_burst {mean_burst}: \
+                     it needs mean_loss <= mean_burst / (1 + mean_burst) = {:.4}",
+                    mean_burst / (1.0 + mean_burst)
+                );
+                t.invalid(
+                    cx,
+                    "mean_loss",
+                    msg,
+                    "mean_loss <= mean_burst / (1 + mean_burst)",
+                );
+            }
+            LossSpec::Gilbert {
+                mean_loss,
+                mean_burst,
+            }
+        }
+        _ => LossSpec::None,
+    }
+}
+
+fn check_loss_probability(cx: &mut Cx, t: &Tab, key: &str, p: f64) {
+    if !(0.0..1.0).contains(&p) {
+        t.invalid(cx, key, format!("{p} is out of range"), "0 <= p < 1");
+    }
+}
+
+const AVAILABILITY_MODELS: &[(&str, u8)] = &[("always", 0), ("onoff", 1), ("file", 2)];
+const START_STATES: &[(&str, bool)] = &[("on", false), ("off", true)];
+
+/// `[wireless.availability]`.
+fn read_availability(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> AvailabilitySpec {
+    match t.read(cx, "model", 0, rd::choice(AVAILABILITY_MODELS)) {
+        1 => {
+            let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
+            let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
+            let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
+            for (key, p) in [("on", on), ("off", off)] {
+                if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
+                    if d == Dur::ZERO {
+                        t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
+                    }
+                }
+            }
+            let zero = Period::Fixed(Dur::ZERO);
+            AvailabilitySpec::OnOff {
+                on: on.unwrap_or(zero),
+                off: off.unwrap_or(zero),
+                start_blocked,
+            }
+        }
+        2 => {
+            let Some(file) = t.required(cx, "file", "\"blocked.txt\"", rd::string) else {
+                return AvailabilitySpec::Intervals(Vec::new());
+            };
+            match intervals::read_intervals(&base_dir.join(&file)) {
+                Ok(list) => AvailabilitySpec::Intervals(list),
+                Err(msg) => {
+                    let allowed = "one \"start end\" pair of seconds per line, sorted, disjoint";
+                    t.invalid(cx, "file", msg, allowed);
+                    AvailabilitySpec::Intervals(Vec::new())
+                }
+            }
+        }
+        _ => AvailabilitySpec::Always,
+    }
+}
+
+/// `[[flow]]` entries, expanded.
+fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<FlowSpec> {
+    let items: &[Node] = match root.get("flow") {
+        None => &[],
+        Some(Node {
+            val: Val::Array(items),
+            ..
+        }) => items,
+        Some(node) => {
+            let msg = format!(
+                "expected [[flow]] entries (an array of tables), got {}",
+                node.val.type_name()
+            );
+            cx.err(&node.loc, "flow", msg, Some("[[flow]] tables"));
+            return Vec::new();
+        }
+    };
+    if items.is_empty() {
+        let msg = "no flows: add at least one [[flow]] table";
+        cx.err(&Loc::Nowhere, "flow", msg, None);
+    }
+    let mut flows = Vec::new();
+    let mut names = BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut t = Tab::of(cx, format!("flow.{i}"), item);
+        let entry = read_flow(cx, &mut t, i, tcp, sim);
+        let count = t.read(cx, "count", 1, rd::int_in(1, MAX_FLOWS as i128)) as usize;
+        if flows.len() + count > MAX_FLOWS {
+            let msg = format!("more than {MAX_FLOWS} flows in all");
+            t.invalid(cx, "count", msg, &format!("at most {MAX_FLOWS} flows"));
+            t.finish(cx);
+            break;
+        }
+        for k in 0..count {
+            let mut flow = entry.clone();
+            if count > 1 {
+                flow.name = format!("{}.{k}", entry.name);
+            }
+            if !names.insert(flow.name.clone()) {
+                let msg = format!("flow name \"{}\" is used twice", flow.name);
+                t.invalid(cx, "name", msg, "unique names");
+            }
+            flows.push(flow);
+        }
+        t.finish(cx);
+    }
+    flows
+}
+
+const DIRECTIONS: &[(&str, Direction)] = &[("down", Direction::Down), ("up", Direction::Up)];
+const APPS: &[(&str, bool)] = &[("bulk", false), ("file", true)];
+
+/// One `[[flow]]` entry (before `count`).
+fn read_flow(cx: &mut Cx, t: &mut Tab, i: usize, tcp: &TcpSpec, sim: &SimSpec) -> FlowSpec {
+    let name = t.read(cx, "name", format!("flow{i}"), rd::string);
+    let name_ok = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
+    if name.is_empty() || name.len() > 64 || !name.chars().all(name_ok) {
+        let msg = format!("\"{name}\" is not a valid flow name");
+        t.invalid(cx, "name", msg, "1 to 64 letters, digits, _, -, .");
+    }
+    let direction = t.read(cx, "direction", Direction::Down, rd::choice(DIRECTIONS));
+    let is_file = t.read(cx, "app", false, rd::choice(APPS));
+    let size = t.read_opt(cx, "size", rd::size);
+    let app = match (is_file, size) {
+        (true, Some(0)) => {
+            t.invalid(cx, "size", "a file of 0 bytes", "a size > 0");
+            AppSpec::File { bytes: 1 }
+        }
+        (true, Some(bytes)) => AppSpec::File { bytes },
+        (true, None) => {
+            if !t.has("size") {
+                let msg = "missing; a file flow needs its size (e.g. size = \"10MB\")";
+                cx.err(&t.loc_of("app"), &t.key("size"), msg, None);
+            }
+            AppSpec::File { bytes: 1 }
+        }
+        (false, _) => {
+            if t.has("size") {
+                let msg = "a bulk flow always has data: `size` applies only to app = \"file\"";
+                t.invalid(cx, "size", msg, "size with app = \"file\"");
+            }
+            AppSpec::Bulk
+        }
+    };
+    let start = t.read(cx, "start", Dur::ZERO, rd::dur);
+    if sim.duration > Dur::ZERO && start >= sim.duration {
+        let msg = format!(
+            "the flow starts at {}, not before the end of the run ({})",
+            units::format_duration(start),
+            units::format_duration(sim.duration)
+        );
+        t.invalid(cx, "start", msg, "start < sim.duration");
+    }
+    let mut tt = t.table(cx, "tcp");
+    let tcp = if tt.exists() {
+        read_tcp(cx, &mut tt, tcp)
+    } else {
+        tcp.clone()
+    };
+    tt.finish(cx);
+    FlowSpec {
+        name,
+        direction,
+        app,
+        start,
+        tcp,
+    }
+}
+
+/// `[output]`.
+fn read_output(cx: &mut Cx, t: &mut Tab) -> OutputSpec {
+    let d = OutputSpec::default();
+    let pcap = t.read(cx, "pcap", d.pcap, rd::boolean);
+    let snaplen = t.read(cx, "pcap_snaplen", d.pcap_snaplen as u64, rd::size);
+    if snaplen > 65535 {
+        t.invalid(
+            cx,
+            "pcap_snaplen",
+            "is too large",
+            "0 (whole packet) ..= 65535B",
+        );
+    }
+    OutputSpec {
+        pcap,
+        pcap_snaplen: snaplen.min(65535) as u32,
+        timeseries: t.read(cx, "timeseries", d.timeseries, rd::boolean),
+    }
+}
