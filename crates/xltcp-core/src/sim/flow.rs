@@ -150,7 +150,10 @@ impl Flow {
                 AppSpec::File { bytes } => {
                     let want = (bytes - self.written).min(ep.send_buffer_space());
                     self.written += ep.write(want);
-                    if self.written == bytes && !self.closed {
+                    // RFC 9293 §3.10.4: CLOSE in SYN-SENT deletes the
+                    // connection, so the application waits for it to open.
+                    let open = matches!(ep.state(), tcp::State::Established | tcp::State::CloseWait);
+                    if self.written == bytes && !self.closed && open {
                         ep.close();
                         self.closed = true;
                     }

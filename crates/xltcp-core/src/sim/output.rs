@@ -93,9 +93,9 @@ impl Output {
     /// Writes one time-series row per flow.
     pub fn sample(&mut self, now: Time, flows: &mut [Flow], hop_blocked: bool) {
         for (f, w) in flows.iter_mut().zip(self.series.iter_mut()) {
-            let ep = f.sender();
             let bits = (f.delivered - f.delivered_at_sample) as f64 * 8.0;
             f.delivered_at_sample = f.delivered;
+            let ep = f.sender();
             let state = match ep.congestion_state() {
                 CongestionState::Open => "open",
                 CongestionState::Disorder => "disorder",

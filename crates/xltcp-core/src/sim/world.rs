@@ -219,11 +219,11 @@ impl World {
         !(self.links[link].gated && self.availability.blocked())
     }
 
-    fn apply(&mut self, link: usize, wake: Wake) {
+    /// Schedules what a link asked for; every transmission starts at `now`.
+    fn apply(&mut self, now: Time, link: usize, wake: Wake) {
         if let Some((at, gen)) = wake.tx_done {
-            let l = &self.links[link];
-            if let Some(p) = l.in_tx() {
-                self.output.capture(link, at - l.tx_time(p), p);
+            if let Some(p) = self.links[link].in_tx() {
+                self.output.capture(link, now, p);
             }
             self.q.schedule(at, Ev::TxDone { link: link as u32, gen });
         }
@@ -242,13 +242,13 @@ impl World {
     fn send(&mut self, now: Time, link: usize, p: Packet) {
         let open = self.open(link);
         let wake = self.links[link].offer(now, p, open);
-        self.apply(link, wake);
+        self.apply(now, link, wake);
     }
 
     fn on_tx_done(&mut self, now: Time, link: usize, gen: u32) {
         let open = self.open(link);
         let wake = self.links[link].tx_done(now, gen, open);
-        self.apply(link, wake);
+        self.apply(now, link, wake);
     }
 
     fn on_arrive(&mut self, now: Time, link: usize) {
@@ -349,7 +349,7 @@ impl World {
             }
             for link in [self.wl_down, self.wl_up] {
                 let wake = self.links[link].kick(now, true);
-                self.apply(link, wake);
+                self.apply(now, link, wake);
             }
         }
         let next = self.availability.next_change();

@@ -1,0 +1,47 @@
+//! Runs a scenario file and prints its summary as JSON (a development aid;
+//! the `xltcp` command is the user interface).
+//!
+//! `cargo run --release --example run -- SCENARIO [--seed N] [--out DIR] [--set key=value]...`
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use xltcp_core::{scenario, sim};
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let (mut path, mut seed, mut out, mut sets) = (None, None, None, Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--seed" => seed = args.next().and_then(|s| s.parse().ok()),
+            "--out" => out = args.next().map(PathBuf::from),
+            "--set" => sets.extend(args.next()),
+            _ => path = Some(PathBuf::from(a)),
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("usage: run SCENARIO [--seed N] [--out DIR] [--set key=value]...");
+        return ExitCode::from(2);
+    };
+    let s = match scenario::load_file(&path, &sets) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = sim::RunOptions {
+        seed,
+        out_dir: out.as_deref(),
+        ..Default::default()
+    };
+    match sim::run(&s, opts) {
+        Ok(summary) => {
+            println!("{}", serde_json::to_string_pretty(&summary).expect("serialisable"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
