@@ -3,6 +3,12 @@
 Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
 wrong (e.g. a results folder that cannot be written).
+
+Results go to ``--out DIR``, by default ``results/<scenario name>`` under the
+current directory: ``summary.json``, ``timeseries/<flow>.csv`` and, with
+``--pcap``, packet captures. With several seeds each run goes to
+``DIR/seed-<n>/`` and ``DIR/aggregate.json`` and ``DIR/runs.csv`` are added.
+Progress bars (stderr, terminals only) appear once a run has taken 2 s.
 """
 
 from __future__ import annotations
@@ -59,6 +65,11 @@ def user_errors() -> Iterator[None]:
         from xltcp import _core
     except ImportError as e:
         raise _error(f"the xltcp core extension is not available ({e})", 1) from None
+    missing = [name for name in ("ScenarioError", "validate", "run") if not hasattr(_core, name)]
+    if missing:
+        raise _error(
+            f"the xltcp core extension lacks {', '.join(missing)}: rebuild it (maturin develop)", 1
+        )
     try:
         yield
     except (_core.ScenarioError, UserError) as e:
@@ -68,6 +79,8 @@ def user_errors() -> Iterator[None]:
         raise _error(f"{where}{e.strerror or e}", 1) from None
     except RuntimeError as e:
         raise _error(str(e), 1) from None
+    except KeyboardInterrupt:
+        raise _error("interrupted", 130) from None
 
 
 class ProgressView(runner.Observer):
@@ -211,7 +224,9 @@ def run(
     ),
     out: Optional[Path] = OUT_OPT,
     set_: Optional[List[str]] = SET_OPT,
-    pcap: bool = typer.Option(False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."),
+    pcap: bool = typer.Option(
+        False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -239,7 +254,9 @@ def run_scenario(
         many = seeds is not None and len(seeds) > 1
         if seeds is not None and not many:
             seed = seeds[0]
-        view = ProgressView(err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal)
+        view = ProgressView(
+            err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
+        )
         try:
             if many:
                 result = runner.run_seeds(scenario, seeds, out_dir, overrides, view)
@@ -308,7 +325,9 @@ def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT)
 @app.command()
 def demo(
     out: Optional[Path] = OUT_OPT,
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed [default: the scenario's]."),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=0, help="Seed [default: the scenario's]."
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:

@@ -15,7 +15,7 @@ def _core_runs() -> bool:
         from xltcp import _core
     except ImportError:
         return False
-    return hasattr(_core, "run") and hasattr(_core, "validate")
+    return all(hasattr(_core, name) for name in ("run", "validate", "ScenarioError"))
 
 
 CORE_RUNS = _core_runs()
@@ -23,7 +23,7 @@ CORE_RUNS = _core_runs()
 #: Tests that need the compiled core with run/validate and the demo scenario.
 needs_core = pytest.mark.skipif(
     not (CORE_RUNS and DEMO.is_file()),
-    reason="needs xltcp._core with run/validate (maturin develop) and scenarios/demo.toml",
+    reason="needs a built xltcp._core (run, validate, ScenarioError) and scenarios/demo.toml",
 )
 
 

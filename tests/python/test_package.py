@@ -23,7 +23,9 @@ def test_shipped_scenarios_are_the_repository_ones():
     shipped = sorted(p.name for p in xltcp.scenarios_dir().glob("*.toml"))
     assert shipped == repo_files
     for name in shipped:
-        assert xltcp.shipped_scenario(name[:-5]).read_text() == (REPO / "scenarios" / name).read_text()
+        assert (
+            xltcp.shipped_scenario(name[:-5]).read_text() == (REPO / "scenarios" / name).read_text()
+        )
 
 
 def test_scenarios_command_lists_them():

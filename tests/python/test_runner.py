@@ -30,7 +30,9 @@ def summary(seed, goodputs, retx=(0, 0)):
                 "cwnd_max": 9,
                 "nested": {"ignored": True},
             }
-            for name, direction, goodput, r in zip(("a", "b"), ("down", "up"), goodputs, retx)
+            for name, direction, goodput, r in zip(
+                ("a", "b"), ("down", "up"), goodputs, retx, strict=True
+            )
         ],
     }
 
@@ -72,7 +74,12 @@ def test_runs_csv_one_row_per_run_and_flow(tmp_path):
     path = tmp_path / "runs.csv"
     runner.write_runs_csv(path, RUNS[:2])
     rows = list(csv.DictReader(path.open()))
-    assert [(r["seed"], r["name"]) for r in rows] == [("1", "a"), ("1", "b"), ("2", "a"), ("2", "b")]
+    assert [(r["seed"], r["name"]) for r in rows] == [
+        ("1", "a"),
+        ("1", "b"),
+        ("2", "a"),
+        ("2", "b"),
+    ]
     header = path.read_text().splitlines()[0].split(",")
     assert header == [*runner.RUN_COLUMNS, "cwnd_max", *runner.RUN_LEVEL_COLUMNS]
     assert rows[3]["goodput_bps"] == "4000000.0"

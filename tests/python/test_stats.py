@@ -38,7 +38,9 @@ def test_one_value_has_undefined_width():
     assert math.isnan(half)
 
 
-@pytest.mark.parametrize("values, confidence", [([], 0.95), ([1, 2], 0.0), ([1, 2], 1.0), ([1, 2], 95)])
+@pytest.mark.parametrize(
+    "values, confidence", [([], 0.95), ([1, 2], 0.0), ([1, 2], 1.0), ([1, 2], 95)]
+)
 def test_bad_input_is_refused(values, confidence):
     with pytest.raises(ValueError):
         mean_ci(values, confidence)
