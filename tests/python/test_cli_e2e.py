@@ -155,3 +155,10 @@ def test_python_api_run(demo, tmp_path):
     summary.pop("wall_seconds")
     written.pop("wall_seconds")
     assert summary == written
+
+
+def test_demo_command(tmp_path):
+    result = invoke("demo", "--out", tmp_path, "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "demo, seed 1" in result.stdout
+    assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 1
