@@ -355,12 +355,13 @@ def scenarios() -> None:
     files = sorted(folder.glob("*.toml"))
     if not files:
         raise _error(f"no shipped scenarios found in {folder}", 1)
-    listing = Table(title=str(folder), title_justify="left")
+    listing = Table()
     listing.add_column("scenario")
     listing.add_column("about")
     for path in files:
         listing.add_row(path.stem, _first_comment(path))
     out_console.print(listing)
+    out_console.print(Text(f"in {folder}"), soft_wrap=True)
 
 
 def _version(value: bool) -> None:
