@@ -204,6 +204,13 @@ SET_OPT = typer.Option(
 OUT_OPT = typer.Option(
     None, "--out", "-o", help="Results folder [default: results/<scenario name>]."
 )
+SEED_OPT = typer.Option(
+    None,
+    "--seed",
+    min=0,
+    max=runner.MAX_SEED,
+    help="Seed of a single run [default: the scenario's sim.seed].",
+)
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
 
@@ -211,9 +218,7 @@ JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) 
 @app.command()
 def run(
     scenario: Path = SCENARIO_ARG,
-    seed: Optional[int] = typer.Option(
-        None, "--seed", min=0, help="Seed of a single run [default: the scenario's sim.seed]."
-    ),
+    seed: Optional[int] = SEED_OPT,
     seeds: Optional[str] = typer.Option(
         None,
         "--seeds",
@@ -325,9 +330,7 @@ def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT)
 @app.command()
 def demo(
     out: Optional[Path] = OUT_OPT,
-    seed: Optional[int] = typer.Option(
-        None, "--seed", min=0, help="Seed [default: the scenario's]."
-    ),
+    seed: Optional[int] = SEED_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:

@@ -20,6 +20,9 @@ from xltcp.stats import mean_ci
 #: Largest seed the core accepts (an unsigned 64-bit integer).
 MAX_SEED = 2**64 - 1
 
+#: Most seeds one ``--seeds`` value may name (a guard against typos like 1..1000000000).
+MAX_SEED_COUNT = 100_000
+
 #: Per-flow metrics that ``aggregate.json`` summarises over seeds.
 AGGREGATED_METRICS = ("goodput_bps", "efficiency", "retransmissions", "rto_count")
 
@@ -64,7 +67,8 @@ def parse_seeds(text: str) -> list[int]:
     """The seeds named by ``A..B`` (inclusive), ``1,2,5`` or a single ``N``.
 
     Raises SeedSpecError for anything else: an empty value, a reversed range,
-    a negative or non-integer seed, or a seed listed twice.
+    a negative or non-integer seed, a seed listed twice, or more than
+    MAX_SEED_COUNT seeds.
     """
     whole = text
     text = text.strip()
@@ -75,6 +79,10 @@ def parse_seeds(text: str) -> list[int]:
         low, high = _parse_seed(low_text, whole), _parse_seed(high_text, whole)
         if high < low:
             raise SeedSpecError(f"{whole!r}: the range ends ({high}) before it starts ({low})")
+        if high - low + 1 > MAX_SEED_COUNT:
+            raise SeedSpecError(
+                f"{whole!r}: {high - low + 1} seeds; at most {MAX_SEED_COUNT} in one sweep"
+            )
         return list(range(low, high + 1))
     seeds = [_parse_seed(part, whole) for part in text.split(",")]
     for i, seed in enumerate(seeds):

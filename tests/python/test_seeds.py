@@ -33,6 +33,7 @@ def test_good_seed_specs(text, seeds):
         ("1,,2", "'' is not a seed"),
         ("1,2,1", "seed 1 is listed twice"),
         (str(MAX_SEED + 1), "is larger than"),
+        ("0..100000", "100001 seeds; at most 100000"),
     ],
 )
 def test_bad_seed_specs(text, says):
@@ -57,9 +58,11 @@ def test_cli_seed_and_seeds_together_exit_2(write_toml):
     assert "either --seed or --seeds" in result.output
 
 
-def test_cli_negative_seed_exit_2(write_toml):
-    result = CliRunner().invoke(app, ["run", str(write_toml("")), "--seed", "-3"])
+@pytest.mark.parametrize("seed", ["-3", str(MAX_SEED + 1), "x"])
+def test_cli_bad_seed_exit_2(seed, write_toml):
+    result = CliRunner().invoke(app, ["run", str(write_toml("")), "--seed", seed])
     assert result.exit_code == 2
+    assert "Invalid value for '--seed'" in result.output
 
 
 def test_cli_set_without_equals_exit_2(write_toml):
