@@ -1,0 +1,396 @@
+"""The ``xltcp`` command: run, validate, demo, scenarios.
+
+Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
+scenario; the message names what is wrong), 1 for anything else that went
+wrong (e.g. a results folder that cannot be written).
+
+Results go to ``--out DIR``, by default ``results/<scenario name>`` under the
+current directory: ``summary.json``, ``timeseries/<flow>.csv`` and, with
+``--pcap``, packet captures. With several seeds each run goes to
+``DIR/seed-<n>/`` and ``DIR/aggregate.json`` and ``DIR/runs.csv`` are added.
+Progress bars (stderr, terminals only) appear once a run has taken 2 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+import xltcp
+from xltcp import runner, table
+
+app = typer.Typer(
+    name="xltcp",
+    help="TCP over disruptive wireless links: run and check scenarios.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+out_console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+#: Wall time a run must take before its progress bar appears.
+PROGRESS_DELAY_S = 2.0
+
+
+class UserError(Exception):
+    """A problem with the user's input: reported without a traceback, exit 2."""
+
+
+def _error(message: str, code: int) -> typer.Exit:
+    # The message is printed verbatim: no markup, highlighting or wrapping.
+    err_console.print(
+        Text("error: ", style="bold red") + Text(message), soft_wrap=True, markup=False
+    )
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the known failures into a message on stderr and an exit status."""
+    try:
+        from xltcp import _core
+    except ImportError as e:
+        raise _error(f"the xltcp core extension is not available ({e})", 1) from None
+    missing = [name for name in ("ScenarioError", "validate", "run") if not hasattr(_core, name)]
+    if missing:
+        raise _error(
+            f"the xltcp core extension lacks {', '.join(missing)}: rebuild it (maturin develop)", 1
+        )
+    try:
+        yield
+    except (_core.ScenarioError, UserError) as e:
+        raise _error(str(e), 2) from None
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        raise _error(f"{where}{e.strerror or e}", 1) from None
+    except RuntimeError as e:
+        raise _error(str(e), 1) from None
+    except KeyboardInterrupt:
+        raise _error("interrupted", 130) from None
+
+
+class ProgressView(runner.Observer):
+    """Progress bars on stderr, shown only once a run has taken a while.
+
+    The bars start once ``delay`` seconds of wall time have passed since the
+    view was made, so quick runs print nothing. The core calls back with
+    simulated seconds done and total; several seeds add an overall bar.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        seeds: int,
+        enabled: bool,
+        delay: float = PROGRESS_DELAY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console, self.seeds, self.enabled = console, seeds, enabled
+        self.delay, self.clock = delay, clock
+        self.started_at = clock()
+        self.last_refresh = 0.0
+        self.bar: Progress | None = None
+        self.seed: int | None = None
+        self.done_s, self.total_s, self.finished = 0.0, 0.0, 0
+
+    def run_started(self, index: int, seed: int | None) -> None:
+        """Reset the per-run bar for a new seed."""
+        self.seed, self.done_s, self.total_s = seed, 0.0, 0.0
+        self._update(force=True)
+
+    def progress(self, done_s: float, total_s: float) -> None:
+        """Called by the core with simulated seconds done and total."""
+        self.done_s, self.total_s = done_s, total_s
+        self._update()
+
+    def run_finished(self, index: int, seed: int | None, summary: dict) -> None:
+        """Advance the overall bar."""
+        self.finished += 1
+        self._update(force=True)
+
+    def close(self) -> None:
+        """Remove the bars, if they were shown."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def _update(self, force: bool = False) -> None:
+        now = self.clock()
+        if self.bar is None:
+            if not self.enabled or now - self.started_at < self.delay:
+                return
+            self._start()
+        assert self.bar is not None
+        if self.seeds > 1:
+            self.bar.update(self.overall, completed=self.finished)
+        label = "run" if self.seed is None else f"seed {self.seed}"
+        self.bar.update(
+            self.current, description=label, total=self.total_s or None, completed=self.done_s
+        )
+        # The core holds the interpreter while it runs, so the bar is redrawn
+        # here rather than by a background thread; at most ten times a second.
+        if force or now - self.last_refresh >= 0.1:
+            self.last_refresh = now
+            self.bar.refresh()
+
+    def _start(self) -> None:
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+            auto_refresh=False,
+        )
+        self.bar.start()
+        if self.seeds > 1:
+            self.overall = self.bar.add_task("seeds", total=self.seeds)
+        self.current = self.bar.add_task("run", total=None)
+
+
+def _parse_seeds_option(value: Optional[str]) -> Optional[List[int]]:
+    if value is None:
+        return None
+    try:
+        return runner.parse_seeds(value)
+    except runner.SeedSpecError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def _check_overrides(values: Optional[List[str]]) -> List[str]:
+    values = values or []
+    for value in values:
+        if "=" not in value or not value.partition("=")[0].strip():
+            raise typer.BadParameter(f"{value!r}: expected KEY=VALUE, e.g. sim.duration=10s")
+    return values
+
+
+def default_out_dir(echo: dict, scenario: Path) -> Path:
+    """``results/<scenario name>``, the name made safe as a folder name."""
+    name = str(echo.get("name") or scenario.stem)
+    return Path("results") / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(".") or "scenario")
+
+
+SCENARIO_ARG = typer.Argument(
+    ...,
+    exists=True,
+    dir_okay=False,
+    readable=True,
+    metavar="SCENARIO",
+    help="Scenario file (TOML).",
+)
+SET_OPT = typer.Option(
+    None,
+    "--set",
+    metavar="KEY=VALUE",
+    callback=_check_overrides,
+    help="Override a scenario key, e.g. --set sim.duration=10s (repeatable).",
+)
+OUT_OPT = typer.Option(
+    None, "--out", "-o", help="Results folder [default: results/<scenario name>]."
+)
+SEED_OPT = typer.Option(
+    None,
+    "--seed",
+    min=0,
+    max=runner.MAX_SEED,
+    help="Seed of a single run [default: the scenario's sim.seed].",
+)
+QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
+JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
+
+
+@app.command()
+def run(
+    scenario: Path = SCENARIO_ARG,
+    seed: Optional[int] = SEED_OPT,
+    seeds: Optional[str] = typer.Option(
+        None,
+        "--seeds",
+        metavar="A..B|A,B,C",
+        callback=_parse_seeds_option,
+        help="Run several seeds (inclusive range or list) into OUT/seed-<n>/ "
+        "and write OUT/aggregate.json and OUT/runs.csv.",
+    ),
+    out: Optional[Path] = OUT_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    pcap: bool = typer.Option(
+        False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
+    ),
+    quiet: bool = QUIET_OPT,
+    json_: bool = JSON_OPT,
+) -> None:
+    """Run a scenario for one seed or several and print the results."""
+    if seed is not None and seeds is not None:
+        raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
+    overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_)
+
+
+def run_scenario(
+    scenario: Path,
+    seed: Optional[int],
+    seeds: Optional[List[int]],
+    out: Optional[Path],
+    overrides: List[str],
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """What ``run`` and ``demo`` share: validate, run, report."""
+    with user_errors():
+        echo = runner.validate(scenario, overrides)
+        out_dir = out if out is not None else default_out_dir(echo, scenario)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        many = seeds is not None and len(seeds) > 1
+        if seeds is not None and not many:
+            seed = seeds[0]
+        view = ProgressView(
+            err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
+        )
+        try:
+            if many:
+                result = runner.run_seeds(scenario, seeds, out_dir, overrides, view)
+            else:
+                view.run_started(0, seed)
+                result = runner.run_one(scenario, seed, out_dir, overrides, view.progress)
+        finally:
+            view.close()
+    if as_json:
+        print(json.dumps(result, indent=2))
+    elif not quiet:
+        if many:
+            out_console.print(table.aggregate_table(result))
+            out_console.print(table.aggregate_line(result))
+        else:
+            out_console.print(table.run_table(result))
+            out_console.print(table.run_line(result))
+        out_console.print(Text(f"results in {out_dir}"))
+
+
+def describe(echo: dict) -> List[str]:
+    """Short lines about a scenario echo: its flows, duration and wireless hop."""
+    flows = echo.get("flows", echo.get("flow", []))
+    lines = []
+    if isinstance(flows, list):
+        directions = [str(f.get("direction", "down")) for f in flows if isinstance(f, dict)]
+        counts = ", ".join(f"{directions.count(d)} {d}" for d in ("down", "up") if d in directions)
+        names = ", ".join(str(f.get("name")) for f in flows[:6] if isinstance(f, dict))
+        more = ", ..." if len(flows) > 6 else ""
+        lines.append(f"flows: {len(flows)} ({counts}): {names}{more}")
+    sim = echo.get("sim", {})
+    if isinstance(sim, dict) and "duration" in sim:
+        lines.append(f"duration: {sim['duration']}, seed {sim.get('seed')}")
+    hop = echo.get("wireless", {})
+    if isinstance(hop, dict) and hop:
+        lines.append("wireless hop: " + _describe_hop(hop))
+    return lines
+
+
+def _describe_hop(hop: dict) -> str:
+    parts = [str(hop[key]) for key in ("rate", "delay", "queue") if key in hop]
+    loss = hop.get("loss", {})
+    if isinstance(loss, dict):
+        for direction in ("down", "up"):
+            spec = loss.get(direction)
+            if isinstance(spec, dict) and spec.get("model", "none") != "none":
+                params = ", ".join(f"{k}={v}" for k, v in spec.items() if k != "model")
+                parts.append(f"loss {direction} {spec['model']}({params})")
+    availability = hop.get("availability", {})
+    if isinstance(availability, dict) and availability.get("model", "always") != "always":
+        params = ", ".join(f"{k}={v}" for k, v in availability.items() if k != "model")
+        parts.append(f"availability {availability['model']}({params})")
+    return ", ".join(parts)
+
+
+@app.command()
+def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT) -> None:
+    """Check a scenario file and print a short summary of it."""
+    with user_errors():
+        echo = runner.validate(scenario, set_ or [])
+    out_console.print(Text(f"{scenario}: ok"), soft_wrap=True)
+    for line in describe(echo):
+        out_console.print(Text(f"  {line}"), soft_wrap=True)
+
+
+@app.command()
+def demo(
+    out: Optional[Path] = OUT_OPT,
+    seed: Optional[int] = SEED_OPT,
+    quiet: bool = QUIET_OPT,
+    json_: bool = JSON_OPT,
+) -> None:
+    """Run the shipped demo scenario and print the results."""
+    path = xltcp.shipped_scenario("demo")
+    if not path.is_file():
+        raise _error(f"the shipped demo scenario is missing ({path})", 1)
+    run_scenario(path, seed, None, out, [], quiet, json_)
+
+
+def _first_comment(path: Path) -> str:
+    with contextlib.suppress(OSError):
+        for line in path.read_text().splitlines():
+            if line.startswith("#"):
+                return line.lstrip("#").strip()
+            if line.strip():
+                break
+    return ""
+
+
+@app.command()
+def scenarios() -> None:
+    """List the scenarios shipped with xltcp."""
+    folder = xltcp.scenarios_dir()
+    files = sorted(folder.glob("*.toml"))
+    if not files:
+        raise _error(f"no shipped scenarios found in {folder}", 1)
+    listing = Table()
+    listing.add_column("scenario")
+    listing.add_column("about")
+    for path in files:
+        listing.add_row(path.stem, _first_comment(path))
+    out_console.print(listing)
+    out_console.print(Text(f"in {folder}"), soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"xltcp {version('xltcp')}")
+        except PackageNotFoundError:
+            print("xltcp (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """TCP over disruptive wireless links: run and check scenarios."""
+
+
+def main() -> None:
+    """Entry point of the ``xltcp`` command."""
+    app(prog_name="xltcp")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

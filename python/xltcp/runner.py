@@ -1,0 +1,248 @@
+"""Running a scenario for one seed or many, and aggregating over seeds.
+
+A run with several seeds writes each run into ``OUT/seed-<n>/`` and adds
+``OUT/runs.csv`` (one row per run and flow) and ``OUT/aggregate.json``
+(mean and Student t confidence interval over seeds, per flow).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from xltcp.stats import mean_ci
+
+#: Largest seed the core accepts (an unsigned 64-bit integer).
+MAX_SEED = 2**64 - 1
+
+#: Most seeds one ``--seeds`` value may name (a guard against typos like 1..1000000000).
+MAX_SEED_COUNT = 100_000
+
+#: Per-flow metrics that ``aggregate.json`` summarises over seeds.
+AGGREGATED_METRICS = ("goodput_bps", "efficiency", "retransmissions", "rto_count")
+
+#: Leading columns of ``runs.csv``; any other scalar flow field follows, sorted.
+RUN_COLUMNS = (
+    "seed",
+    "name",
+    "direction",
+    "goodput_bps",
+    "efficiency",
+    "retransmissions",
+    "rto_count",
+    "fast_retransmits",
+    "bytes_delivered",
+    "oracle_bps",
+)
+
+#: Run-level fields repeated on every ``runs.csv`` row, after the flow fields.
+RUN_LEVEL_COLUMNS = ("duration_s", "events", "wall_seconds")
+
+Progress = Callable[[float, float], None]
+
+
+class SeedSpecError(ValueError):
+    """A ``--seeds`` value that does not name a set of seeds."""
+
+
+def _parse_seed(text: str, whole: str) -> int:
+    text = text.strip()
+    if not re.fullmatch(r"[0-9]+", text):
+        raise SeedSpecError(
+            f"{whole!r}: {text!r} is not a seed; expected a range like 1..10 "
+            "or a list like 1,2,5 (seeds are integers >= 0)"
+        )
+    seed = int(text)
+    if seed > MAX_SEED:
+        raise SeedSpecError(f"{whole!r}: seed {seed} is larger than {MAX_SEED}")
+    return seed
+
+
+def parse_seeds(text: str) -> list[int]:
+    """The seeds named by ``A..B`` (inclusive), ``1,2,5`` or a single ``N``.
+
+    Raises SeedSpecError for anything else: an empty value, a reversed range,
+    a negative or non-integer seed, a seed listed twice, or more than
+    MAX_SEED_COUNT seeds.
+    """
+    whole = text
+    text = text.strip()
+    if not text:
+        raise SeedSpecError("empty seed list; expected a range like 1..10 or a list like 1,2,5")
+    if ".." in text:
+        low_text, _, high_text = text.partition("..")
+        low, high = _parse_seed(low_text, whole), _parse_seed(high_text, whole)
+        if high < low:
+            raise SeedSpecError(f"{whole!r}: the range ends ({high}) before it starts ({low})")
+        if high - low + 1 > MAX_SEED_COUNT:
+            raise SeedSpecError(
+                f"{whole!r}: {high - low + 1} seeds; at most {MAX_SEED_COUNT} in one sweep"
+            )
+        return list(range(low, high + 1))
+    seeds = [_parse_seed(part, whole) for part in text.split(",")]
+    for i, seed in enumerate(seeds):
+        if seed in seeds[:i]:
+            raise SeedSpecError(f"{whole!r}: seed {seed} is listed twice")
+    return seeds
+
+
+def overrides_list(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
+    """``--set`` strings from a mapping ({"sim.duration": "2s"}) or strings."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        return [f"{key}={_override_value(value)}" for key, value in overrides.items()]
+    return [str(item) for item in overrides]
+
+
+def _override_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _core():
+    # Imported on use so that seed parsing and statistics work without the
+    # compiled extension.
+    from xltcp import _core
+
+    return _core
+
+
+def validate(path: str | Path, overrides: Sequence[str] = ()) -> dict:
+    """The scenario echo of a valid scenario; raises ``_core.ScenarioError``."""
+    return json.loads(_core().validate(str(path), list(overrides)))
+
+
+def run_one(
+    path: str | Path,
+    seed: int | None = None,
+    out_dir: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> dict:
+    """Run the scenario once; returns the summary (also in out_dir/summary.json)."""
+    out = None if out_dir is None else str(out_dir)
+    text = _core().run(str(path), seed, out, list(overrides), progress)
+    return json.loads(text)
+
+
+class Observer:
+    """Hooks a caller of :func:`run_seeds` may override (all do nothing here)."""
+
+    def run_started(self, index: int, seed: int) -> None:
+        """Run number ``index`` (from 0) with ``seed`` is about to start."""
+
+    def progress(self, done_s: float, total_s: float) -> None:
+        """Simulated seconds done out of the total, within the current run."""
+
+    def run_finished(self, index: int, seed: int, summary: dict) -> None:
+        """Run number ``index`` finished with this summary."""
+
+
+def run_seeds(
+    path: str | Path,
+    seeds: Sequence[int],
+    out_dir: str | Path,
+    overrides: Sequence[str] = (),
+    observer: Observer | None = None,
+    confidence: float = 0.95,
+) -> dict:
+    """Run every seed into ``out_dir/seed-<n>/``; write and return the aggregate."""
+    observer = observer or Observer()
+    out_dir = Path(out_dir)
+    summaries = []
+    for index, seed in enumerate(seeds):
+        observer.run_started(index, seed)
+        summary = run_one(path, seed, out_dir / f"seed-{seed}", overrides, observer.progress)
+        summaries.append(summary)
+        observer.run_finished(index, seed, summary)
+    write_runs_csv(out_dir / "runs.csv", summaries)
+    result = aggregate(summaries, confidence)
+    (out_dir / "aggregate.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, str, bool)) or value is None
+
+
+def write_runs_csv(path: Path, summaries: Sequence[dict]) -> None:
+    """One row per run and flow: the flow's scalar fields and the run's totals."""
+    extra = sorted(
+        {
+            key
+            for summary in summaries
+            for flow in summary.get("flows", [])
+            for key, value in flow.items()
+            if key not in RUN_COLUMNS and _is_scalar(value)
+        }
+    )
+    columns = [*RUN_COLUMNS, *extra, *RUN_LEVEL_COLUMNS]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for summary in summaries:
+            for flow in summary.get("flows", []):
+                row = {key: flow.get(key) for key in columns}
+                row["seed"] = summary.get("seed")
+                for key in RUN_LEVEL_COLUMNS:
+                    row[key] = summary.get(key)
+                writer.writerow(row)
+
+
+def _json_number(value: float) -> float | None:
+    # JSON has no NaN: an undefined interval (one seed) is written as null.
+    return None if math.isnan(value) else value
+
+
+def _metric_stats(values: Sequence[float], confidence: float) -> dict:
+    mean, half = mean_ci(values, confidence)
+    return {
+        "mean": mean,
+        "ci_half_width": _json_number(half),
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def aggregate(summaries: Sequence[dict], confidence: float = 0.95) -> dict:
+    """Per-flow mean and confidence half width of each aggregated metric.
+
+    Flows are matched across runs by name and listed in the order of the
+    first run. A metric missing from a run is left out of that flow's values.
+    """
+    if not summaries:
+        raise ValueError("aggregate needs at least one run")
+    first = summaries[0]
+    names = [flow["name"] for flow in first.get("flows", [])]
+    flows = []
+    for name in names:
+        per_run = [f for s in summaries for f in s.get("flows", []) if f.get("name") == name]
+        entry: dict[str, Any] = {
+            "name": name,
+            "direction": per_run[0].get("direction"),
+            "runs": len(per_run),
+        }
+        for metric in AGGREGATED_METRICS:
+            values = [float(f[metric]) for f in per_run if f.get(metric) is not None]
+            if values:
+                entry[metric] = _metric_stats(values, confidence)
+        flows.append(entry)
+    return {
+        "xltcp_version": first.get("xltcp_version"),
+        "scenario": first.get("scenario"),
+        "seeds": [s.get("seed") for s in summaries],
+        "confidence": confidence,
+        "duration_s": first.get("duration_s"),
+        "events": sum(int(s.get("events", 0)) for s in summaries),
+        "wall_seconds": sum(float(s.get("wall_seconds", 0.0)) for s in summaries),
+        "flows": flows,
+    }

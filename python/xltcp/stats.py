@@ -1,0 +1,29 @@
+"""Statistics over independent runs (one value per seed)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from scipy import stats as _scipy_stats
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Mean of `values` and the half width of its Student t confidence interval.
+
+    The interval is ``mean ± t_{(1+confidence)/2, n-1} * s / sqrt(n)`` with
+    ``s`` the sample standard deviation (n - 1 in the denominator). With a
+    single value the half width is NaN: one run says nothing about spread.
+    Raises ValueError for no values or a confidence outside (0, 1).
+    """
+    n = len(values)
+    if n == 0:
+        raise ValueError("mean_ci needs at least one value")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    mean = math.fsum(values) / n
+    if n == 1:
+        return mean, math.nan
+    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    t = float(_scipy_stats.t.ppf((1.0 + confidence) / 2.0, n - 1))
+    return mean, t * math.sqrt(variance) / math.sqrt(n)

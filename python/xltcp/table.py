@@ -1,0 +1,174 @@
+"""Rich rendering of run summaries and aggregates, with human units."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+_RATE_UNITS = ("bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s")
+
+
+def _three_digits(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def _rate_unit(bps: float) -> tuple[float, str]:
+    # The largest unit in which the value still prints below 1000.
+    value, unit = abs(float(bps)), 0
+    while unit < len(_RATE_UNITS) - 1 and float(_three_digits(value)) >= 1000:
+        value /= 1000
+        unit += 1
+    return 1000.0**unit, _RATE_UNITS[unit]
+
+
+def human_rate(bps: float | None) -> str:
+    """A rate in decimal SI units with three significant digits: "8.41 Mbit/s"."""
+    if bps is None or math.isnan(bps):
+        return "n/a"
+    scale, unit = _rate_unit(bps)
+    sign = "-" if bps < 0 else ""
+    return f"{sign}{_three_digits(abs(bps) / scale)} {unit}"
+
+
+def rate_pm(mean: float, half: float | None) -> str:
+    """A mean rate ± half width in the mean's unit: "7.00 ± 2.01 Mbit/s"."""
+    if half is None:
+        return human_rate(mean)
+    scale, unit = _rate_unit(mean)
+    return f"{_three_digits(mean / scale)} ± {_three_digits(half / scale)} {unit}"
+
+
+def human_seconds(seconds: float | None) -> str:
+    """A duration: "20 s", "1.5 s", "850 ms", "42 us"."""
+    if seconds is None or math.isnan(seconds):
+        return "n/a"
+    if seconds >= 1 or seconds == 0:
+        return f"{seconds:.3g} s" if seconds < 1000 else f"{seconds:.0f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} us"
+
+
+def percent(fraction: float | None) -> str:
+    """A fraction as a percentage with one decimal: 0.8412 -> "84.1 %"."""
+    if fraction is None or math.isnan(fraction):
+        return "n/a"
+    return f"{fraction * 100:.1f} %"
+
+
+def _count(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _flow_table(title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("flow")
+    table.add_column("dir")
+    table.add_column("goodput", justify="right")
+    table.add_column("efficiency", justify="right")
+    table.add_column("retx", justify="right")
+    table.add_column("RTOs", justify="right")
+    return table
+
+
+def run_table(summary: dict) -> Table:
+    """One row per flow of a single run."""
+    table = _flow_table(f"{_scenario_name(summary)}, seed {summary.get('seed')}")
+    for flow in summary.get("flows", []):
+        table.add_row(
+            str(flow.get("name")),
+            str(flow.get("direction")),
+            human_rate(flow.get("goodput_bps")),
+            percent(flow.get("efficiency")),
+            _count(flow.get("retransmissions")),
+            _count(flow.get("rto_count")),
+        )
+    return table
+
+
+def run_line(summary: dict) -> Text:
+    """The run's seed, simulated duration, events and simulation speed."""
+    events = summary.get("events")
+    wall = summary.get("wall_seconds")
+    parts = [
+        f"seed {summary.get('seed')}",
+        f"simulated {human_seconds(summary.get('duration_s'))}",
+        f"{_count(events)} events",
+        f"wall {human_seconds(wall)}",
+    ]
+    if events is not None and wall:
+        parts.append(f"{events / wall:,.0f} events/s")
+    return Text(" | ".join(parts))
+
+
+def percent_pm(mean: float, half: float | None) -> str:
+    """A mean fraction ± half width as percentages: "73.7 ± 21.1 %"."""
+    if half is None:
+        return percent(mean)
+    return f"{mean * 100:.1f} ± {half * 100:.1f} %"
+
+
+def count_pm(mean: float, half: float | None) -> str:
+    """A mean count ± half width, one decimal: "22.8 ± 34.8"."""
+    return f"{mean:,.1f}" if half is None else f"{mean:,.1f} ± {half:,.1f}"
+
+
+def _mean_pm(stats: dict | None, fmt) -> str:
+    if not stats:
+        return "n/a"
+    return fmt(stats["mean"], stats.get("ci_half_width"))
+
+
+def aggregate_table(agg: dict) -> Table:
+    """One row per flow: mean ± confidence half width over seeds."""
+    confidence = agg.get("confidence", 0.95)
+    title = (
+        f"{_scenario_name(agg)}, {len(agg.get('seeds', []))} seeds, "
+        f"mean ± {confidence * 100:.0f}% CI"
+    )
+    table = _flow_table(title)
+    for flow in agg.get("flows", []):
+        table.add_row(
+            str(flow.get("name")),
+            str(flow.get("direction")),
+            _mean_pm(flow.get("goodput_bps"), rate_pm),
+            _mean_pm(flow.get("efficiency"), percent_pm),
+            _mean_pm(flow.get("retransmissions"), count_pm),
+            _mean_pm(flow.get("rto_count"), count_pm),
+        )
+    return table
+
+
+def aggregate_line(agg: dict) -> Text:
+    """Seeds, simulated duration per run, total events and wall time."""
+    seeds = agg.get("seeds", [])
+    wall = agg.get("wall_seconds")
+    parts = [
+        f"seeds {_seed_list(seeds)}",
+        f"simulated {human_seconds(agg.get('duration_s'))} each",
+        f"{_count(agg.get('events'))} events",
+        f"wall {human_seconds(wall)}",
+    ]
+    return Text(" | ".join(parts))
+
+
+def _seed_list(seeds: Sequence[int]) -> str:
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ",".join(str(s) for s in seeds)
+
+
+def _scenario_name(result: dict) -> str:
+    scenario = result.get("scenario")
+    if isinstance(scenario, dict) and scenario.get("name"):
+        return str(scenario["name"])
+    return "scenario"

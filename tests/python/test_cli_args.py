@@ -1,0 +1,70 @@
+"""How the command line maps onto a run (the run itself is replaced)."""
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from xltcp import cli
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    seen = []
+
+    def fake_run_scenario(scenario, seed, seeds, out, overrides, quiet, as_json):
+        seen.append(dict(seed=seed, seeds=seeds, out=out, overrides=overrides, quiet=quiet))
+
+    monkeypatch.setattr(cli, "run_scenario", fake_run_scenario)
+    return seen
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli.app, [str(a) for a in args])
+
+
+def test_pcap_is_sugar_for_set(calls, write_toml):
+    result = invoke("run", write_toml(""), "--set", "sim.duration=2s", "--pcap")
+    assert result.exit_code == 0, result.output
+    assert calls == [
+        dict(
+            seed=None,
+            seeds=None,
+            out=None,
+            overrides=["sim.duration=2s", "output.pcap=true"],
+            quiet=False,
+        )
+    ]
+
+
+def test_seed_and_out(calls, write_toml):
+    result = invoke("run", write_toml(""), "--seed", "9", "--out", "somewhere", "-q")
+    assert result.exit_code == 0, result.output
+    assert calls[0]["seed"] == 9
+    assert calls[0]["out"] == Path("somewhere")
+    assert calls[0]["quiet"] is True
+
+
+def test_seeds_are_parsed(calls, write_toml):
+    result = invoke("run", write_toml(""), "--seeds", "2..4")
+    assert result.exit_code == 0, result.output
+    assert calls[0]["seeds"] == [2, 3, 4]
+    assert calls[0]["seed"] is None
+
+
+def test_demo_runs_the_shipped_scenario(calls, monkeypatch, tmp_path):
+    shipped = tmp_path / "demo.toml"
+    shipped.write_text("")
+    monkeypatch.setattr(cli.xltcp, "shipped_scenario", lambda name: tmp_path / f"{name}.toml")
+    result = invoke("demo", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert calls[0]["out"] == tmp_path / "out"
+    assert calls[0]["overrides"] == []
+
+
+def test_demo_without_the_scenario_exit_1(calls, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli.xltcp, "shipped_scenario", lambda name: tmp_path / "absent.toml")
+    result = invoke("demo")
+    assert result.exit_code == 1
+    assert "error: the shipped demo scenario is missing" in result.stderr
+    assert calls == []

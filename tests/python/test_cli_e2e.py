@@ -1,0 +1,164 @@
+"""End-to-end tests of the command on the compiled core."""
+
+import csv
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import xltcp
+from xltcp.cli import app
+
+from conftest import needs_core
+
+pytestmark = needs_core
+
+SUMMARY_KEYS = {
+    "xltcp_version",
+    "scenario",
+    "seed",
+    "duration_s",
+    "events",
+    "packets",
+    "wall_seconds",
+    "flows",
+    "links",
+    "accounting",
+}
+FLOW_KEYS = {
+    "name",
+    "direction",
+    "goodput_bps",
+    "bytes_delivered",
+    "retransmissions",
+    "rto_count",
+    "fast_retransmits",
+    "oracle_bps",
+    "efficiency",
+}
+SHORT = ["--set", "sim.duration=2s"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def run_demo(demo, out, *args):
+    result = invoke("run", demo, *SHORT, "--out", out, "--quiet", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_unknown_key_exit_2_with_message(write_toml):
+    scenario = write_toml('bogus_key = 1\n[[flow]]\nname = "a"\n')
+    result = invoke("run", scenario)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert f"{scenario}:1:" in result.stderr
+    assert "bogus_key" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_bad_unit_exit_2_with_message(write_toml):
+    scenario = write_toml('[wireless]\nrate = "10"\n[[flow]]\nname = "a"\n')
+    result = invoke("validate", scenario)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert "rate" in result.stderr and '"10"' in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_unknown_override_exit_2(demo):
+    result = invoke("validate", demo, "--set", "sim.no_such_key=1")
+    assert result.exit_code == 2
+    assert "sim.no_such_key" in result.stderr
+
+
+def test_validate_ok(demo):
+    result = invoke("validate", demo)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"{demo}: ok"
+    assert "flows:" in result.stdout
+
+
+def test_run_writes_summary_with_documented_keys(demo, tmp_path):
+    summary = run_demo(demo, tmp_path / "out", "--seed", "1")
+    assert SUMMARY_KEYS <= summary.keys()
+    assert summary["seed"] == 1
+    assert summary["duration_s"] == pytest.approx(2.0)
+    assert summary["flows"], "the demo has flows"
+    for flow in summary["flows"]:
+        assert FLOW_KEYS <= flow.keys()
+        assert flow["direction"] in ("down", "up")
+        assert flow["goodput_bps"] <= flow["oracle_bps"]
+    for link in summary["links"]:
+        assert {"name", "packets_sent", "drops"} <= link.keys()
+
+
+def test_run_prints_table(demo, tmp_path):
+    result = invoke("run", demo, *SHORT, "--out", tmp_path, "--seed", "2")
+    assert result.exit_code == 0, result.output
+    assert "seed 2" in result.stdout
+    assert "bit/s" in result.stdout
+
+
+def test_same_seed_same_summary_different_seed_differs(demo, tmp_path):
+    first = run_demo(demo, tmp_path / "a", "--seed", "7")
+    again = run_demo(demo, tmp_path / "b", "--seed", "7")
+    other = run_demo(demo, tmp_path / "c", "--seed", "8")
+    for s in (first, again, other):
+        s.pop("wall_seconds")
+    assert first == again
+    other["seed"] = 7
+    assert first != other
+
+
+def test_seed_range_writes_aggregate(demo, tmp_path):
+    out = tmp_path / "sweep"
+    result = invoke("run", demo, *SHORT, "--seeds", "1..3", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "3 seeds" in result.stdout
+    for seed in (1, 2, 3):
+        assert json.loads((out / f"seed-{seed}" / "summary.json").read_text())["seed"] == seed
+    agg = json.loads((out / "aggregate.json").read_text())
+    assert agg["seeds"] == [1, 2, 3]
+    flows = json.loads((out / "seed-1" / "summary.json").read_text())["flows"]
+    assert [f["name"] for f in agg["flows"]] == [f["name"] for f in flows]
+    for flow in agg["flows"]:
+        for metric in ("goodput_bps", "efficiency", "retransmissions", "rto_count"):
+            assert {"mean", "ci_half_width", "min", "max"} <= flow[metric].keys()
+    rows = list(csv.DictReader((out / "runs.csv").open()))
+    assert len(rows) == 3 * len(flows)
+
+
+def test_json_output(demo, tmp_path):
+    result = invoke("run", demo, *SHORT, "--out", tmp_path, "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["seed"] == 3
+
+
+def test_unwritable_out_exit_1(demo, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = invoke("run", demo, *SHORT, "--out", blocker / "sub")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: ")
+    assert "Traceback" not in result.output
+
+
+def test_python_api_run(demo, tmp_path):
+    summary = xltcp.run(demo, seed=5, set={"sim.duration": "2s"})
+    assert summary["seed"] == 5
+    assert not any(tmp_path.iterdir())
+    written = xltcp.run(demo, seed=5, out=tmp_path, set=["sim.duration=2s"])
+    assert (tmp_path / "summary.json").is_file()
+    summary.pop("wall_seconds")
+    written.pop("wall_seconds")
+    assert summary == written
+
+
+def test_demo_command(tmp_path):
+    result = invoke("demo", "--out", tmp_path, "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "demo, seed 1" in result.stdout
+    assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 1
