@@ -1,0 +1,63 @@
+//! Packet captures at the base station: every transmission start on a
+//! link, as the real datagram, into the simulator's files
+//! (`pcap/wireless.pcap` for both air directions, `pcap/wired-<flow>.pcap`
+//! per access link). Timestamps are emulation time (zero at the start).
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::Path;
+use xltcp_core::sim::output::sanitize;
+use xltcp_core::time::Time;
+use xltcp_core::wire::PcapWriter;
+
+/// The open capture files.
+#[derive(Debug)]
+pub struct Captures {
+    by_link: Vec<usize>,
+    writers: Vec<PcapWriter<BufWriter<File>>>,
+    error: Option<io::Error>,
+}
+
+impl Captures {
+    /// Opens `dir/pcap/*.pcap` for `flows` (names in scenario order).
+    pub fn create(dir: &Path, flows: &[String], snaplen: u32) -> io::Result<Captures> {
+        let pdir = dir.join("pcap");
+        std::fs::create_dir_all(&pdir)?;
+        let open = |name: &str| -> io::Result<PcapWriter<BufWriter<File>>> {
+            let file = File::create(pdir.join(format!("{}.pcap", sanitize(name))))?;
+            PcapWriter::new(BufWriter::new(file), snaplen)
+        };
+        let mut c = Captures {
+            by_link: Vec::new(),
+            writers: Vec::new(),
+            error: None,
+        };
+        for (i, f) in flows.iter().enumerate() {
+            c.writers.push(open(&format!("wired-{f}"))?);
+            c.by_link.extend([i, i]);
+        }
+        c.writers.push(open("wireless")?);
+        c.by_link.extend([flows.len(), flows.len()]);
+        Ok(c)
+    }
+
+    /// Records `datagram` starting its transmission on `link` at `t`.
+    pub fn record(&mut self, link: usize, t: Time, datagram: &[u8]) {
+        if let Some(&w) = self.by_link.get(link) {
+            if let Err(e) = self.writers[w].write_raw(t, datagram) {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Flushes every file; the first error of the run, if any.
+    pub fn finish(mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        for w in &mut self.writers {
+            w.flush()?;
+        }
+        Ok(())
+    }
+}
