@@ -8,7 +8,7 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 use xltcp_core::sim::output::sanitize;
 use xltcp_core::time::Time;
-use xltcp_core::wire::PcapWriter;
+use xltcp_core::wire::{PcapWriter, FULL_SNAPLEN};
 
 /// The open capture files.
 #[derive(Debug)]
@@ -19,8 +19,10 @@ pub struct Captures {
 }
 
 impl Captures {
-    /// Opens `dir/pcap/*.pcap` for `flows` (names in scenario order).
+    /// Opens `dir/pcap/*.pcap` for `flows` (names in scenario order);
+    /// `snaplen` 0 keeps whole datagrams.
     pub fn create(dir: &Path, flows: &[String], snaplen: u32) -> io::Result<Captures> {
+        let snaplen = if snaplen == 0 { FULL_SNAPLEN } else { snaplen };
         let pdir = dir.join("pcap");
         std::fs::create_dir_all(&pdir)?;
         let open = |name: &str| -> io::Result<PcapWriter<BufWriter<File>>> {
