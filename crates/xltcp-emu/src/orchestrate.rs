@@ -157,6 +157,12 @@ fn drain<R: Read + Send + 'static>(r: R, ready: Option<mpsc::Sender<()>>) -> Joi
     })
 }
 
+/// A running client: its child index and the threads reading its output.
+struct Client {
+    child: usize,
+    out: JoinHandle<String>,
+}
+
 type Outcome = (Hop, LoopReport, Vec<Option<AppResult>>, Vec<String>);
 
 /// (namespace of the sender, of the receiver) of a flow.
@@ -234,8 +240,7 @@ fn emulate(
     let stop_dp = AtomicBool::new(false);
     let clock = Clock::start();
     let end = Time::ZERO + s.sim.duration;
-    let mut clients: Vec<Option<(usize, JoinHandle<String>, JoinHandle<String>)>> =
-        (0..s.flows.len()).map(|_| None).collect();
+    let mut clients: Vec<Option<Client>> = (0..s.flows.len()).map(|_| None).collect();
     let mut interrupted = false;
     let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
         let dp = scope.spawn(|| run_loop(&mut hop, &tun_ch, &tun_sh, &clock, &stop_dp));
@@ -267,7 +272,7 @@ fn emulate(
     let mut results = Vec::new();
     for (i, c) in clients.into_iter().enumerate() {
         let name = &s.flows[i].name;
-        let Some((_, out, _err)) = c else {
+        let Some(Client { out, .. }) = c else {
             warnings.push(format!("flow {name}: never started"));
             results.push(None);
             continue;
@@ -303,7 +308,7 @@ fn control(
     clock: &Clock,
     end: Time,
     cc: &[String],
-    clients: &mut [Option<(usize, JoinHandle<String>, JoinHandle<String>)>],
+    clients: &mut [Option<Client>],
     interrupted: &mut bool,
     warnings: &mut Vec<String>,
     ns_of: &dyn Fn(Side) -> String,
@@ -338,14 +343,15 @@ fn control(
             let k = p.spawn(&ns_of(snd), "iperf3", &args)?;
             let c = p.child(k);
             let out = drain(c.stdout.take().expect("piped"), None);
-            let err = drain(c.stderr.take().expect("piped"), None);
-            clients[i] = Some((k, out, err));
+            // Errors go into the JSON report; stderr is only drained.
+            drop(drain(c.stderr.take().expect("piped"), None));
+            clients[i] = Some(Client { child: k, out });
             next += 1;
         }
         let running = clients
             .iter()
             .flatten()
-            .filter(|(k, _, _)| matches!(p.child(*k).try_wait(), Ok(None)))
+            .filter(|c| matches!(p.child(c.child).try_wait(), Ok(None)))
             .count();
         if next == order.len() && running == 0 {
             return Ok(());
@@ -425,6 +431,10 @@ fn build_summary(
                 .blocked_intervals
                 .iter()
                 .map(|&(a, b)| (to_s(a), to_s(b)))
+                .collect(),
+            app_seconds: apps
+                .iter()
+                .map(|a| a.as_ref().map_or(0.0, |r| r.seconds))
                 .collect(),
             linux_cc: cc,
             warnings,

@@ -36,6 +36,10 @@ pub struct EmuDetails {
     pub non_tcp_forwarded: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
     pub blocked_intervals: Vec<(f64, f64)>,
+    /// Seconds each flow's application measured (its test interval), per
+    /// flow; a bulk flow's interval starts after its connection set-up, so
+    /// it may end a little after the scenario's end.
+    pub app_seconds: Vec<f64>,
     /// Linux congestion control per flow.
     pub linux_cc: Vec<String>,
     /// What may make the results less trustworthy.
