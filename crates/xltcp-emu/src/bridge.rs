@@ -185,7 +185,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
             for _ in 0..READ_BATCH {
                 match tun.recv(&mut buf) {
                     Ok(Some(n)) => {
-                        hop.ingress(now, side, &buf[..n], &mut egress);
+                        hop.ingress(now, side, &buf[..n]);
                         read = true;
                     }
                     Ok(None) => break,

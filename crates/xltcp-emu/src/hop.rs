@@ -12,9 +12,9 @@
 //! What differs from the simulator: non-TCP IPv4 (ICMP) crosses the links
 //! as a stand-in packet of the same length (at least 40 bytes of airtime);
 //! the base station decrements the TTL as a router does (RFC 1812 §5.3.1,
-//! checksum updated per RFC 1624); after the scenario's end the hop is open
-//! and lossless links are bypassed, so the applications can exchange their
-//! final reports.
+//! checksum updated per RFC 1624); after the scenario's end the hop stays
+//! open (no new blockage), with its rate, delay, queue and loss, so the
+//! applications can exchange their final reports.
 
 use crate::capture::Captures;
 use std::cmp::Reverse;
@@ -53,7 +53,7 @@ pub enum Ev {
     },
     /// The wireless hop's availability changes.
     Availability,
-    /// The scenario's end: the hop opens for the applications' wind-down.
+    /// The scenario's end: the hop stays open for the applications' wind-down.
     End,
 }
 
@@ -313,7 +313,7 @@ impl Hop {
     }
 
     /// A datagram read from the hosts of `from` at `now`.
-    pub fn ingress(&mut self, now: Time, from: Side, bytes: &[u8], egress: &mut dyn Egress) {
+    pub fn ingress(&mut self, now: Time, from: Side, bytes: &[u8]) {
         let verify = ParseOptions {
             verify_checksums: true,
         };
@@ -325,7 +325,6 @@ impl Hop {
             },
             Err(e) => return self.reject(reject_reason(&e)),
         };
-        let other = if from == Side::Ch { Side::Sh } else { Side::Ch };
         let (own, far) = if from == Side::Ch {
             (packet.src, packet.dst)
         } else {
@@ -342,15 +341,6 @@ impl Hop {
             self.counters.data_segments[flow as usize][from as usize] += 1;
         }
         self.counters.accounting.injected += 1;
-        if self.ended {
-            // Wind-down: straight through.
-            self.counters.accounting.delivered += 1;
-            if egress.deliver(other, bytes).is_err() {
-                self.counters.accounting.delivered -= 1;
-                self.drop_other("egress_error");
-            }
-            return;
-        }
         packet.meta = PacketMeta {
             flow,
             uid: self.slab.insert(bytes),

@@ -77,7 +77,7 @@ fn a_segment_crosses_wired_then_wireless_at_the_models_times() {
     let mut h = hop("");
     let mut sink = Sink::default();
     let bytes = datagram(Side::Ch, 1448);
-    h.ingress(Time::ZERO, Side::Ch, &bytes, &mut sink);
+    h.ingress(Time::ZERO, Side::Ch, &bytes);
     run_until(&mut h, Time(20_000_000), &mut sink);
     assert_eq!(sink.out.len(), 1);
     let (side, got) = &sink.out[0];
@@ -97,7 +97,7 @@ fn a_segment_crosses_wired_then_wireless_at_the_models_times() {
 fn delivery_time_is_serialisation_plus_propagation_of_both_links() {
     let mut h = hop("");
     let mut sink = Sink::default();
-    h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448), &mut sink);
+    h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448));
     // 1488 B at 100 Mbit/s + 1 ms, then at 10 Mbit/s + 2 ms.
     let expected = Time::ZERO
         + Dur::transmission(1488, 100_000_000)
@@ -113,13 +113,12 @@ fn delivery_time_is_serialisation_plus_propagation_of_both_links() {
 #[test]
 fn malformed_datagrams_are_refused_with_their_reason() {
     let mut h = hop("");
-    let mut sink = Sink::default();
     let mut bad_sum = datagram(Side::Ch, 100);
     let last = bad_sum.len() - 1;
     bad_sum[last] ^= 0xff;
-    h.ingress(Time::ZERO, Side::Ch, &bad_sum, &mut sink);
-    h.ingress(Time::ZERO, Side::Ch, &[0x45, 0, 0], &mut sink);
-    h.ingress(Time::ZERO, Side::Ch, &[0x60; 40], &mut sink);
+    h.ingress(Time::ZERO, Side::Ch, &bad_sum);
+    h.ingress(Time::ZERO, Side::Ch, &[0x45, 0, 0]);
+    h.ingress(Time::ZERO, Side::Ch, &[0x60; 40]);
     let want: BTreeMap<&str, u64> = [("bad_tcp_checksum", 1), ("truncated", 1), ("ipv6", 1)]
         .into_iter()
         .collect();
@@ -131,9 +130,8 @@ fn malformed_datagrams_are_refused_with_their_reason() {
 #[test]
 fn foreign_addresses_are_refused() {
     let mut h = hop("");
-    let mut sink = Sink::default();
     // From the SH side but carrying a CH source address.
-    h.ingress(Time::ZERO, Side::Sh, &datagram(Side::Ch, 10), &mut sink);
+    h.ingress(Time::ZERO, Side::Sh, &datagram(Side::Ch, 10));
     assert_eq!(h.counters.rejected.get("unknown_address"), Some(&1));
 }
 
@@ -147,7 +145,7 @@ fn icmp_crosses_as_a_stand_in_of_its_length() {
     icmp[11] = 0;
     let sum = !ones_complement_sum(&icmp[..20]);
     icmp[10..12].copy_from_slice(&sum.to_be_bytes());
-    h.ingress(Time::ZERO, Side::Ch, &icmp, &mut sink);
+    h.ingress(Time::ZERO, Side::Ch, &icmp);
     run_until(&mut h, Time(50_000_000), &mut sink);
     assert_eq!(h.counters.non_tcp, 1);
     assert_eq!(sink.out.len(), 1);
@@ -162,12 +160,7 @@ fn a_full_queue_drops_and_releases_the_bytes() {
     // Wired 100 Mbit/s feeds a 10 Mbit/s hop with a 100-packet queue.
     for ms in 0..100u64 {
         for _ in 0..5 {
-            h.ingress(
-                Time(ms * 1_000_000),
-                Side::Ch,
-                &datagram(Side::Ch, 1448),
-                &mut sink,
-            );
+            h.ingress(Time(ms * 1_000_000), Side::Ch, &datagram(Side::Ch, 1448));
         }
         run_until(&mut h, Time(ms * 1_000_000 + 999_999), &mut sink);
     }
@@ -187,7 +180,7 @@ fn blockages_hold_frames_and_count_the_one_on_the_air() {
     let mut sink = Sink::default();
     // Frames take 1.2 ms on the air: one is on the air when the block begins.
     for _ in 0..20 {
-        h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448), &mut sink);
+        h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448));
     }
     run_until(&mut h, Time(10_000_000), &mut sink);
     assert!(h.blocked());
@@ -209,19 +202,23 @@ fn blockages_hold_frames_and_count_the_one_on_the_air() {
 }
 
 #[test]
-fn after_the_end_datagrams_go_straight_through() {
-    let mut h = hop("[wireless.loss.down]\nmodel = \"iid\"\np = 0.5\n");
+fn after_the_end_the_hop_stays_open_at_its_rate() {
+    let mut h = hop("[wireless.availability]\nmodel = \"onoff\"\non = \"9s\"\noff = \"10s\"\n");
     let mut sink = Sink::default();
+    run_until(&mut h, Time(9_500_000_000), &mut sink);
+    assert!(h.blocked());
     run_until(&mut h, Time(10_000_000_000), &mut sink);
-    assert!(h.ended());
-    h.ingress(
-        Time(10_000_000_001),
-        Side::Ch,
-        &datagram(Side::Ch, 100),
-        &mut sink,
-    );
+    assert!(h.ended() && !h.blocked());
+    let t = Time(10_000_000_001);
+    h.ingress(t, Side::Ch, &datagram(Side::Ch, 1448));
+    run_until(&mut h, t + Dur::from_millis(4), &mut sink);
+    assert!(sink.out.is_empty(), "still paced by the links");
+    run_until(&mut h, t + Dur::from_millis(10), &mut sink);
     assert_eq!(sink.out.len(), 1);
-    assert_eq!(sink.out[0].1, datagram(Side::Ch, 100));
+    assert_eq!(
+        h.blocked_intervals,
+        vec![(Time(9_000_000_000), Time(10_000_000_000))]
+    );
 }
 
 #[test]
@@ -233,12 +230,7 @@ fn same_seed_same_losses_as_the_simulators_stream() {
         let mut h = Hop::new(&s, seed);
         let mut sink = Sink::default();
         for i in 0..50u64 {
-            h.ingress(
-                Time(i * 5_000_000),
-                Side::Ch,
-                &datagram(Side::Ch, 100),
-                &mut sink,
-            );
+            h.ingress(Time(i * 5_000_000), Side::Ch, &datagram(Side::Ch, 100));
             run_until(&mut h, Time(i * 5_000_000 + 4_000_000), &mut sink);
         }
         h.links[h.wl_down].stats.drops.loss
