@@ -334,7 +334,8 @@ def emu(
         out_console.print(Text(f"results in {out_dir}"))
     if not json_:
         for warning in result.get("emu", {}).get("warnings", []):
-            err_console.print(Text("warning: ", style="bold yellow") + Text(str(warning)), soft_wrap=True)
+            line = Text("warning: ", style="bold yellow") + Text(str(warning))
+            err_console.print(line, soft_wrap=True)
 
 
 def emu_line(summary: dict) -> Text:

@@ -17,11 +17,12 @@
 //! applications can exchange their final reports.
 
 use crate::capture::Captures;
+use crate::inorder::InOrder;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::net::Ipv4Addr;
 use xltcp_core::rng::stream;
-use xltcp_core::scenario::Scenario;
+use xltcp_core::scenario::{Direction, Scenario};
 use xltcp_core::sim::availability::Availability;
 use xltcp_core::sim::flow::{address, Side};
 use xltcp_core::sim::link::{Dest, Link, Wake};
@@ -182,6 +183,10 @@ pub struct Hop {
     pub capture: Option<Captures>,
     /// Blocked intervals of the wireless hop so far (closed ones).
     pub blocked_intervals: Vec<(Time, Time)>,
+    /// The receiving host of each flow.
+    receiver: Vec<Side>,
+    inorder: InOrder,
+    delivered_at_end: Option<Vec<u64>>,
 }
 
 impl Hop {
@@ -274,6 +279,16 @@ impl Hop {
             },
             capture: None,
             blocked_intervals: Vec::new(),
+            receiver: scenario
+                .flows
+                .iter()
+                .map(|f| match f.direction {
+                    Direction::Down => Side::Sh,
+                    Direction::Up => Side::Ch,
+                })
+                .collect(),
+            inorder: InOrder::default(),
+            delivered_at_end: None,
         }
     }
 
@@ -293,6 +308,15 @@ impl Hop {
     /// Whether the scenario's end has passed (wind-down).
     pub fn ended(&self) -> bool {
         self.ended
+    }
+
+    /// In-order bytes each flow's receiver had by the scenario's end (so
+    /// far, if the end has not come).
+    pub fn delivered_by_end(&self) -> Vec<u64> {
+        match &self.delivered_at_end {
+            Some(d) => d.clone(),
+            None => (0..self.flows).map(|f| self.inorder.delivered(f)).collect(),
+        }
     }
 
     /// Datagrams held in the slab (equals the links' held packets).
@@ -437,7 +461,11 @@ impl Hop {
             Dest::Ch(_) => Side::Ch,
             Dest::ShOfFlow => Side::Sh,
         };
-        let ok = egress.deliver(to, self.slab.get_mut(p.meta.uid)).is_ok();
+        let bytes = self.slab.get_mut(p.meta.uid);
+        if to == self.receiver[flow] && bytes[9] == 6 {
+            self.inorder.on_segment(flow as u32, &p.tcp);
+        }
+        let ok = egress.deliver(to, bytes).is_ok();
         self.slab.remove(p.meta.uid);
         if ok {
             self.counters.accounting.delivered += 1;
@@ -489,6 +517,7 @@ impl Hop {
             self.blocked_intervals.push((since, at));
         }
         self.ended = true;
+        self.delivered_at_end = Some((0..self.flows).map(|f| self.inorder.delivered(f)).collect());
         self.kick_wireless(at);
     }
 

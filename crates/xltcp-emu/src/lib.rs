@@ -21,6 +21,7 @@ pub mod bridge;
 pub mod capture;
 pub mod clock;
 pub mod hop;
+pub mod inorder;
 mod orchestrate;
 pub mod plumbing;
 pub mod summary;

@@ -432,6 +432,10 @@ fn build_summary(
                 .iter()
                 .map(|&(a, b)| (to_s(a), to_s(b)))
                 .collect(),
+            app_bytes: apps
+                .iter()
+                .map(|a| a.as_ref().map_or(0, |r| r.bytes_received))
+                .collect(),
             app_seconds: apps
                 .iter()
                 .map(|a| a.as_ref().map_or(0.0, |r| r.seconds))

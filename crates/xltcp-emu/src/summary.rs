@@ -1,7 +1,13 @@
 //! `summary.json` of an emulator run: the simulator's shape (flows,
-//! directions, links, accounting, hop), goodput from the applications' own
-//! reports, plus an `emu` section (dispatch lateness, CPU, refused
-//! datagrams by reason, warnings).
+//! directions, links, accounting, hop), plus an `emu` section (dispatch
+//! lateness, CPU, refused datagrams by reason, the applications' own
+//! byte counts, warnings).
+//!
+//! Goodput is the simulator's definition: in-order bytes at the receiver
+//! by the scenario's end, over its duration, counted at the base station
+//! ([`crate::inorder`]). The applications' reports (retransmissions, RTT,
+//! received bytes) are kept beside it; their byte count runs over the
+//! application's own interval, so it is a cross-check, not the goodput.
 //!
 //! The oracle bound is the simulator's formula (`sim/summary.rs`), with
 //! the usable time of the hop as the emulation measured it.
@@ -36,6 +42,9 @@ pub struct EmuDetails {
     pub non_tcp_forwarded: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
     pub blocked_intervals: Vec<(f64, f64)>,
+    /// Bytes each flow's application reported received (iperf3's own
+    /// count, over its own test interval, after the queue drained).
+    pub app_bytes: Vec<u64>,
     /// Seconds each flow's application measured (its test interval), per
     /// flow; a bulk flow's interval starts after its connection set-up, so
     /// it may end a little after the scenario's end.
@@ -155,7 +164,8 @@ pub fn flow_summaries(s: &Scenario, hop: &Hop, apps: &[Option<AppResult>]) -> Ve
         .enumerate()
         .map(|(i, f)| {
             let r = apps[i].clone().unwrap_or_default();
-            let goodput = r.bytes_received as f64 * 8.0 / t;
+            let delivered = hop.delivered_by_end()[i];
+            let goodput = delivered as f64 * 8.0 / t;
             let oracle = oracle_bits(s, hop, f, f.start) / t;
             let sender = if f.direction == Direction::Down { 0 } else { 1 };
             let done = matches!(f.app, AppSpec::File { bytes } if apps[i].is_some() && r.bytes_received >= bytes);
@@ -163,7 +173,7 @@ pub fn flow_summaries(s: &Scenario, hop: &Hop, apps: &[Option<AppResult>]) -> Ve
                 name: f.name.clone(),
                 direction: name_of(f.direction),
                 goodput_bps: goodput,
-                bytes_delivered: r.bytes_received,
+                bytes_delivered: delivered,
                 retransmissions: r.retransmits,
                 // Not in iperf3's report: Linux keeps them per namespace.
                 rto_count: 0,

@@ -289,3 +289,36 @@ fn ones_complement(data: &[u8]) -> u16 {
     }
     sum as u16
 }
+
+#[test]
+fn a_user_who_is_not_root_is_refused_with_exit_2() {
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: needs setpriv (util-linux)");
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: needs root to drop privileges");
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("xltcp-emu-notroot-{}.toml", std::process::id()));
+    std::fs::write(&path, format!("{HOP}\n[[flow]]\n")).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_xltcp-emu"),
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("Permission denied") {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: the unprivileged user cannot read the test files: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("needs root"), "{err}");
+}
