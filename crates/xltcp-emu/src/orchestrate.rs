@@ -62,8 +62,8 @@ pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, 
     let mut plumbing = Plumbing::create(Names::for_pid(std::process::id()), &ch, &sh)?;
     let outcome = emulate(scenario, seed, &mut plumbing, &mut opts, &mut warnings);
     plumbing.teardown();
-    let (hop, report, apps, cc) = outcome?;
-    let mut summary = build_summary(scenario, seed, &hop, report, &apps, cc, warnings);
+    let (hop, report, apps, cc, counters) = outcome?;
+    let mut summary = build_summary(scenario, seed, &hop, report, &apps, cc, counters, warnings);
     summary.wall_seconds = wall.now().as_nanos() as f64 / 1e9;
     if let Some(dir) = opts.out_dir {
         let mut text = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other)?;
@@ -163,7 +163,16 @@ struct Client {
     out: JoinHandle<String>,
 }
 
-type Outcome = (Hop, LoopReport, Vec<Option<AppResult>>, Vec<String>);
+/// Linux's TCP counters per namespace.
+type Counters = std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>;
+
+type Outcome = (
+    Hop,
+    LoopReport,
+    Vec<Option<AppResult>>,
+    Vec<String>,
+    Counters,
+);
 
 /// (namespace of the sender, of the receiver) of a flow.
 fn sides(d: Direction) -> (Side, Side) {
@@ -263,6 +272,10 @@ fn emulate(
         result.map(|_| report)
     })?;
     drop((tun_ch, tun_sh));
+    let counters: Counters = [("ch", &ns_ch), ("sh", &ns_sh)]
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), plumbing::tcp_counters(n)))
+        .collect();
     if interrupted {
         return Err(EmuError::Interrupted);
     }
@@ -295,7 +308,7 @@ fn emulate(
         }
     }
     drop(outputs);
-    Ok((hop, report, results, cc))
+    Ok((hop, report, results, cc, counters))
 }
 
 /// The control thread's part: starts clients at their times, reports
@@ -371,6 +384,7 @@ fn control(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_summary(
     s: &Scenario,
     seed: u64,
@@ -378,6 +392,7 @@ fn build_summary(
     report: LoopReport,
     apps: &[Option<AppResult>],
     cc: Vec<String>,
+    counters: Counters,
     mut warnings: Vec<String>,
 ) -> EmuSummary {
     if report.lateness.p99_us > LATE_P99_WARN_US {
@@ -386,7 +401,7 @@ fn build_summary(
             report.lateness.p99_us, report.lateness.median_us
         ));
     }
-    let flows = summary::flow_summaries(s, hop, apps);
+    let flows = summary::flow_summaries(s, hop, apps, &counters);
     let directions = summary::direction_summaries(s, hop, &flows);
     let blocked = hop.blocked_s();
     let to_s = |t: Time| t.as_nanos() as f64 / 1e9;
@@ -440,6 +455,7 @@ fn build_summary(
                 .iter()
                 .map(|a| a.as_ref().map_or(0.0, |r| r.seconds))
                 .collect(),
+            linux_tcp: counters,
             linux_cc: cc,
             warnings,
         },

@@ -171,6 +171,47 @@ fn remove_namespace(ns: &str) {
         .status();
 }
 
+/// Linux's TCP counters (`TcpExt` of /proc/net/netstat) of namespace `ns`
+/// that tell how losses were recovered; empty if they cannot be read.
+pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
+    const KEEP: &[&str] = &[
+        "TCPTimeouts",
+        "TCPLossProbes",
+        "TCPLossProbeRecovery",
+        "TCPSackRecovery",
+        "TCPRenoRecovery",
+        "TCPFastRetrans",
+        "TCPSlowStartRetrans",
+        "TCPLostRetransmit",
+        "TCPSpuriousRTOs",
+        "TCPFullUndo",
+        "TCPPartialUndo",
+        "TCPDSACKUndo",
+        "TCPLossUndo",
+    ];
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(text) = Command::new("ip")
+        .args(["netns", "exec", ns, "cat", "/proc/net/netstat"])
+        .output()
+    else {
+        return out;
+    };
+    let text = String::from_utf8_lossy(&text.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
+    if let [names, values] = lines[..] {
+        for (k, v) in names
+            .split_whitespace()
+            .zip(values.split_whitespace())
+            .skip(1)
+        {
+            if let (true, Ok(v)) = (KEEP.contains(&k), v.parse()) {
+                out.insert(k.to_string(), v);
+            }
+        }
+    }
+    out
+}
+
 /// Runs a command, turning failure into an error naming it.
 fn run(cmd: &mut Command, input: Option<&str>) -> Result<(), EmuError> {
     let what = format!("{cmd:?}");

@@ -49,6 +49,8 @@ pub struct EmuDetails {
     /// flow; a bulk flow's interval starts after its connection set-up, so
     /// it may end a little after the scenario's end.
     pub app_seconds: Vec<f64>,
+    /// Linux's TCP recovery counters per namespace ("ch", "sh").
+    pub linux_tcp: BTreeMap<String, BTreeMap<String, u64>>,
     /// Linux congestion control per flow.
     pub linux_cc: Vec<String>,
     /// What may make the results less trustworthy.
@@ -156,8 +158,15 @@ fn name_of(d: Direction) -> &'static str {
     }
 }
 
-/// Per-flow results from the applications' reports (`None`: no report).
-pub fn flow_summaries(s: &Scenario, hop: &Hop, apps: &[Option<AppResult>]) -> Vec<FlowSummary> {
+/// Per-flow results from the applications' reports (`None`: no report);
+/// a flow alone in sending from its namespace gets that namespace's
+/// RTO and recovery counts.
+pub fn flow_summaries(
+    s: &Scenario,
+    hop: &Hop,
+    apps: &[Option<AppResult>],
+    linux: &BTreeMap<String, BTreeMap<String, u64>>,
+) -> Vec<FlowSummary> {
     let t = s.sim.duration.as_secs_f64();
     s.flows
         .iter()
@@ -168,6 +177,9 @@ pub fn flow_summaries(s: &Scenario, hop: &Hop, apps: &[Option<AppResult>]) -> Ve
             let goodput = delivered as f64 * 8.0 / t;
             let oracle = oracle_bits(s, hop, f, f.start) / t;
             let sender = if f.direction == Direction::Down { 0 } else { 1 };
+            let alone = s.flows.iter().filter(|g| g.direction == f.direction).count() == 1;
+            let ns = if sender == 0 { "ch" } else { "sh" };
+            let count = |k: &str| if alone { linux.get(ns).and_then(|m| m.get(k)).copied().unwrap_or(0) } else { 0 };
             let done = matches!(f.app, AppSpec::File { bytes } if apps[i].is_some() && r.bytes_received >= bytes);
             FlowSummary {
                 name: f.name.clone(),
@@ -175,9 +187,9 @@ pub fn flow_summaries(s: &Scenario, hop: &Hop, apps: &[Option<AppResult>]) -> Ve
                 goodput_bps: goodput,
                 bytes_delivered: delivered,
                 retransmissions: r.retransmits,
-                // Not in iperf3's report: Linux keeps them per namespace.
-                rto_count: 0,
-                fast_retransmits: 0,
+                // Not in iperf3's report: Linux counts them per namespace.
+                rto_count: count("TCPTimeouts"),
+                fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,
                 efficiency: ratio(goodput, oracle),
