@@ -298,6 +298,13 @@ def emu(
         help="Linux congestion control for every flow, e.g. cubic "
         "[default: the scenario's; newreno runs as Linux reno].",
     ),
+    signals: Optional[Path] = typer.Option(
+        None,
+        "--signals",
+        metavar="SOCKET",
+        help="Publish the radio's signals (and accept injected ones) as "
+        "line-delimited JSON on this Unix-domain socket; see docs/emulator.md.",
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -320,7 +327,10 @@ def emu(
         view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
         try:
             view.run_started(0, seed)
-            text = _core.emu(str(scenario), seed, str(out_dir), overrides, view.progress, cc)
+            socket = None if signals is None else str(signals)
+            text = _core.emu(
+                str(scenario), seed, str(out_dir), overrides, view.progress, cc, socket
+            )
         except _core.EmuUnavailable as e:
             raise UserError(str(e)) from None
         finally:

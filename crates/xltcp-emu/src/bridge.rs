@@ -180,6 +180,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
             hop.dispatch(at, ev, &mut egress);
             fired = true;
         }
+        hop.poll_commands(now);
         let mut read = false;
         for (side, tun) in [(Side::Ch, ch), (Side::Sh, sh)] {
             for _ in 0..READ_BATCH {

@@ -18,14 +18,18 @@
 
 use crate::capture::Captures;
 use crate::inorder::InOrder;
+use crate::signals::{Command, Signal};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::net::Ipv4Addr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, Scenario};
 use xltcp_core::sim::availability::Availability;
 use xltcp_core::sim::flow::{address, Side};
-use xltcp_core::sim::link::{Dest, Link, Wake};
+use xltcp_core::sim::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::sim::loss::LossProcess;
 use xltcp_core::sim::Accounting;
 use xltcp_core::time::{Dur, Time};
@@ -187,6 +191,16 @@ pub struct Hop {
     receiver: Vec<Side>,
     inorder: InOrder,
     delivered_at_end: Option<Vec<u64>>,
+    /// An injected state overriding the availability process.
+    forced: Option<bool>,
+    /// The effective blocked state after the last edge.
+    was_blocked: bool,
+    /// Where the radio's signals go, if anyone listens.
+    pub signals: Option<Sender<(Time, Signal)>>,
+    /// Signals injected from outside.
+    pub commands: Option<Receiver<Command>>,
+    /// Mirrors [`Hop::blocked`] for readers on other threads.
+    pub blocked_flag: Option<Arc<AtomicBool>>,
 }
 
 impl Hop {
@@ -261,6 +275,7 @@ impl Hop {
             deadlines.schedule(change, Ev::Availability);
         }
         deadlines.schedule(end, Ev::End);
+        let availability_blocked = availability.blocked();
         Hop {
             links,
             wl_down,
@@ -289,6 +304,11 @@ impl Hop {
                 .collect(),
             inorder: InOrder::default(),
             delivered_at_end: None,
+            forced: None,
+            was_blocked: availability_blocked,
+            signals: None,
+            commands: None,
+            blocked_flag: None,
         }
     }
 
@@ -302,7 +322,38 @@ impl Hop {
 
     /// Whether the wireless hop is blocked now.
     pub fn blocked(&self) -> bool {
-        !self.ended && self.availability.blocked()
+        !self.ended && self.forced.unwrap_or(self.availability.blocked())
+    }
+
+    fn emit(&self, at: Time, s: Signal) {
+        if let Some(tx) = &self.signals {
+            let _ = tx.send((at, s));
+        }
+    }
+
+    fn dir_of(&self, link: usize) -> &'static str {
+        if link == self.wl_down {
+            "down"
+        } else {
+            "up"
+        }
+    }
+
+    /// Applies the injected signals waiting, at `now`.
+    pub fn poll_commands(&mut self, now: Time) {
+        while let Some(cmd) = self.commands.as_ref().and_then(|rx| rx.try_recv().ok()) {
+            self.command(now, cmd);
+        }
+    }
+
+    /// Applies a signal injected from outside at `at`.
+    pub fn command(&mut self, at: Time, cmd: Command) {
+        self.forced = match cmd {
+            Command::PuStart => Some(true),
+            Command::PuStop => Some(false),
+            Command::Release => None,
+        };
+        self.update_blocked(at, "external");
     }
 
     /// Whether the scenario's end has passed (wind-down).
@@ -390,12 +441,17 @@ impl Hop {
     fn send(&mut self, now: Time, link: usize, p: Packet) {
         let open = self.open(link);
         let wake = self.links[link].offer(now, p, open);
-        self.apply(now, link, wake, Some(p.meta.uid));
+        self.apply(
+            now,
+            link,
+            wake,
+            Some((p.meta.uid, p.meta.flow, p.ip_len() as u32)),
+        );
     }
 
     /// Schedules what a link asked for; `victim` is the packet a drop
     /// reported in `wake` refers to.
-    fn apply(&mut self, now: Time, link: usize, wake: Wake, victim: Option<u64>) {
+    fn apply(&mut self, now: Time, link: usize, wake: Wake, victim: Option<(u64, u32, u32)>) {
         if let Some((at, gen)) = wake.tx_done {
             if let (Some(cap), Some(p)) = (self.capture.as_mut(), self.links[link].in_tx()) {
                 cap.record(link, now, self.slab.get_mut(p.meta.uid));
@@ -412,10 +468,26 @@ impl Hop {
             self.deadlines
                 .schedule(at, Ev::Arrive { link: link as u32 });
         }
-        if let (Some(_why), Some(uid)) = (wake.dropped, victim) {
+        if let (Some(why), Some((uid, flow, bytes))) = (wake.dropped, victim) {
             // Counted by reason in the link's own stats.
             self.counters.accounting.dropped += 1;
             self.slab.remove(uid);
+            if self.links[link].gated {
+                let reason = match why {
+                    DropReason::QueueFull => "queue_full",
+                    DropReason::Loss => "loss",
+                    DropReason::Blocked => "blocked",
+                };
+                self.emit(
+                    now,
+                    Signal::Undelivered {
+                        dir: self.dir_of(link),
+                        flow,
+                        bytes,
+                        reason,
+                    },
+                );
+            }
         }
     }
 
@@ -425,7 +497,9 @@ impl Hop {
         match ev {
             Ev::TxDone { link, gen } => {
                 let link = link as usize;
-                let victim = self.links[link].in_tx().map(|p| p.meta.uid);
+                let victim = self.links[link]
+                    .in_tx()
+                    .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
                 let open = self.open(link);
                 let wake = self.links[link].tx_done(at, gen, open);
                 self.apply(at, link, wake, victim);
@@ -443,6 +517,17 @@ impl Hop {
         }
         let Some(p) = packet else { return };
         let flow = p.meta.flow as usize;
+        if self.links[link].gated {
+            let dir = self.dir_of(link);
+            self.emit(
+                at,
+                Signal::Delivered {
+                    dir,
+                    flow: p.meta.flow,
+                    bytes: p.ip_len() as u32,
+                },
+            );
+        }
         let to = match self.links[link].dest {
             Dest::Bs => {
                 // The BS routes: from a wired host onto the air, from the
@@ -480,15 +565,45 @@ impl Hop {
 
     fn on_availability(&mut self, at: Time) {
         self.availability.advance();
-        if self.availability.blocked() {
+        self.update_blocked(at, "pu");
+        let next = self.availability.next_change();
+        if next < self.end {
+            self.deadlines.schedule(next, Ev::Availability);
+        }
+    }
+
+    /// Acts on a change of the effective blocked state: a blockage
+    /// destroys the frames on the air; the end of one restarts the hop.
+    fn update_blocked(&mut self, at: Time, cause: &'static str) {
+        let blocked = self.blocked();
+        if blocked == self.was_blocked {
+            return;
+        }
+        self.was_blocked = blocked;
+        if let Some(flag) = &self.blocked_flag {
+            flag.store(blocked, Ordering::Relaxed);
+        }
+        if blocked {
             self.blocked_since = Some(at);
+            self.emit(at, Signal::PuStart { cause });
+            self.emit(at, Signal::TfpStart { cause });
             for link in self.wireless() {
-                let victim = self.links[link].in_tx().map(|p| p.meta.uid);
-                if self.links[link].block().is_some() {
-                    if let Some(uid) = victim {
-                        self.counters.accounting.dropped += 1;
-                        self.slab.remove(uid);
-                    }
+                let victim = self.links[link]
+                    .in_tx()
+                    .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
+                if let (Some(_), Some((uid, flow, bytes))) = (self.links[link].block(), victim) {
+                    self.counters.accounting.dropped += 1;
+                    self.slab.remove(uid);
+                    let dir = self.dir_of(link);
+                    self.emit(
+                        at,
+                        Signal::Undelivered {
+                            dir,
+                            flow,
+                            bytes,
+                            reason: "blocked",
+                        },
+                    );
                 }
             }
         } else {
@@ -496,11 +611,9 @@ impl Hop {
                 self.blocked_total += at - since;
                 self.blocked_intervals.push((since, at));
             }
+            self.emit(at, Signal::PuStop { cause });
+            self.emit(at, Signal::TfpEnd { cause });
             self.kick_wireless(at);
-        }
-        let next = self.availability.next_change();
-        if next < self.end {
-            self.deadlines.schedule(next, Ev::Availability);
         }
     }
 
@@ -512,11 +625,8 @@ impl Hop {
     }
 
     fn on_end(&mut self, at: Time) {
-        if let Some(since) = self.blocked_since.take() {
-            self.blocked_total += at - since;
-            self.blocked_intervals.push((since, at));
-        }
         self.ended = true;
+        self.update_blocked(at, "end");
         self.delivered_at_end = Some((0..self.flows).map(|f| self.inorder.delivered(f)).collect());
         self.kick_wireless(at);
     }

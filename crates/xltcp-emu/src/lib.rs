@@ -24,6 +24,7 @@ pub mod hop;
 pub mod inorder;
 mod orchestrate;
 pub mod plumbing;
+pub mod signals;
 pub mod summary;
 pub mod tun;
 

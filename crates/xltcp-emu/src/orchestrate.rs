@@ -7,12 +7,14 @@ use crate::capture::Captures;
 use crate::clock::Clock;
 use crate::hop::{host_address, Hop};
 use crate::plumbing::{self, HostConfig, Names, Plumbing};
+use crate::signals;
 use crate::summary::{self, EmuDetails, EmuSummary, LATE_P99_WARN_US};
 use crate::EmuError;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use xltcp_core::scenario::{self, Direction, Scenario};
@@ -40,6 +42,9 @@ pub struct EmuOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(f64, f64) -> bool>,
     /// Set from elsewhere (e.g. a signal handler) to stop the run.
     pub stop: Option<&'a AtomicBool>,
+    /// Publish the radio's signals and accept injected ones on this
+    /// Unix-domain socket (see [`crate::signals`]).
+    pub signal_socket: Option<&'a Path>,
     /// Linux congestion control for every flow instead of the scenario's
     /// (e.g. "cubic"); the scenario's "newreno" runs as Linux "reno".
     pub cc: Option<String>,
@@ -246,6 +251,18 @@ fn emulate(
     let (Some(tun_ch), Some(tun_sh)) = (tun_ch, tun_sh) else {
         return Err(EmuError::Setup("TUN devices missing".into()));
     };
+    let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
+    let mut socket = None;
+    if let Some(path) = opts.signal_socket {
+        let listener = signals::bind(path)
+            .map_err(|e| EmuError::Setup(format!("signal socket {}: {e}", path.display())))?;
+        let (stx, srx) = mpsc::channel();
+        let (ctx, crx) = mpsc::channel();
+        hop.signals = Some(stx);
+        hop.commands = Some(crx);
+        hop.blocked_flag = Some(blocked_flag.clone());
+        socket = Some((path, listener, srx, ctx));
+    }
     let stop_dp = AtomicBool::new(false);
     let clock = Clock::start();
     let end = Time::ZERO + s.sim.duration;
@@ -253,6 +270,18 @@ fn emulate(
     let mut interrupted = false;
     let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
         let dp = scope.spawn(|| run_loop(&mut hop, &tun_ch, &tun_sh, &clock, &stop_dp));
+        let server = socket.map(|(path, listener, signals, commands)| {
+            let server = signals::Server {
+                path,
+                clock,
+                capacity_bps: s.wireless.link.rate_bps,
+                blocked: &blocked_flag,
+                signals,
+                commands,
+                stop: &stop_dp,
+            };
+            scope.spawn(move || server.serve(listener))
+        });
         let result = control(
             s,
             p,
@@ -269,6 +298,11 @@ fn emulate(
         let report = dp
             .join()
             .map_err(|_| EmuError::Setup("data-path thread panicked".into()))?;
+        if let Some(lost) = server.and_then(|h| h.join().ok()).filter(|&n| n > 0) {
+            warnings.push(format!(
+                "{lost} batches of signal lines were lost to clients not reading"
+            ));
+        }
         result.map(|_| report)
     })?;
     drop((tun_ch, tun_sh));

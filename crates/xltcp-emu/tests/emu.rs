@@ -322,3 +322,109 @@ fn a_user_who_is_not_root_is_refused_with_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("needs root"), "{err}");
 }
+
+#[test]
+fn the_signal_socket_publishes_blockages_and_takes_injected_ones() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some(_one) = emu_or_skip("the_signal_socket") else {
+        return;
+    };
+    let text = format!(
+        "{}\n[wireless.availability]\nmodel = \"onoff\"\non = \"1s\"\noff = \"500ms\"\n[[flow]]\n",
+        HOP.replace("3s", "3200ms")
+    );
+    let s = scenario(&text);
+    let sock = std::env::temp_dir().join(format!("xltcp-emu-test-{}.sock", std::process::id()));
+    let (sum, lines) = std::thread::scope(|sc| {
+        let run = sc.spawn(|| {
+            xltcp_emu::run(
+                &s,
+                EmuOptions {
+                    signal_socket: Some(&sock),
+                    ..Default::default()
+                },
+            )
+        });
+        let mut stream = None;
+        for _ in 0..100 {
+            if let Ok(c) = std::os::unix::net::UnixStream::connect(&sock) {
+                stream = Some(c);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let stream = stream.expect("the socket accepts a client");
+        let mut writer = stream.try_clone().unwrap();
+        let mut lines: Vec<serde_json::Value> = Vec::new();
+        let (mut injected_start, mut injected_stop) = (false, false);
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let v: serde_json::Value = serde_json::from_str(&line).expect("JSON lines");
+            let (kind, cause) = (
+                v["type"].as_str().unwrap_or(""),
+                v["cause"].as_str().unwrap_or(""),
+            );
+            // After the scheduled blockage ends at 1.5 s, block the hop from
+            // outside, then unblock it ~200 ms later.
+            if kind == "pu_stop" && cause == "pu" && !injected_start {
+                writer.write_all(b"{\"type\":\"pu_start\"}\n").unwrap();
+                injected_start = true;
+            }
+            if kind == "pu_start" && cause == "external" && !injected_stop {
+                std::thread::sleep(Duration::from_millis(200));
+                writer.write_all(b"{\"type\":\"pu_stop\"}\n").unwrap();
+                injected_stop = true;
+            }
+            lines.push(v);
+        }
+        (run.join().unwrap().expect("emulation runs"), lines)
+    });
+    let kinds: Vec<(String, String, f64)> = lines
+        .iter()
+        .filter(|v| v["type"] != "delivered" && v["type"] != "undelivered")
+        .map(|v| {
+            (
+                v["type"].as_str().unwrap_or("").into(),
+                v["cause"].as_str().unwrap_or("").into(),
+                v["t"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(lines[0]["type"], "hello");
+    assert_eq!(lines[0]["capacity_bps"], 10_000_000);
+    assert_eq!(lines[1]["type"], "capacity");
+    let at = |kind: &str, cause: &str| {
+        kinds
+            .iter()
+            .filter(|k| k.0 == kind && k.1 == cause)
+            .map(|k| k.2)
+            .collect::<Vec<f64>>()
+    };
+    // The scenario's blockage, at its exact model times.
+    assert_eq!(at("pu_start", "pu"), vec![1.0]);
+    assert_eq!(at("tfp_start", "pu"), vec![1.0]);
+    assert_eq!(at("pu_stop", "pu"), vec![1.5]);
+    // The injected one; the forced-open hop ignores the 2.5 s blockage.
+    let (s0, s1) = (at("pu_start", "external"), at("pu_stop", "external"));
+    assert_eq!((s0.len(), s1.len()), (1, 1), "{kinds:?}");
+    assert!(
+        s0[0] > 1.5 && s0[0] < 1.7 && s1[0] > s0[0] + 0.15,
+        "{kinds:?}"
+    );
+    assert_eq!(lines.iter().filter(|v| v["type"] == "ack").count(), 2);
+    assert!(
+        lines
+            .iter()
+            .filter(|v| v["type"] == "delivered" && v["dir"] == "down")
+            .count()
+            > 500
+    );
+    let iv = &sum.emu.blocked_intervals;
+    assert_eq!(iv.len(), 2, "{iv:?}");
+    assert_eq!(iv[0], (1.0, 1.5));
+    assert!(
+        (iv[1].0 - s0[0]).abs() < 1e-6 && (iv[1].1 - s1[0]).abs() < 1e-6,
+        "{iv:?} vs {s0:?} {s1:?}"
+    );
+    assert!(!sock.exists(), "the socket file is removed");
+}

@@ -108,9 +108,11 @@ fn run(
 
 /// Runs a scenario through the real-time emulator (real Linux TCP in
 /// network namespaces); returns the summary as JSON. `cc` replaces every
-/// flow's congestion control with a Linux one (e.g. "cubic").
+/// flow's congestion control with a Linux one (e.g. "cubic"); `signals`
+/// is a Unix-domain socket path for the cross-layer signal socket.
 #[pyfunction]
-#[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None, cc = None))]
+#[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None, cc = None, signals = None))]
+#[allow(clippy::too_many_arguments)]
 fn emu(
     py: Python<'_>,
     path: &str,
@@ -119,6 +121,7 @@ fn emu(
     overrides: Vec<String>,
     progress: Option<Py<PyAny>>,
     cc: Option<String>,
+    signals: Option<String>,
 ) -> PyResult<String> {
     let s = load(path, &overrides)?;
     let mut interrupted: Option<PyErr> = None;
@@ -145,6 +148,7 @@ fn emu(
                 out_dir: out_dir.map(Path::new),
                 progress: Some(&mut report),
                 cc,
+                signal_socket: signals.as_deref().map(Path::new),
                 ..Default::default()
             },
         )

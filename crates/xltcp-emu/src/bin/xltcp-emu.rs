@@ -2,7 +2,7 @@
 //! (a development aid and the tests' crash target; `xltcp emu` is the user
 //! interface).
 //!
-//! `xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME]`
+//! `xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME] [--signals SOCKET]`
 //!
 //! Exit status: 0 done, 2 bad scenario or a machine that cannot host the
 //! emulator, 130 stopped by SIGINT/SIGTERM (after teardown), 1 otherwise.
@@ -22,18 +22,20 @@ extern "C" fn on_signal(_: libc::c_int) {
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let (mut path, mut seed, mut out, mut sets, mut cc) = (None, None, None, Vec::new(), None);
+    let mut socket: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()),
             "--out" => out = args.next().map(PathBuf::from),
             "--set" => sets.extend(args.next()),
             "--cc" => cc = args.next(),
+            "--signals" => socket = args.next().map(PathBuf::from),
             _ => path = Some(PathBuf::from(a)),
         }
     }
     let Some(path) = path else {
         eprintln!(
-            "usage: xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME]"
+            "usage: xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME] [--signals SOCKET]"
         );
         return ExitCode::from(2);
     };
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         out_dir: out.as_deref(),
         stop: Some(&STOP),
         cc,
+        signal_socket: socket.as_deref(),
         ..Default::default()
     };
     match xltcp_emu::run(&s, opts) {
