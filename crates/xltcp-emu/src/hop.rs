@@ -204,68 +204,60 @@ pub struct Hop {
 }
 
 impl Hop {
-    /// The hop of `scenario` for `seed`, its clock at zero.
-    pub fn new(scenario: &Scenario, seed: u64) -> Hop {
-        let n = scenario.flows.len();
-        let mut links = Vec::with_capacity(2 * n + 2);
+    /// The simulator's links for `scenario`: per-flow wired access links,
+    /// then the wireless hop down and up (with their indices).
+    fn build_links(scenario: &Scenario, seed: u64) -> (Vec<Link>, usize, usize) {
+        let n = scenario.flows.len() as u32;
+        let mut links = Vec::with_capacity(2 * n as usize + 2);
         let w = &scenario.wired;
-        for i in 0..n as u32 {
-            let none = LossProcess::None;
-            links.push(Link::new(
-                format!("ch{i}-bs"),
-                Dest::Bs,
+        let wired = |name: String, dest| {
+            Link::new(
+                name,
+                dest,
                 w.rate_bps,
                 w.delay,
                 w.queue,
                 0,
-                none,
+                LossProcess::None,
                 false,
-            ));
-            let none = LossProcess::None;
-            links.push(Link::new(
-                format!("bs-ch{i}"),
-                Dest::Ch(i),
-                w.rate_bps,
-                w.delay,
-                w.queue,
-                0,
-                none,
-                false,
-            ));
+            )
+        };
+        for i in 0..n {
+            links.push(wired(format!("ch{i}-bs"), Dest::Bs));
+            links.push(wired(format!("bs-ch{i}"), Dest::Ch(i)));
         }
         let wl = &scenario.wireless;
         // The simulator's stream names: same seed, same losses and blockages.
-        let loss = |spec, name: &str| LossProcess::new(spec, stream(seed, name));
-        let (rate, delay, queue, ovh) = (
-            wl.link.rate_bps,
-            wl.link.delay,
-            wl.link.queue,
-            wl.frame_overhead,
-        );
-        let wl_down = links.len();
-        let down = loss(&wl.loss_down, "wireless.down.loss");
-        links.push(Link::new(
-            "bs-air".into(),
+        let air = |name: &str, dest, spec, stream_name: &str| {
+            let loss = LossProcess::new(spec, stream(seed, stream_name));
+            let l = &wl.link;
+            Link::new(
+                name.into(),
+                dest,
+                l.rate_bps,
+                l.delay,
+                l.queue,
+                wl.frame_overhead,
+                loss,
+                true,
+            )
+        };
+        links.push(air(
+            "bs-air",
             Dest::ShOfFlow,
-            rate,
-            delay,
-            queue,
-            ovh,
-            down,
-            true,
+            &wl.loss_down,
+            "wireless.down.loss",
         ));
-        let wl_up = links.len();
-        let up = loss(&wl.loss_up, "wireless.up.loss");
-        links.push(Link::new(
-            "air-bs".into(),
-            Dest::Bs,
-            rate,
-            delay,
-            queue,
-            ovh,
-            up,
-            true,
-        ));
+        links.push(air("air-bs", Dest::Bs, &wl.loss_up, "wireless.up.loss"));
+        let wl_down = links.len() - 2;
+        (links, wl_down, wl_down + 1)
+    }
+
+    /// The hop of `scenario` for `seed`, its clock at zero.
+    pub fn new(scenario: &Scenario, seed: u64) -> Hop {
+        let n = scenario.flows.len();
+        let (links, wl_down, wl_up) = Hop::build_links(scenario, seed);
+        let wl = &scenario.wireless;
         let availability =
             Availability::new(&wl.availability, stream(seed, "wireless.availability"));
         let end = Time::ZERO + scenario.sim.duration;

@@ -187,135 +187,66 @@ fn sides(d: Direction) -> (Side, Side) {
     }
 }
 
-fn emulate(
-    s: &Scenario,
-    seed: u64,
-    p: &mut Plumbing,
-    opts: &mut EmuOptions<'_>,
-    warnings: &mut Vec<String>,
-) -> Result<Outcome, EmuError> {
-    let ns = |side: Side| {
-        if side == Side::Ch {
-            p.names.ns_ch.clone()
-        } else {
-            p.names.ns_sh.clone()
-        }
-    };
-    let (ns_ch, ns_sh) = (ns(Side::Ch), ns(Side::Sh));
-    let ns_of = |side: Side| {
-        if side == Side::Ch {
-            ns_ch.clone()
-        } else {
-            ns_sh.clone()
-        }
-    };
-    // Servers first, each on its receiving host; wait until they listen.
+/// Starts each flow's iperf3 server on its receiving host and waits until
+/// all listen; returns the threads draining their output.
+fn start_servers(s: &Scenario, p: &mut Plumbing) -> Result<Vec<JoinHandle<String>>, EmuError> {
     let (tx, rx) = mpsc::channel();
-    let mut outputs = Vec::new();
+    let mut drains = Vec::new();
     for (i, f) in s.flows.iter().enumerate() {
         let (_, rcv) = sides(f.direction);
+        let ns = p.names.ns(rcv).to_string();
         let k = p.spawn(
-            &ns_of(rcv),
+            &ns,
             "iperf3",
             &apps::server_args(host_address(rcv, i as u32)),
         )?;
         let c = p.child(k);
-        let out = c.stdout.take().map(|o| drain(o, Some(tx.clone())));
-        let err = c.stderr.take().map(|e| drain(e, None));
-        outputs.push((out, err));
+        drains.extend(c.stdout.take().map(|o| drain(o, Some(tx.clone()))));
+        drains.extend(c.stderr.take().map(|e| drain(e, None)));
     }
-    for i in 0..s.flows.len() {
+    for f in &s.flows {
         if rx.recv_timeout(SERVER_READY).is_err() {
             return Err(EmuError::Setup(format!(
                 "iperf3 server of flow {} did not start listening",
-                s.flows[i].name
+                f.name
             )));
         }
     }
-    let mut hop = Hop::new(s, seed);
-    if let Some(dir) = opts.out_dir {
-        std::fs::create_dir_all(dir)?;
-        let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
-        hop.capture = Some(Captures::create(dir, &names, s.output.pcap_snaplen)?);
-    }
-    let cc: Vec<String> = s
-        .flows
-        .iter()
-        .map(|f| {
-            opts.cc
-                .clone()
-                .unwrap_or_else(|| apps::linux_cc(&f.tcp.cc).to_string())
-        })
-        .collect();
-    let (tun_ch, tun_sh) = (p.tun_ch.take(), p.tun_sh.take());
-    let (Some(tun_ch), Some(tun_sh)) = (tun_ch, tun_sh) else {
-        return Err(EmuError::Setup("TUN devices missing".into()));
-    };
-    let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
-    let mut socket = None;
-    if let Some(path) = opts.signal_socket {
-        let listener = signals::bind(path)
-            .map_err(|e| EmuError::Setup(format!("signal socket {}: {e}", path.display())))?;
-        let (stx, srx) = mpsc::channel();
-        let (ctx, crx) = mpsc::channel();
-        hop.signals = Some(stx);
-        hop.commands = Some(crx);
-        hop.blocked_flag = Some(blocked_flag.clone());
-        socket = Some((path, listener, srx, ctx));
-    }
-    let stop_dp = AtomicBool::new(false);
-    let clock = Clock::start();
-    let end = Time::ZERO + s.sim.duration;
-    let mut clients: Vec<Option<Client>> = (0..s.flows.len()).map(|_| None).collect();
-    let mut interrupted = false;
-    let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
-        let dp = scope.spawn(|| run_loop(&mut hop, &tun_ch, &tun_sh, &clock, &stop_dp));
-        let server = socket.map(|(path, listener, signals, commands)| {
-            let server = signals::Server {
-                path,
-                clock,
-                capacity_bps: s.wireless.link.rate_bps,
-                blocked: &blocked_flag,
-                signals,
-                commands,
-                stop: &stop_dp,
-            };
-            scope.spawn(move || server.serve(listener))
-        });
-        let result = control(
-            s,
-            p,
-            opts,
-            &clock,
-            end,
-            &cc,
-            &mut clients,
-            &mut interrupted,
-            warnings,
-            &ns_of,
-        );
-        stop_dp.store(true, Ordering::Release);
-        let report = dp
-            .join()
-            .map_err(|_| EmuError::Setup("data-path thread panicked".into()))?;
-        if let Some(lost) = server.and_then(|h| h.join().ok()).filter(|&n| n > 0) {
-            warnings.push(format!(
-                "{lost} batches of signal lines were lost to clients not reading"
-            ));
-        }
-        result.map(|_| report)
-    })?;
-    drop((tun_ch, tun_sh));
-    let counters: Counters = [("ch", &ns_ch), ("sh", &ns_sh)]
-        .into_iter()
-        .map(|(k, n)| (k.to_string(), plumbing::tcp_counters(n)))
-        .collect();
-    if interrupted {
-        return Err(EmuError::Interrupted);
-    }
-    if let Some(c) = hop.capture.take() {
-        c.finish()?;
-    }
+    Ok(drains)
+}
+
+/// The signal socket's parts until its thread starts.
+type Socket<'a> = (
+    &'a Path,
+    std::os::unix::net::UnixListener,
+    mpsc::Receiver<(Time, signals::Signal)>,
+    mpsc::Sender<signals::Command>,
+);
+
+/// Binds the signal socket, if asked for, and wires the hop to it.
+fn attach_socket<'a>(
+    hop: &mut Hop,
+    path: Option<&'a Path>,
+    flag: &Arc<AtomicBool>,
+) -> Result<Option<Socket<'a>>, EmuError> {
+    let Some(path) = path else { return Ok(None) };
+    let listener = signals::bind(path)
+        .map_err(|e| EmuError::Setup(format!("signal socket {}: {e}", path.display())))?;
+    let (stx, srx) = mpsc::channel();
+    let (ctx, crx) = mpsc::channel();
+    hop.signals = Some(stx);
+    hop.commands = Some(crx);
+    hop.blocked_flag = Some(flag.clone());
+    Ok(Some((path, listener, srx, ctx)))
+}
+
+/// Reads each client's report (keeping a copy in `out_dir/apps/`).
+fn collect_reports(
+    s: &Scenario,
+    clients: Vec<Option<Client>>,
+    out_dir: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Option<AppResult>>, EmuError> {
     let mut results = Vec::new();
     for (i, c) in clients.into_iter().enumerate() {
         let name = &s.flows[i].name;
@@ -325,7 +256,7 @@ fn emulate(
             continue;
         };
         let text = out.join().unwrap_or_default();
-        if let Some(dir) = opts.out_dir {
+        if let Some(dir) = out_dir {
             let adir = dir.join("apps");
             std::fs::create_dir_all(&adir)?;
             std::fs::write(
@@ -341,7 +272,89 @@ fn emulate(
             }
         }
     }
-    drop(outputs);
+    Ok(results)
+}
+
+fn emulate(
+    s: &Scenario,
+    seed: u64,
+    p: &mut Plumbing,
+    opts: &mut EmuOptions<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Outcome, EmuError> {
+    let _servers = start_servers(s, p)?;
+    let mut hop = Hop::new(s, seed);
+    if let Some(dir) = opts.out_dir {
+        std::fs::create_dir_all(dir)?;
+        let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
+        hop.capture = Some(Captures::create(dir, &names, s.output.pcap_snaplen)?);
+    }
+    let cc: Vec<String> = s
+        .flows
+        .iter()
+        .map(|f| {
+            opts.cc
+                .clone()
+                .unwrap_or_else(|| apps::linux_cc(&f.tcp.cc).to_string())
+        })
+        .collect();
+    let (Some(tun_ch), Some(tun_sh)) = (p.tun_ch.take(), p.tun_sh.take()) else {
+        return Err(EmuError::Setup("TUN devices missing".into()));
+    };
+    let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
+    let socket = attach_socket(&mut hop, opts.signal_socket, &blocked_flag)?;
+    let stop_dp = AtomicBool::new(false);
+    let clock = Clock::start();
+    let mut clients: Vec<Option<Client>> = (0..s.flows.len()).map(|_| None).collect();
+    let mut interrupted = false;
+    let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
+        let dp = scope.spawn(|| run_loop(&mut hop, &tun_ch, &tun_sh, &clock, &stop_dp));
+        let server = socket.map(|(path, listener, signals, commands)| {
+            let capacity_bps = s.wireless.link.rate_bps;
+            let server = signals::Server {
+                path,
+                clock,
+                capacity_bps,
+                blocked: &blocked_flag,
+                signals,
+                commands,
+                stop: &stop_dp,
+            };
+            scope.spawn(move || server.serve(listener))
+        });
+        let result = control(
+            s,
+            p,
+            opts,
+            &clock,
+            &cc,
+            &mut clients,
+            &mut interrupted,
+            warnings,
+        );
+        stop_dp.store(true, Ordering::Release);
+        let report = dp
+            .join()
+            .map_err(|_| EmuError::Setup("data-path thread panicked".into()))?;
+        if let Some(lost) = server.and_then(|h| h.join().ok()).filter(|&n| n > 0) {
+            warnings.push(format!(
+                "{lost} batches of signal lines were lost to clients not reading"
+            ));
+        }
+        result.map(|_| report)
+    })?;
+    drop((tun_ch, tun_sh));
+    let counters: Counters = [("ch", Side::Ch), ("sh", Side::Sh)]
+        .into_iter()
+        .map(|(k, side)| (k.to_string(), plumbing::tcp_counters(p.names.ns(side))))
+        .collect();
+    if interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    if let Some(c) = hop.capture.take() {
+        c.finish()?;
+    }
+    let results = collect_reports(s, clients, opts.out_dir, warnings)?;
     Ok((hop, report, results, cc, counters))
 }
 
@@ -353,13 +366,12 @@ fn control(
     p: &mut Plumbing,
     opts: &mut EmuOptions<'_>,
     clock: &Clock,
-    end: Time,
     cc: &[String],
     clients: &mut [Option<Client>],
     interrupted: &mut bool,
     warnings: &mut Vec<String>,
-    ns_of: &dyn Fn(Side) -> String,
 ) -> Result<(), EmuError> {
+    let end = Time::ZERO + s.sim.duration;
     let mut order: Vec<usize> = (0..s.flows.len()).collect();
     order.sort_by_key(|&i| (s.flows[i].start, i));
     let mut next = 0;
@@ -387,7 +399,8 @@ fn control(
             );
             let at = args.iter().position(|a| a == "-C").map_or(0, |k| k + 1);
             args[at] = cc[i].clone();
-            let k = p.spawn(&ns_of(snd), "iperf3", &args)?;
+            let ns = p.names.ns(snd).to_string();
+            let k = p.spawn(&ns, "iperf3", &args)?;
             let c = p.child(k);
             let out = drain(c.stdout.take().expect("piped"), None);
             // Errors go into the JSON report; stderr is only drained.

@@ -43,6 +43,14 @@ pub struct Names {
 }
 
 impl Names {
+    /// The namespace of the hosts of `side`.
+    pub fn ns(&self, side: xltcp_core::sim::flow::Side) -> &str {
+        match side {
+            xltcp_core::sim::flow::Side::Ch => &self.ns_ch,
+            xltcp_core::sim::flow::Side::Sh => &self.ns_sh,
+        }
+    }
+
     /// The names owned by process `pid`.
     pub fn for_pid(pid: u32) -> Names {
         Names {
