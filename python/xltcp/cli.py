@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -325,6 +326,8 @@ def emu(
         out_dir = out if out is not None else default_out_dir(echo, scenario)
         out_dir.mkdir(parents=True, exist_ok=True)
         view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
+        # SIGTERM stops the run like Ctrl-C, so the teardown runs.
+        previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
             view.run_started(0, seed)
             socket = None if signals is None else str(signals)
@@ -334,6 +337,7 @@ def emu(
         except _core.EmuUnavailable as e:
             raise UserError(str(e)) from None
         finally:
+            signal.signal(signal.SIGTERM, previous)
             view.close()
         result = json.loads(text)
     if json_:
@@ -346,6 +350,10 @@ def emu(
         for warning in result.get("emu", {}).get("warnings", []):
             line = Text("warning: ", style="bold yellow") + Text(str(warning))
             err_console.print(line, soft_wrap=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def emu_line(summary: dict) -> Text:

@@ -105,3 +105,37 @@ def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
     # Nothing of the run is left behind.
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"xltcp-{os.getpid()}-" not in listing
+
+
+@needs_emu_core
+@needs_machine
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_run_and_tears_down(write_toml, tmp_path, signame):
+    import signal
+    import sys
+    import time
+
+    scenario = write_toml(SCENARIO.replace('"2s"', '"30s"'))
+    cmd = [sys.executable, "-m", "xltcp", "emu", str(scenario), "--out", str(tmp_path), "-q"]
+    proc = subprocess.Popen(
+        cmd,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell may start children with SIGINT ignored; restore Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    mine = f"xltcp-{proc.pid}-"
+    for _ in range(100):
+        listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        if listing.count(mine) == 2:
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the run did not set up its namespaces")
+    time.sleep(0.5)
+    proc.send_signal(getattr(signal, signame))
+    assert proc.wait(timeout=20) == 130
+    assert "interrupted" in proc.stderr.read()
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert mine not in listing
