@@ -343,11 +343,21 @@ fn emulate(
         }
         result.map(|_| report)
     })?;
-    drop((tun_ch, tun_sh));
     let counters: Counters = [("ch", Side::Ch), ("sh", Side::Sh)]
         .into_iter()
         .map(|(k, side)| (k.to_string(), plumbing::tcp_counters(p.names.ns(side))))
         .collect();
+    let device_drops: std::collections::BTreeMap<String, u64> = [
+        ("ch", &p.names.dev_ch, Side::Ch),
+        ("sh", &p.names.dev_sh, Side::Sh),
+    ]
+    .into_iter()
+    .map(|(k, dev, side)| (k.to_string(), plumbing::device_drops(p.names.ns(side), dev)))
+    .collect();
+    drop((tun_ch, tun_sh));
+    if device_drops.values().any(|&n| n > 0) {
+        warnings.push(format!("the kernel dropped datagrams at the TUN devices before the emulator read them: {device_drops:?}"));
+    }
     if interrupted {
         return Err(EmuError::Interrupted);
     }

@@ -220,6 +220,18 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
     out
 }
 
+/// Datagrams the kernel dropped at device `dev` of namespace `ns` before
+/// the emulator read them (`tx_dropped`: the device queue was full).
+pub fn device_drops(ns: &str, dev: &str) -> u64 {
+    let path = format!("/sys/class/net/{dev}/statistics/tx_dropped");
+    Command::new("ip")
+        .args(["netns", "exec", ns, "cat", &path])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// Runs a command, turning failure into an error naming it.
 fn run(cmd: &mut Command, input: Option<&str>) -> Result<(), EmuError> {
     let what = format!("{cmd:?}");

@@ -7,7 +7,8 @@
 //! - goodput under the oracle bound of the scenario;
 //! - blockages honoured: no frame starts on the air while the hop is
 //!   blocked (read from the wireless capture);
-//! - the loss and blockage pattern is the seed's (same blocked time).
+//! - the loss and blockage pattern is the seed's (same blocked time), and
+//!   both engines compute the same oracle bound for it.
 //!
 //! A scheme joins by adding a `conformance!` line with its scenario. The
 //! emulator half needs root, /dev/net/tun, `ip netns` and iperf3, and is
@@ -169,6 +170,16 @@ fn conformance_emu(name: &str, text: &str) {
     let s = scenario(text);
     let o = run_emu(&s, 7, name);
     check_properties(&s, 7, &o);
+    // Same scenario and seed, same hop: the engines agree on the bound.
+    let reference = run_sim(&s, 7, name);
+    for (i, (e, r)) in o.flows.iter().zip(&reference.flows).enumerate() {
+        assert!(
+            (e.1 - r.1).abs() <= 1e-9 * r.1,
+            "flow {i}: emu oracle {} sim oracle {}",
+            e.1,
+            r.1
+        );
+    }
 }
 
 /// Adds a scenario to the suite: one test per engine.
