@@ -10,7 +10,8 @@
 //! pass are stamped with the clock read before the pass's due deadlines
 //! were fired, so model time never goes backwards. The thread asks for
 //! SCHED_FIFO priority (root has it), so other work on the machine delays
-//! it less; the summary says whether it got it.
+//! it less, and holds CPUs out of slow-to-wake idle states for the run
+//! (PM QoS); the summary says whether it got each.
 
 use crate::clock::Clock;
 use crate::hop::{Egress, Hop};
@@ -103,6 +104,23 @@ pub struct LoopReport {
     pub read_errors: u64,
     /// Whether the data-path thread ran with real-time priority.
     pub realtime: bool,
+    /// Whether CPU idle states with a wake-up latency were ruled out
+    /// during the run (PM QoS `/dev/cpu_dma_latency` = 0).
+    pub low_latency_idle: bool,
+}
+
+/// Asks the kernel to keep CPUs out of idle states that are slow to wake
+/// from (PM QoS, held while the returned file is open); on a virtual
+/// machine this avoids halting the vCPU, whose wake-up can take
+/// milliseconds. `None` if refused.
+fn hold_low_latency_idle() -> Option<std::fs::File> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/cpu_dma_latency")
+        .ok()?;
+    f.write_all(&0i32.to_ne_bytes()).ok()?;
+    Some(f)
 }
 
 /// Real-time (SCHED_FIFO) priority of the data-path thread: above every
@@ -166,8 +184,10 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
     let cpu0 = thread_cpu_s();
     let start = clock.now();
     let mut lateness = Lateness::default();
+    let qos = hold_low_latency_idle();
     let mut report = LoopReport {
         realtime: set_realtime(),
+        low_latency_idle: qos.is_some(),
         ..LoopReport::default()
     };
     let mut buf = vec![0u8; MAX_PACKET];
@@ -206,6 +226,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
             wait(ch, sh, timeout - SPIN);
         }
     }
+    drop(qos);
     hop.finish();
     report.lateness = lateness.summary();
     report.cpu_s = thread_cpu_s() - cpu0;
