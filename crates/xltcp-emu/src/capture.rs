@@ -1,7 +1,9 @@
 //! Packet captures at the base station: every transmission start on a
 //! link, as the real datagram, into the simulator's files
 //! (`pcap/wireless.pcap` for both air directions, `pcap/wired-<flow>.pcap`
-//! per access link). Timestamps are emulation time (zero at the start).
+//! per access link), and the datagrams it refused (`pcap/rejected.pcap`,
+//! only when there are some). Timestamps are emulation time (zero at the
+//! start).
 
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -15,6 +17,9 @@ use xltcp_core::wire::{PcapWriter, FULL_SNAPLEN};
 pub struct Captures {
     by_link: Vec<usize>,
     writers: Vec<PcapWriter<BufWriter<File>>>,
+    rejected: Option<PcapWriter<BufWriter<File>>>,
+    dir: std::path::PathBuf,
+    snaplen: u32,
     error: Option<io::Error>,
 }
 
@@ -32,6 +37,9 @@ impl Captures {
         let mut c = Captures {
             by_link: Vec::new(),
             writers: Vec::new(),
+            rejected: None,
+            dir: pdir.clone(),
+            snaplen,
             error: None,
         };
         for (i, f) in flows.iter().enumerate() {
@@ -52,12 +60,31 @@ impl Captures {
         }
     }
 
+    /// Records a datagram the base station refused, at `t`, into
+    /// `pcap/rejected.pcap` (created on the first one).
+    pub fn record_rejected(&mut self, t: Time, datagram: &[u8]) {
+        if self.rejected.is_none() {
+            let path = self.dir.join("rejected.pcap");
+            match File::create(path).and_then(|f| PcapWriter::new(BufWriter::new(f), self.snaplen))
+            {
+                Ok(w) => self.rejected = Some(w),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    return;
+                }
+            }
+        }
+        if let Some(Err(e)) = self.rejected.as_mut().map(|w| w.write_raw(t, datagram)) {
+            self.error.get_or_insert(e);
+        }
+    }
+
     /// Flushes every file; the first error of the run, if any.
     pub fn finish(mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for w in &mut self.writers {
+        for w in self.writers.iter_mut().chain(self.rejected.as_mut()) {
             w.flush()?;
         }
         Ok(())

@@ -375,8 +375,11 @@ impl Hop {
         (o[0] == 10 && o[1] == net && n >= 1 && n <= self.flows).then(|| n - 1)
     }
 
-    fn reject(&mut self, why: &'static str) {
+    fn reject(&mut self, now: Time, why: &'static str, bytes: &[u8]) {
         *self.counters.rejected.entry(why).or_insert(0) += 1;
+        if let Some(cap) = self.capture.as_mut() {
+            cap.record_rejected(now, bytes);
+        }
     }
 
     /// A datagram read from the hosts of `from` at `now`.
@@ -388,9 +391,9 @@ impl Hop {
             Ok(p) => p.into_packet(),
             Err(ParseError::NotTcp(_)) => match stand_in(bytes) {
                 Some(p) => p,
-                None => return self.reject("bad_ip_checksum"),
+                None => return self.reject(now, "bad_ip_checksum", bytes),
             },
-            Err(e) => return self.reject(reject_reason(&e)),
+            Err(e) => return self.reject(now, reject_reason(&e), bytes),
         };
         let (own, far) = if from == Side::Ch {
             (packet.src, packet.dst)
@@ -399,7 +402,7 @@ impl Hop {
         };
         let (Some(flow), Some(_)) = (self.flow_of(own, Side::Ch), self.flow_of(far, Side::Sh))
         else {
-            return self.reject("unknown_address");
+            return self.reject(now, "unknown_address", bytes);
         };
         let tcp = bytes.len() >= 10 && bytes[9] == 6;
         if !tcp {

@@ -53,7 +53,12 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
     );
     assert!(sum.accounting.balances(), "{:?}", sum.accounting);
     assert_eq!(sum.accounting.in_flight, 0);
-    assert!(sum.emu.rejected.is_empty(), "{:?}", sum.emu.rejected);
+    assert!(
+        sum.emu.rejected.is_empty(),
+        "{:?}, see {}",
+        sum.emu.rejected,
+        out.join("pcap/rejected.pcap").display()
+    );
     assert_eq!(sum.emu.linux_cc, vec!["reno".to_string()]);
     assert!(sum.emu.datapath.lateness.count > 1000);
     // Every datagram on the air is real IPv4/TCP with valid checksums,
