@@ -52,7 +52,6 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
         f.oracle_bps
     );
     assert!(sum.accounting.balances(), "{:?}", sum.accounting);
-    assert_eq!(sum.accounting.in_flight, 0);
     assert!(
         sum.emu.rejected.is_empty(),
         "{:?}, see {}",
@@ -258,8 +257,17 @@ fn malformed_packets_from_a_host_are_counted_with_their_reason() {
             .chain([0; 32])
             .collect(),
     ];
+    let out = tmp("malformed");
     let result = std::thread::scope(|sc| {
-        let run = sc.spawn(|| xltcp_emu::run(&s, EmuOptions::default()));
+        let run = sc.spawn(|| {
+            xltcp_emu::run(
+                &s,
+                EmuOptions {
+                    out_dir: Some(&out),
+                    ..Default::default()
+                },
+            )
+        });
         let mut waited = 0;
         while namespaces_of(std::process::id()).len() < 2 && waited < 100 {
             std::thread::sleep(Duration::from_millis(100));
