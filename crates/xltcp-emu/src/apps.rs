@@ -42,12 +42,14 @@ pub fn server_args(bind: Ipv4Addr) -> Vec<String> {
     .to_vec()
 }
 
-/// Arguments of a flow's client: send to `server` from `bind`.
+/// Arguments of a flow's client: send to `server` from `bind` with the
+/// Linux congestion control `cc`.
 pub fn client_args(
     spec: &FlowSpec,
     duration: Dur,
     server: Ipv4Addr,
     bind: Ipv4Addr,
+    cc: &str,
 ) -> Vec<String> {
     let mut a: Vec<String> = [
         "-c",
@@ -60,7 +62,7 @@ pub fn client_args(
     ]
     .map(String::from)
     .to_vec();
-    a.extend(["-C".to_string(), linux_cc(&spec.tcp.cc).to_string()]);
+    a.extend(["-C".to_string(), cc.to_string()]);
     match spec.app {
         AppSpec::Bulk => {
             let secs =
@@ -138,11 +140,18 @@ mod tests {
             Dur::from_secs(10),
             Ipv4Addr::new(10, 2, 0, 1),
             Ipv4Addr::new(10, 1, 0, 1),
+            "reno",
         );
         assert_eq!(
             a.join(" "),
             "-c 10.2.0.1 -B 10.1.0.1 -p 5201 -J -C reno -t 8"
         );
+    }
+
+    #[test]
+    fn newreno_runs_as_linux_reno_and_other_names_pass_through() {
+        assert_eq!(linux_cc("newreno"), "reno");
+        assert_eq!(linux_cc("cubic"), "cubic");
     }
 
     #[test]
@@ -152,6 +161,7 @@ mod tests {
             Dur::from_secs(10),
             Ipv4Addr::new(10, 2, 0, 1),
             Ipv4Addr::new(10, 1, 0, 1),
+            "reno",
         );
         assert_eq!(&a[a.len() - 2..], ["-n", "1000"]);
     }

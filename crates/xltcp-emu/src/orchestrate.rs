@@ -401,14 +401,13 @@ fn control(
             let i = order[next];
             let f = &s.flows[i];
             let (snd, rcv) = sides(f.direction);
-            let mut args = apps::client_args(
+            let args = apps::client_args(
                 f,
                 s.sim.duration,
                 host_address(rcv, i as u32),
                 host_address(snd, i as u32),
+                &cc[i],
             );
-            let at = args.iter().position(|a| a == "-C").map_or(0, |k| k + 1);
-            args[at] = cc[i].clone();
             let ns = p.names.ns(snd).to_string();
             let k = p.spawn(&ns, "iperf3", &args)?;
             let c = p.child(k);
