@@ -55,11 +55,18 @@ mod stats;
 mod timers;
 
 #[cfg(test)]
+#[macro_use]
+mod fixture;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_harness;
+#[cfg(test)]
+mod tests_recovery;
+#[cfg(test)]
+mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{Config, Profile, Recovery};

@@ -19,10 +19,12 @@ impl Endpoint {
     /// The next segment to send, if any. Call until `None`.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        let t = self.next_transmit(now)?;
-        self.account(now, &t);
+        let t = self.next_transmit(now);
+        if let Some(t) = &t {
+            self.account(now, t);
+        }
         self.update_timers(now);
-        Some(t)
+        t
     }
 
     fn next_transmit(&mut self, now: Time) -> Option<Transmit> {
@@ -260,7 +262,20 @@ impl Endpoint {
             limit += u64::from(self.dupacks.min(2)) * smss;
         }
         let limit = limit.min(self.snd_wnd);
-        let in_flight = self.snd_nxt.since(self.snd_una).max(0) as u64;
+        // Going back N after a timeout, bytes SACKed since then below
+        // SND.NXT are not in flight (elsewhere FlightSize is SND.NXT - SND.UNA).
+        let sacked_below: u64 = if self.cstate == CongestionState::Loss {
+            self.scoreboard
+                .ranges()
+                .iter()
+                .filter(|r| r.0 < self.snd_nxt)
+                .map(|&(l, r)| (r.min(self.snd_nxt) - l) as u64)
+                .sum()
+        } else {
+            0
+        };
+        let in_flight =
+            (self.snd_nxt.since(self.snd_una).max(0) as u64).saturating_sub(sacked_below);
         let mut usable = limit.saturating_sub(in_flight);
         if let Some(&(l, _)) = self.scoreboard.ranges().iter().find(|r| r.0 > self.snd_nxt) {
             usable = usable.min((l - self.snd_nxt) as u64);
