@@ -35,6 +35,11 @@ pub struct Harness {
     pub read: u64,
     pub close_when_done: bool,
     pub steps: u64,
+    /// When set, the server reads at most `read_chunk` bytes once per period.
+    pub read_period: Option<Dur>,
+    /// Bytes per periodic read.
+    pub read_chunk: u64,
+    next_read: Time,
 }
 
 impl Harness {
@@ -58,6 +63,9 @@ impl Harness {
             read: 0,
             close_when_done: false,
             steps: 0,
+            read_period: None,
+            read_chunk: u64::MAX,
+            next_read: Time::ZERO,
         }
     }
 
@@ -94,7 +102,14 @@ impl Harness {
                 self.a.close();
                 any = true;
             }
-            let r = self.b.read(u64::MAX);
+            let r = match self.read_period {
+                None => self.b.read(u64::MAX),
+                Some(p) if self.now >= self.next_read && self.b.readable() > 0 => {
+                    self.next_read = self.now + p;
+                    self.b.read(self.read_chunk)
+                }
+                Some(_) => 0,
+            };
             self.read += r;
             any |= r > 0;
             if self.b.state() == State::CloseWait {
@@ -110,7 +125,9 @@ impl Harness {
     /// The earliest pending arrival or timer.
     fn next_deadline(&self) -> Option<Time> {
         let arrivals = self.in_flight.iter().map(|e| e.0).min();
-        [arrivals, self.a.poll_timeout(), self.b.poll_timeout()]
+        let read = (self.read_period.is_some() && self.b.readable() > 0)
+            .then_some(self.next_read.max(self.now));
+        [arrivals, read, self.a.poll_timeout(), self.b.poll_timeout()]
             .into_iter()
             .flatten()
             .min()

@@ -202,7 +202,15 @@ impl Endpoint {
         if seq >= self.snd_max {
             return None;
         }
-        let room = self.snd_max.since(seq) as u64;
+        // Up to SND.MAX, stopping short of data the receiver SACKed.
+        let end = self
+            .scoreboard
+            .ranges()
+            .iter()
+            .map(|r| r.0)
+            .find(|&l| l > seq)
+            .map_or(self.snd_max, |l| l.min(self.snd_max));
+        let room = end.since(seq) as u64;
         let t = self.data_segment(now, seq, room, Advance::Stay)?;
         if self.sack_recovery() {
             let end = seq + t.segment.payload_len;
@@ -217,13 +225,20 @@ impl Endpoint {
         self.recovery == Recovery::Sack && self.cstate == CongestionState::Recovery
     }
 
-    /// A zero-window probe: one byte of new data beyond the window.
+    /// The persist timer fired: with a zero window, a probe of one byte of
+    /// new data beyond the window (RFC 9293 §3.8.6.1); with a window too
+    /// small for SWS avoidance, the override: send what the window allows
+    /// (RFC 9293 §3.8.6.2.1).
     fn probe(&mut self, now: Time) -> Option<Transmit> {
         if !std::mem::take(&mut self.probe_due) || !self.persist_mode() {
             return None;
         }
-        self.stats.zero_window_probes += 1;
-        self.data_segment(now, self.snd_nxt, 1, Advance::Stay)
+        if self.snd_wnd == 0 {
+            self.stats.zero_window_probes += 1;
+            self.data_segment(now, self.snd_nxt, 1, Advance::Stay)
+        } else {
+            self.data_segment(now, self.snd_nxt, self.snd_wnd, Advance::Nxt)
+        }
     }
 
     /// Whether the state lets data or a FIN go out.
