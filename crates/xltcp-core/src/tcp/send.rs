@@ -47,7 +47,15 @@ impl Endpoint {
             }
         }
         if self.ack_now {
-            let seg = self.segment(now, self.snd_nxt, 0, TcpFlags::ACK);
+            // A pure ACK carries SND.MAX (as BSD does), so that it stays
+            // acceptable after a go-back-N; SND.NXT while a zero-window probe
+            // is outstanding, where only RCV.NXT is acceptable.
+            let seq = if self.snd_wnd == 0 {
+                self.snd_nxt
+            } else {
+                self.snd_max
+            };
+            let seg = self.segment(now, seq, 0, TcpFlags::ACK);
             return Some(Transmit {
                 segment: seg,
                 retransmission: false,

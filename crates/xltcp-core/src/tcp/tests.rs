@@ -457,3 +457,62 @@ fn poll_timeout_before_any_input_and_early_timeouts() {
     assert_eq!(ep.stats().dropped_bad_state, 1);
     expect_nothing!(ep, ms(10));
 }
+
+#[test]
+fn window_update_ignores_segments_older_than_wl1() {
+    let mut ep = established(cfg());
+    // The peer's r(1000) (window 2000) overtakes its r(0) (window 1000).
+    let mut later = peer(r(1000), s(0), 1000);
+    later.window = 2000;
+    send!(ep, ms(200), later);
+    assert_eq!(ep.snd_wnd(), 2000);
+    let mut earlier = peer(r(0), s(0), 1000);
+    earlier.window = 1000;
+    send!(ep, ms(201), earlier);
+    assert_eq!(
+        ep.snd_wnd(),
+        2000,
+        "SND.WL1 > SEG.SEQ: stale window ignored"
+    );
+    // A newer segment (SND.WL1 < SEG.SEQ): a pure window update is taken.
+    let mut update = peer(r(2000), s(0), 0);
+    update.window = 3000;
+    send!(ep, ms(202), update);
+    assert_eq!(ep.snd_wnd(), 3000);
+}
+
+#[test]
+fn retransmitted_syn_ack_is_acknowledged_again() {
+    let mut ep = established(cfg());
+    send!(ep, ms(300), syn_ack(&cfg()));
+    expect!(ep, ms(300), ours(s(0), r(0), 0, WIN));
+    assert_eq!(ep.state(), State::Established);
+    assert_eq!(ep.stats().dropped_segments(), 1);
+}
+
+#[test]
+fn trace_events_report_segments() {
+    let mut ep = established(Config {
+        trace_segments: true,
+        ..cfg()
+    });
+    events(&mut ep);
+    ep.write(1000);
+    let _ = recv!(ep, ms(100));
+    send!(ep, ms(200), peer(r(0), s(1000), 0));
+    assert_eq!(
+        events(&mut ep),
+        vec![
+            Event::SegmentSent {
+                seq: s(0),
+                len: 1000,
+                retransmission: false
+            },
+            Event::SegmentReceived {
+                seq: r(0),
+                len: 0,
+                ack: s(1000)
+            },
+        ]
+    );
+}

@@ -268,3 +268,44 @@ fn rto_in_sack_recovery_clears_the_scoreboard_and_skips_resacked_data() {
     assert_eq!(b.segment, ours(s(9000), r(0), 1000, WIN));
     expect_nothing!(ep, t);
 }
+
+#[test]
+fn ns3_profile_ssthresh_leaves_out_the_dupacked_segments() {
+    let mut ep = established(Config {
+        profile: super::Profile::Ns3,
+        limited_transmit: false,
+        ..cfg()
+    });
+    ep.write(10_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    for k in 0..3 {
+        send!(ep, ms(200 + k), peer(r(0), s(0), 0));
+    }
+    let _ = recv!(ep, ms(202));
+    // (10000 - 3 * 1000) / 2.
+    assert_eq!(ep.ssthresh(), 3500);
+    assert_eq!(ep.cwnd(), 6500);
+}
+
+#[test]
+fn nextseg_rule_four_sends_one_rescue_retransmission() {
+    let mut ep = established(sack_cfg());
+    ep.write(10_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    // s(0) and the tail s(9000) lost: one dupACK SACKs 8 segments.
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(9000))]));
+    assert_eq!(recv!(ep, ms(200)).segment, ours(s(0), r(0), 1000, WIN));
+    expect_nothing!(ep, ms(200));
+    // The partial ACK leaves only the tail, above every SACKed byte and
+    // with no new data to send: rule 4 resends it once.
+    send!(ep, ms(300), sack_ack(s(9000), &[]));
+    let rescue = recv!(ep, ms(300));
+    assert!(rescue.retransmission);
+    assert_eq!(rescue.segment, ours(s(9000), r(0), 1000, WIN));
+    assert_eq!(ep.rescue_rxt, Some(s(10_000)), "RescueRxt = RecoveryPoint");
+    expect_nothing!(ep, ms(300));
+    send!(ep, ms(301), sack_ack(s(9000), &[]));
+    expect_nothing!(ep, ms(301));
+    send!(ep, ms(400), sack_ack(s(10_000), &[]));
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+}
