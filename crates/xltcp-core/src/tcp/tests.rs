@@ -516,3 +516,27 @@ fn trace_events_report_segments() {
         ]
     );
 }
+
+#[test]
+fn lost_syn_ack_gives_the_passive_side_a_one_segment_window() {
+    let mut ep = Endpoint::new(cfg(), LP, RP, ISS);
+    ep.listen();
+    let mut syn = peer(IRS, SeqNum(0), 0);
+    syn.flags = TcpFlags::SYN;
+    syn.options.mss = Some(1000);
+    send!(ep, ms(0), syn);
+    let _ = recv!(ep, ms(0));
+    ep.handle_timeout(ms(1000));
+    let again = recv!(ep, ms(1000));
+    assert!(again.retransmission && again.segment.flags.syn());
+    // A close before the handshake completes waits for ESTABLISHED.
+    ep.close();
+    assert_eq!(ep.state(), State::SynReceived);
+    send!(ep, ms(1100), peer(r(0), ISS + 1, 0));
+    assert_eq!(ep.state(), State::FinWait1);
+    assert_eq!(ep.cwnd(), 1000);
+    assert_eq!(ep.rto(), Dur::from_secs(3));
+    let mut fin = ours(s(0), r(0), 0, WIN);
+    fin.flags = TcpFlags::ACK | TcpFlags::FIN;
+    expect!(ep, ms(1100), fin);
+}
