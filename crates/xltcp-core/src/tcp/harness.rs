@@ -27,6 +27,7 @@ pub struct Harness {
     in_flight: Vec<(Time, u64, Dir, Segment)>,
     order: u64,
     sent: [u64; 2],
+    right_edge: [Option<SeqNum>; 2],
     pub lost: [u64; 2],
     loss: LossFn,
     /// Bytes the client still has to write.
@@ -57,6 +58,7 @@ impl Harness {
             in_flight: Vec::new(),
             order: 0,
             sent: [0; 2],
+            right_edge: [None; 2],
             lost: [0; 2],
             loss,
             to_write: 0,
@@ -80,6 +82,15 @@ impl Harness {
                 while let Some(t) = ep.poll_transmit(self.now) {
                     any = true;
                     let i = dir as usize;
+                    // RFC 9293 SHLD-14: the right edge never moves left.
+                    if !t.segment.flags.syn() {
+                        let w = u64::from(t.segment.window) << ep.rcv_wscale;
+                        let edge = t.segment.ack + w as u32;
+                        if let Some(prev) = self.right_edge[i] {
+                            assert!(edge >= prev, "{dir:?} window shrank");
+                        }
+                        self.right_edge[i] = Some(edge);
+                    }
                     let n = self.sent[i];
                     self.sent[i] += 1;
                     if (self.loss)(dir, n, &t.segment) {
