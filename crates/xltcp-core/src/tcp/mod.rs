@@ -30,6 +30,20 @@
 //!   times the largest segment seen so far has arrived unacknowledged.
 //! - No Nagle: a partial segment is sent when it is the tail of the written
 //!   data (or half the largest window seen, RFC 9293 §3.8.6.2.1).
+//! - The persist timer runs whenever nothing is in flight and the peer's
+//!   window is too small for the next segment: with a zero window it sends a
+//!   one-byte probe (SND.NXT rolled back, as BSD), with a small non-zero
+//!   window it sends what fits (the SWS override timer). This also recovers
+//!   from a lost window update.
+//! - Limited Transmit with SACK uses the RFC 3042 allowance, not the
+//!   RFC 6675 §5 step 3 pipe rule, and does not check that the dupACK brought
+//!   new SACK information.
+//! - During go-back-N after a timeout, bytes SACKed again since the timeout
+//!   are skipped and do not count as in flight.
+//! - A dupACK in the RFC 6675 sense (new SACK information) counts only when
+//!   it does not advance SND.UNA.
+//! - Pure ACKs carry SND.MAX as their sequence number (SND.NXT while a
+//!   zero-window probe is outstanding).
 //! - With timestamps, the payload per segment is the MSS minus 12 bytes, and
 //!   every ACK that advances SND.UNA yields an RTT sample from TSecr
 //!   (1 ms clock). PAWS is not implemented.
@@ -39,6 +53,11 @@
 //!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
 //!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
 //!   `max_rto`'s default in both profiles.
+//!
+//! Hooks for cross-layer schemes: [`Endpoint::freeze`] / [`Endpoint::resume`]
+//! (CR-aware TCP). New congestion controllers are variants of
+//! [`CongestionControl`]; a new loss recovery is a variant of [`Recovery`]
+//! handled in `recovery.rs` and `send.rs`.
 //!
 //! Poll order: after every input, call `poll_transmit` until it returns
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
@@ -55,11 +74,18 @@ mod stats;
 mod timers;
 
 #[cfg(test)]
+#[macro_use]
+mod fixture;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_harness;
+#[cfg(test)]
+mod tests_recovery;
+#[cfg(test)]
+mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{Config, Profile, Recovery};
@@ -390,7 +416,8 @@ impl Endpoint {
     pub fn close(&mut self) {
         match self.state {
             State::Closed | State::Listen | State::SynSent => self.close_now(),
-            State::SynReceived | State::Established => {
+            State::SynReceived => self.fin_queued = true,
+            State::Established => {
                 self.fin_queued = true;
                 self.set_state(State::FinWait1);
             }

@@ -303,10 +303,20 @@ impl Endpoint {
         });
     }
 
-    /// Whether the sender is blocked by a zero window with data to send and
-    /// nothing in flight below SND.NXT.
+    /// Whether the sender is blocked by the peer's window with nothing in
+    /// flight below SND.NXT: a zero window, or one too small for sender SWS
+    /// avoidance to use. Only the persist timer can then unblock it (a
+    /// window update may have been lost).
     pub(crate) fn persist_mode(&self) -> bool {
-        self.snd_wnd == 0 && self.snd_nxt == self.snd_una && self.has_unsent()
+        if self.snd_nxt != self.snd_una || !self.has_unsent() {
+            return false;
+        }
+        let unsent = self.snd_buf_end.since(self.snd_nxt).max(0) as u64;
+        if unsent == 0 {
+            // Only the FIN is left; it needs no window.
+            return false;
+        }
+        self.snd_wnd < unsent.min(u64::from(self.smss))
     }
 
     /// Data or a FIN waits at or above SND.NXT.

@@ -89,17 +89,7 @@ impl Endpoint {
         self.rcv_nxt = seg.seq + 1;
         self.rcv_adv = self.rcv_nxt + u32::from(self.syn_window());
         self.last_ack_sent = self.rcv_nxt;
-        self.reset_initial_window();
-    }
-
-    /// cwnd = IW, or one segment if the SYN was retransmitted (RFC 5681 §3.1).
-    fn reset_initial_window(&mut self) {
-        let segments = if self.syn_retransmitted {
-            1
-        } else {
-            self.config.initial_window.max(1)
-        };
-        self.win.cwnd = segments as u64 * self.smss as u64;
+        self.win.cwnd = u64::from(self.config.initial_window.max(1)) * u64::from(self.smss);
     }
 
     fn on_listen(&mut self, seg: &Segment) {
@@ -151,6 +141,8 @@ impl Endpoint {
         if self.syn_retransmitted {
             // RFC 6298 (5.7): RTO back to 3 s once data transfer starts.
             self.rtt.reset_after_syn_timeout();
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK, IW = 1 segment.
+            self.win.cwnd = u64::from(self.smss);
         }
         self.consecutive_rtos = 0;
         self.timers.stop(Timer::Rto);
@@ -210,6 +202,10 @@ impl Endpoint {
             }
             self.syn_acked(now, seg);
             self.set_state(State::Established);
+            if self.fin_queued {
+                // RFC 9293 §3.10.4: a CLOSE in SYN-RECEIVED waits for ESTABLISHED.
+                self.set_state(State::FinWait1);
+            }
         }
         if !self.on_ack_segment(now, seg) {
             return;

@@ -315,3 +315,85 @@ mod tests {
         assert!(!s.is_lost(SeqNum(0), 100));
     }
 }
+
+#[cfg(test)]
+mod model_tests {
+    //! The scoreboard against a per-byte model.
+    use super::*;
+    use proptest::prelude::*;
+
+    const SMSS: u64 = 10;
+    const BASE: u32 = u32::MAX - 100; // exercise wrap-around
+
+    fn seq(k: u32) -> SeqNum {
+        SeqNum(BASE.wrapping_add(k))
+    }
+
+    proptest! {
+        #[test]
+        fn matches_a_byte_model(
+            blocks in proptest::collection::vec((0u32..200, 1u32..40), 0..12),
+            una in 0u32..100,
+            high_rxt in 0u32..200,
+        ) {
+            let mut sb = Scoreboard::default();
+            let mut model = [false; 240];
+            for &(l, n) in &blocks {
+                let new = sb.add(SackBlock { left: seq(l), right: seq(l + n) });
+                let mut fresh = 0;
+                for b in &mut model[l as usize..(l + n) as usize] {
+                    fresh += u64::from(!*b);
+                    *b = true;
+                }
+                prop_assert_eq!(new, fresh);
+            }
+            sb.advance(seq(una));
+            for b in &mut model[..una as usize] {
+                *b = false;
+            }
+            // Ranges: sorted, disjoint, non-adjacent, equal to the model.
+            let mut from_ranges = [false; 240];
+            for w in sb.ranges().windows(2) {
+                prop_assert!(w[0].1 < w[1].0);
+            }
+            for &(l, r) in sb.ranges() {
+                for k in (l - seq(0))..(r - seq(0)) {
+                    from_ranges[k as usize] = true;
+                }
+            }
+            prop_assert_eq!(&from_ranges[..], &model[..]);
+            // IsLost per byte.
+            let high = 240u32;
+            for s in una..high {
+                let above: Vec<usize> = (s as usize + 1..240).filter(|&k| model[k]).collect();
+                let mut ranges = 0;
+                for (i, &k) in above.iter().enumerate() {
+                    if i == 0 || above[i - 1] + 1 != k {
+                        ranges += 1;
+                    }
+                }
+                let lost = ranges >= 3 || above.len() as u64 > 2 * SMSS;
+                if !model[s as usize] {
+                    prop_assert_eq!(sb.is_lost(seq(s), SMSS), lost, "byte {}", s);
+                }
+            }
+            // SetPipe per byte.
+            let mut pipe = 0;
+            for s in una..high {
+                if model[s as usize] {
+                    continue;
+                }
+                let above: Vec<usize> = (s as usize + 1..240).filter(|&k| model[k]).collect();
+                let mut ranges = 0;
+                for (i, &k) in above.iter().enumerate() {
+                    if i == 0 || above[i - 1] + 1 != k {
+                        ranges += 1;
+                    }
+                }
+                let lost = ranges >= 3 || above.len() as u64 > 2 * SMSS;
+                pipe += u64::from(!lost) + u64::from(s < high_rxt);
+            }
+            prop_assert_eq!(sb.pipe(seq(una), seq(high), seq(high_rxt), SMSS), pipe);
+        }
+    }
+}

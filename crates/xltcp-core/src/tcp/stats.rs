@@ -43,3 +43,10 @@ pub struct Stats {
     /// SACK blocks ignored because they lay outside (SND.UNA, SND.MAX].
     pub invalid_sack_blocks: u64,
 }
+
+impl Stats {
+    /// Segments dropped for any reason (out of window, bad ACK, bad state).
+    pub fn dropped_segments(&self) -> u64 {
+        self.dropped_out_of_window + self.dropped_bad_ack + self.dropped_bad_state
+    }
+}
