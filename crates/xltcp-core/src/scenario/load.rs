@@ -71,10 +71,15 @@ pub fn load_str(
     );
     let scenario = read_scenario(&mut cx, &doc, &default_name, base_dir);
     if cx.errors.is_empty() {
-        Ok(scenario)
-    } else {
-        Err(ScenarioError { errors: cx.errors })
+        return Ok(scenario);
     }
+    // File order first, then overrides, then whole-scenario problems.
+    cx.errors.sort_by_key(|d| match d.location {
+        Location::File { line, col } => (0, line, col),
+        Location::Override => (1, 0, 0),
+        Location::Whole => (2, 0, 0),
+    });
+    Err(ScenarioError { errors: cx.errors })
 }
 
 /// The whole document.
@@ -346,44 +351,70 @@ fn check_loss_probability(cx: &mut Cx, t: &Tab, key: &str, p: f64) {
     }
 }
 
-const AVAILABILITY_MODELS: &[(&str, u8)] = &[("always", 0), ("onoff", 1), ("file", 2)];
+const AVAILABILITY_MODELS: &[(&str, u8)] =
+    &[("always", 0), ("onoff", 1), ("file", 2), ("intervals", 3)];
 const START_STATES: &[(&str, bool)] = &[("on", false), ("off", true)];
 
 /// `[wireless.availability]`.
 fn read_availability(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> AvailabilitySpec {
     match t.read(cx, "model", 0, rd::choice(AVAILABILITY_MODELS)) {
-        1 => {
-            let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
-            let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
-            let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
-            for (key, p) in [("on", on), ("off", off)] {
-                if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
-                    if d == Dur::ZERO {
-                        t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
-                    }
-                }
-            }
-            let zero = Period::Fixed(Dur::ZERO);
-            AvailabilitySpec::OnOff {
-                on: on.unwrap_or(zero),
-                off: off.unwrap_or(zero),
-                start_blocked,
-            }
-        }
+        1 => read_onoff(cx, t),
         2 => {
             let Some(file) = t.required(cx, "file", "\"blocked.txt\"", rd::string) else {
                 return AvailabilitySpec::Intervals(Vec::new());
             };
-            match intervals::read_intervals(&base_dir.join(&file)) {
-                Ok(list) => AvailabilitySpec::Intervals(list),
-                Err(msg) => {
-                    let allowed = "one \"start end\" pair of seconds per line, sorted, disjoint";
-                    t.invalid(cx, "file", msg, allowed);
-                    AvailabilitySpec::Intervals(Vec::new())
-                }
+            let list = intervals::read_intervals(&base_dir.join(&file));
+            intervals_or_error(cx, t, "file", list)
+        }
+        3 => {
+            let example = "[[\"1s\", \"2.5s\"], [\"10s\", \"12s\"]]";
+            let list = t.required(cx, "intervals", example, intervals::from_val);
+            match list {
+                Some(list) => intervals_or_error(cx, t, "intervals", list),
+                None => AvailabilitySpec::Intervals(Vec::new()),
             }
         }
         _ => AvailabilitySpec::Always,
+    }
+}
+
+fn intervals_or_error(
+    cx: &mut Cx,
+    t: &Tab,
+    key: &str,
+    list: Result<Vec<(Dur, Dur)>, String>,
+) -> AvailabilitySpec {
+    match list {
+        Ok(list) => AvailabilitySpec::Intervals(list),
+        Err(msg) => {
+            t.invalid(
+                cx,
+                key,
+                msg,
+                "\"start end\" pairs, start < end, sorted, disjoint",
+            );
+            AvailabilitySpec::Intervals(Vec::new())
+        }
+    }
+}
+
+/// `model = "onoff"`.
+fn read_onoff(cx: &mut Cx, t: &mut Tab) -> AvailabilitySpec {
+    let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
+    let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
+    let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
+    for (key, p) in [("on", on), ("off", off)] {
+        if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
+            if d == Dur::ZERO {
+                t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
+            }
+        }
+    }
+    let zero = Period::Fixed(Dur::ZERO);
+    AvailabilitySpec::OnOff {
+        on: on.unwrap_or(zero),
+        off: off.unwrap_or(zero),
+        start_blocked,
     }
 }
 

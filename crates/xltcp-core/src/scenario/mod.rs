@@ -28,4 +28,6 @@ pub use load::{load_file, load_str, MAX_FLOWS};
 pub use model::*;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;

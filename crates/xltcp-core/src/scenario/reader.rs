@@ -46,6 +46,8 @@ pub(crate) struct Tab<'t> {
     pub loc: Loc,
     entries: &'t Table,
     known: Vec<&'static str>,
+    /// Written as a table (absent tables and non-table values are not).
+    present: bool,
 }
 
 impl<'t> Tab<'t> {
@@ -60,21 +62,18 @@ impl<'t> Tab<'t> {
             loc: node.loc.clone(),
             entries,
             known: Vec::new(),
+            present: true,
         }
     }
 
     /// Reads the table at `node`, reporting a non-table value.
     pub fn of(cx: &mut Cx, path: String, node: &'t Node) -> Tab<'t> {
-        let entries = match &node.val {
-            Val::Table(t) => t,
+        let (entries, present) = match &node.val {
+            Val::Table(t) => (t, true),
             other => {
-                cx.err(
-                    &node.loc,
-                    &path,
-                    format!("expected a table, got {}", other.type_name()),
-                    None,
-                );
-                &EMPTY
+                let msg = format!("expected a table, got {}", other.type_name());
+                cx.err(&node.loc, &path, msg, None);
+                (&EMPTY, false)
             }
         };
         Tab {
@@ -82,6 +81,7 @@ impl<'t> Tab<'t> {
             loc: node.loc.clone(),
             entries,
             known: Vec::new(),
+            present,
         }
     }
 
@@ -94,9 +94,9 @@ impl<'t> Tab<'t> {
         }
     }
 
-    /// Whether this table was written at all (in the file or by `--set`).
+    /// Whether this table was written (in the file or by `--set`) as a table.
     pub fn exists(&self) -> bool {
-        self.loc != Loc::Nowhere
+        self.present
     }
 
     /// The raw value of `key`, marking it known.
@@ -127,6 +127,7 @@ impl<'t> Tab<'t> {
                 loc: Loc::Nowhere,
                 entries: &EMPTY,
                 known: Vec::new(),
+                present: false,
             },
         }
     }

@@ -283,8 +283,8 @@ p = 1.0
             "tcp.mss",
             "tcp.delayed_ack_timeout",
             "tcp.max_rto",
+            "wired.delay", // at the [wired] header, before rate's line
             "wired.rate",
-            "wired.delay",
             "wireless.loss.down.p",
             "flow",
         ]
@@ -292,7 +292,7 @@ p = 1.0
     assert!(errs[0].contains("got the bare number 20; write it as a quoted string with a unit"));
     assert!(errs[1].ends_with("0 B is out of range (allowed: 64B..=65495B)"));
     assert!(errs[3].contains("min_rto (2s) is larger than max_rto (1s)"));
-    assert!(errs[5].starts_with("test.toml:9:1: wired.delay: missing; it is required"));
+    assert!(errs[4].starts_with("test.toml:9:1: wired.delay: missing; it is required"));
     assert!(errs[6].ends_with("1 is out of range (allowed: 0 <= p < 1)"));
     assert_eq!(
         errs[7],
