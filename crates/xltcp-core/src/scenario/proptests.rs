@@ -76,6 +76,44 @@ const TOKENS: &[&str] = &[
     "\u{1F600}",
 ];
 
+/// Values of every type and unit, valid and not.
+const VALUES: &[&str] = &[
+    "\"10ms\"",
+    "\"0s\"",
+    "\"10Mbps\"",
+    "\"0bps\"",
+    "\"100p\"",
+    "\"0p\"",
+    "\"1KiB\"",
+    "\"exp(4s)\"",
+    "\"iid\"",
+    "\"gilbert\"",
+    "\"onoff\"",
+    "\"intervals\"",
+    "\"file\"",
+    "\"always\"",
+    "\"bulk\"",
+    "\"up\"",
+    "\"1%\"",
+    "\"4MiB\"",
+    "0.5",
+    "0.99",
+    "1.0",
+    "3",
+    "-1",
+    "0",
+    "100000",
+    "nan",
+    "inf",
+    "true",
+    "false",
+    "\"\"",
+    "[]",
+    "[[1, 2]]",
+    "{}",
+    "1979-05-27",
+];
+
 fn token_soup() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(TOKENS), 0..60).prop_map(|t| t.concat())
 }
@@ -87,6 +125,8 @@ enum Edit {
     Insert(usize, String),
     Replace(usize, usize, String),
     DuplicateLine(usize),
+    /// Replace the value of the n-th `key = value` line.
+    ReplaceValue(usize, String),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -99,6 +139,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (any::<usize>(), text.clone()).prop_map(|(a, t)| Edit::Insert(a, t)),
         (any::<usize>(), 0usize..10, text).prop_map(|(a, n, t)| Edit::Replace(a, n, t)),
         any::<usize>().prop_map(Edit::DuplicateLine),
+        (any::<usize>(), prop::sample::select(VALUES))
+            .prop_map(|(n, v)| Edit::ReplaceValue(n, v.to_string())),
     ]
 }
 
@@ -126,6 +168,18 @@ fn apply(s: &mut String, e: &Edit) {
             let at = boundary(s, *a);
             s.insert_str(at, t);
         }
+        Edit::ReplaceValue(n, v) => {
+            let lines: Vec<String> = s.lines().map(str::to_string).collect();
+            let kv: Vec<usize> = (0..lines.len())
+                .filter(|&i| lines[i].contains(" = "))
+                .collect();
+            if let Some(&i) = kv.get(n % kv.len().max(1)) {
+                let key = lines[i].split(" = ").next().unwrap_or("");
+                let mut out = lines.clone();
+                out[i] = format!("{key} = {v}");
+                *s = out.join("\n");
+            }
+        }
         Edit::DuplicateLine(a) => {
             let lines: Vec<&str> = s.lines().collect();
             if !lines.is_empty() {
@@ -140,7 +194,9 @@ fn apply(s: &mut String, e: &Edit) {
 fn check(text: &str, sets: &[String]) {
     match load_str(text, "p.toml", Path::new("."), sets) {
         Ok(s) => {
-            let _ = echo(&s);
+            // Whatever loads, echoes, and its echo loads back to the same.
+            let again = load_str(&to_toml(&s), "p.toml", Path::new("."), &[]);
+            assert_eq!(again.as_ref(), Ok(&s), "{}", to_toml(&s));
             assert!(!s.flows.is_empty());
         }
         Err(e) => {

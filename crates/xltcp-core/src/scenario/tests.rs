@@ -560,3 +560,26 @@ fn shipped_scenarios_say_what_their_briefs_say() {
     };
     assert_eq!(pu, expect);
 }
+
+/// Loads `to_toml(s)` back.
+fn reload(s: &Scenario) -> Scenario {
+    let text = to_toml(s);
+    load_str(&text, "echo.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{text}\n{e}"))
+}
+
+#[test]
+fn to_toml_round_trips_every_shipped_scenario() {
+    for name in ["demo", "lossy-last-hop", "many-flows", "pu-blockage"] {
+        let s = load_file(&scenarios_dir().join(format!("{name}.toml")), &[]).unwrap();
+        assert_eq!(reload(&s), s, "{name}");
+    }
+    let full = load(&merge(MINIMAL, "[wireless.availability]\nmodel = \"intervals\"\nintervals = [[1, \"2.5s\"], [\"3s\", 4]]"), &[]).unwrap();
+    assert_eq!(
+        full.wireless.availability,
+        AvailabilitySpec::Intervals(vec![
+            (Dur::from_secs(1), Dur::from_millis(2500)),
+            (Dur::from_secs(3), Dur::from_secs(4)),
+        ])
+    );
+    assert_eq!(reload(&full), full);
+}
