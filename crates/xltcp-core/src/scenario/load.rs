@@ -151,43 +151,60 @@ const RECOVERIES: &[(&str, RecoverySpec)] = &[
 /// `[tcp]` or `[flow.tcp]`: every key defaults to `base`'s value.
 fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
     let b = base.clone();
-    let profile = t.read(cx, "profile", b.profile, rd::choice(PROFILES));
-    let cc = t.read(cx, "cc", b.cc, rd::string);
-    if !KNOWN_CC.contains(&cc.as_str()) {
-        let msg = format!("unknown congestion control \"{cc}\"");
-        t.invalid(cx, "cc", msg, &KNOWN_CC.join(", "));
-    }
-    let recovery = t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES));
-    let sack = t.read(cx, "sack", b.sack, rd::boolean);
-    let timestamps = t.read(cx, "timestamps", b.timestamps, rd::boolean);
-    let window_scale = t.read(cx, "window_scale", b.window_scale, rd::boolean);
     let mss = t.read(cx, "mss", b.mss as u64, rd::size);
     if !(64..=65495).contains(&mss) {
-        let msg = format!("{mss} B is out of range");
-        t.invalid(cx, "mss", msg, "64B..=65495B");
+        t.invalid(
+            cx,
+            "mss",
+            format!("{mss} B is out of range"),
+            "64B..=65495B",
+        );
     }
     let iw = rd::int_in(1, 100);
-    let initial_window = t.read(cx, "initial_window", b.initial_window as i128, iw) as u32;
     let da = rd::int_in(1, 64);
-    let delayed_ack_segments = t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32;
-    let delayed_ack_timeout = t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur);
-    if delayed_ack_timeout == Dur::ZERO || delayed_ack_timeout >= Dur::from_millis(500) {
-        // RFC 1122 4.2.3.2: an ACK must not be delayed by 500 ms or more.
-        let msg = format!(
-            "{} is out of range (RFC 1122)",
-            units::format_duration(delayed_ack_timeout)
-        );
+    let spec = TcpSpec {
+        profile: t.read(cx, "profile", b.profile, rd::choice(PROFILES)),
+        cc: t.read(cx, "cc", b.cc, rd::string),
+        recovery: t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES)),
+        sack: t.read(cx, "sack", b.sack, rd::boolean),
+        timestamps: t.read(cx, "timestamps", b.timestamps, rd::boolean),
+        window_scale: t.read(cx, "window_scale", b.window_scale, rd::boolean),
+        mss: mss.clamp(64, 65495) as u32,
+        initial_window: t.read(cx, "initial_window", b.initial_window as i128, iw) as u32,
+        limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
+        delayed_ack_segments: t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32,
+        delayed_ack_timeout: t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur),
+        initial_rto: t.read(cx, "initial_rto", b.initial_rto, rd::dur),
+        min_rto: t.read(cx, "min_rto", b.min_rto, rd::dur),
+        max_rto: t.read(cx, "max_rto", b.max_rto, rd::dur),
+        rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
+        snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
+    };
+    check_tcp(cx, t, &spec);
+    spec
+}
+
+/// The rules of a TCP table. A rule that involves several keys is checked
+/// where one of them is written, so a `[tcp]` mistake is not repeated for
+/// every `[flow.tcp]`.
+fn check_tcp(cx: &mut Cx, t: &Tab, s: &TcpSpec) {
+    let written = |keys: &[&str]| keys.iter().any(|k| t.has(k));
+    if !KNOWN_CC.contains(&s.cc.as_str()) {
+        let msg = format!("unknown congestion control \"{}\"", s.cc);
+        t.invalid(cx, "cc", msg, &KNOWN_CC.join(", "));
+    }
+    let dat = s.delayed_ack_timeout;
+    // RFC 1122 4.2.3.2: an ACK must not be delayed by 500 ms or more.
+    if dat == Dur::ZERO || dat >= Dur::from_millis(500) {
+        let msg = format!("{} is out of range (RFC 1122)", units::format_duration(dat));
         t.invalid(cx, "delayed_ack_timeout", msg, "0 < timeout < 500ms");
     }
-    let initial_rto = t.read(cx, "initial_rto", b.initial_rto, rd::dur);
-    let min_rto = t.read(cx, "min_rto", b.min_rto, rd::dur);
-    let max_rto = t.read(cx, "max_rto", b.max_rto, rd::dur);
-    for (key, v) in [("initial_rto", initial_rto), ("min_rto", min_rto)] {
+    for (key, v) in [("initial_rto", s.initial_rto), ("min_rto", s.min_rto)] {
         if v == Dur::ZERO {
             t.invalid(cx, key, "must be longer than 0", "a duration > 0");
         }
     }
-    if min_rto > max_rto {
+    if s.min_rto > s.max_rto && written(&["min_rto", "max_rto"]) {
         let key = if t.has("max_rto") {
             "max_rto"
         } else {
@@ -195,42 +212,22 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         };
         let msg = format!(
             "min_rto ({}) is larger than max_rto ({})",
-            units::format_duration(min_rto),
-            units::format_duration(max_rto)
+            units::format_duration(s.min_rto),
+            units::format_duration(s.max_rto)
         );
         t.invalid(cx, key, msg, "min_rto <= max_rto");
     }
-    let rcv_buffer = t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size);
-    let snd_buffer = t.read(cx, "snd_buffer", b.snd_buffer, rd::size);
-    let mss_ok = (64..=65495).contains(&mss);
-    if mss_ok && !(mss..=1 << 30).contains(&rcv_buffer) {
-        let msg = format!("{} is out of range", units::format_size(rcv_buffer));
+    let mss = s.mss as u64;
+    if !(mss..=1 << 30).contains(&s.rcv_buffer) && written(&["rcv_buffer", "mss"]) {
+        let msg = format!("{} is out of range", units::format_size(s.rcv_buffer));
         t.invalid(cx, "rcv_buffer", msg, "mss..=1GiB");
     }
-    if mss_ok && snd_buffer < mss {
+    if s.snd_buffer < mss && written(&["snd_buffer", "mss"]) {
         let msg = format!(
             "{} is smaller than one segment",
-            units::format_size(snd_buffer)
+            units::format_size(s.snd_buffer)
         );
         t.invalid(cx, "snd_buffer", msg, ">= mss");
-    }
-    TcpSpec {
-        profile,
-        cc,
-        recovery,
-        sack,
-        timestamps,
-        window_scale,
-        mss: mss.min(u32::MAX as u64) as u32,
-        initial_window,
-        limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
-        delayed_ack_segments,
-        delayed_ack_timeout,
-        initial_rto,
-        min_rto,
-        max_rto,
-        rcv_buffer,
-        snd_buffer,
     }
 }
 

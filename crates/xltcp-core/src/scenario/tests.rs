@@ -200,6 +200,22 @@ fn flow_tcp_overrides_and_count_expansion() {
 }
 
 #[test]
+fn a_tcp_mistake_is_reported_once_not_per_flow() {
+    let text = merge(
+        MINIMAL,
+        "[tcp]\nmin_rto = \"2s\"\nmax_rto = \"1s\"\n[flow.tcp]\nsack = false",
+    );
+    let errs = errors(&text, &[]);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains(": tcp.max_rto: min_rto (2s) is larger than max_rto (1s)"));
+    // A flow that writes one of the keys gets its own report.
+    let text = merge(MINIMAL, "[flow.tcp]\nmax_rto = \"500ms\"");
+    let errs = errors(&text, &[]);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains(": flow.0.tcp.max_rto: min_rto (1s) is larger than max_rto (500ms)"));
+}
+
+#[test]
 fn overrides_apply_before_validation() {
     let sets = [
         "sim.duration=10s",
