@@ -17,7 +17,8 @@ pub fn echo(s: &Scenario) -> Value {
         "name": s.name,
         "sim": {
             "duration": format_duration(s.sim.duration),
-            "seed": s.sim.seed,
+            // TOML integers are signed: larger seeds are written as strings.
+            "seed": i64::try_from(s.sim.seed).map_or_else(|_| json!(s.sim.seed.to_string()), |n| json!(n)),
             "sample_interval": format_duration(s.sim.sample_interval),
         },
         "tcp": tcp(&s.tcp),
@@ -32,7 +33,9 @@ pub fn echo(s: &Scenario) -> Value {
     })
 }
 
-/// The echo as a TOML document that loads back into the same scenario.
+/// The echo as a TOML document that loads back into the same scenario
+/// (for any scenario the loader accepts; an empty string if TOML cannot
+/// represent it).
 pub fn to_toml(s: &Scenario) -> String {
     // An echo is a JSON object of tables, strings, numbers and booleans
     // (no nulls), which TOML can always represent.

@@ -14,6 +14,9 @@ use crate::time::Dur;
 /// At most this many flows after `count` expansion.
 pub const MAX_FLOWS: usize = 10_000;
 
+/// Longest flow name, count suffix included.
+const MAX_NAME: usize = 64;
+
 /// Loads the scenario file at `path` and applies `overrides`
 /// (`dotted.key=value`, see the module doc of `scenario`).
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
@@ -129,7 +132,7 @@ fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
             "a duration > 0, e.g. \"60s\"",
         );
     }
-    let seed = t.read(cx, "seed", d.seed as i128, rd::int_in(0, u64::MAX as i128)) as u64;
+    let seed = t.read(cx, "seed", d.seed, rd::seed);
     let sample_interval = t.read(cx, "sample_interval", d.sample_interval, rd::dur);
     if sample_interval == Dur::ZERO {
         let allowed = "a duration > 0, e.g. \"100ms\"";
@@ -448,6 +451,11 @@ fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<
             t.finish(cx);
             break;
         }
+        let longest = format!("{}.{}", entry.name, count - 1);
+        if count > 1 && longest.len() > MAX_NAME {
+            let msg = format!("\"{longest}\" (with its count suffix) is too long");
+            t.invalid(cx, "name", msg, &format!("at most {MAX_NAME} characters"));
+        }
         for k in 0..count {
             let mut flow = entry.clone();
             if count > 1 {
@@ -471,7 +479,7 @@ const APPS: &[(&str, bool)] = &[("bulk", false), ("file", true)];
 fn read_flow(cx: &mut Cx, t: &mut Tab, i: usize, tcp: &TcpSpec, sim: &SimSpec) -> FlowSpec {
     let name = t.read(cx, "name", format!("flow{i}"), rd::string);
     let name_ok = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
-    if name.is_empty() || name.len() > 64 || !name.chars().all(name_ok) {
+    if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(name_ok) {
         let msg = format!("\"{name}\" is not a valid flow name");
         t.invalid(cx, "name", msg, "1 to 64 letters, digits, _, -, .");
     }

@@ -331,6 +331,21 @@ pub(crate) fn int_in(lo: i128, hi: i128) -> impl FnOnce(&Val) -> Result<i128, St
     }
 }
 
+/// A seed: an integer >= 0, or a string of digits for seeds above 2^63 - 1
+/// (TOML integers are signed 64-bit).
+pub(crate) fn seed(val: &Val) -> Result<u64, String> {
+    let parsed = match val {
+        Val::Int(n) => u64::try_from(*n).ok(),
+        Val::Str(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| match val {
+        Val::Int(n) => format!("expected a seed in 0..=18446744073709551615, got {n}"),
+        Val::Str(s) => format!("expected a seed in 0..=18446744073709551615, got \"{s}\""),
+        other => wrong_type(other, "an integer seed"),
+    })
+}
+
 /// A string.
 pub(crate) fn string(val: &Val) -> Result<String, String> {
     match val {

@@ -334,7 +334,9 @@ fn each_rule_is_enforced() {
         ("[tcp]\nrcv_buffer = \"2GiB\"", "tcp.rcv_buffer", "mss..=1GiB"),
         ("[tcp]\nsnd_buffer = 10", "tcp.snd_buffer", ">= mss"),
         ("[tcp]\nsack = 1", "tcp.sack", "expected true or false"),
-        ("[sim]\nseed = -1", "sim.seed", "integer in 0..="),
+        ("[sim]\nseed = -1", "sim.seed", "seed in 0..="),
+        ("[sim]\nseed = \"x\"", "sim.seed", "seed in 0..="),
+        ("[[flow]]\nname = \"n23456789012345678901234567890123456789012345678901234567890123\"\ncount = 2", "flow.1.name", "with its count suffix"),
         ("[sim]\nsample_interval = \"0ms\"", "sim.sample_interval", "longer than 0"),
         ("[sim]\nduration = \"1s\"\n[[flow]]\nstart = \"1s\"", "flow.1.start", "start < sim.duration"),
         ("[wireless.loss.down]\nmodel = \"iid\"\np = -0.1", "wireless.loss.down.p", "out of range"),
@@ -598,4 +600,7 @@ fn to_toml_round_trips_every_shipped_scenario() {
         ])
     );
     assert_eq!(reload(&full), full);
+    let mut big_seed = full.clone();
+    big_seed.sim.seed = u64::MAX;
+    assert_eq!(reload(&big_seed), big_seed);
 }
