@@ -7,6 +7,6 @@
 #![warn(missing_docs)]
 
 pub mod rng;
-pub mod scenario;
 pub mod time;
 pub mod wire;
+pub mod scenario;
