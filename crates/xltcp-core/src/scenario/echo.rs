@@ -1,6 +1,9 @@
 //! The scenario echo written into results: every effective value, with
 //! units in the form people write them ("10Mbps", "20ms", "4MiB"), in the
-//! same shape as the TOML file (flows expanded).
+//! same shape as the TOML file (flows expanded, each with its full TCP
+//! settings; blocked intervals inline). The echo is itself a valid
+//! scenario: [`to_toml`] writes it, and loading that gives back the same
+//! [`Scenario`].
 
 use serde_json::{json, Value};
 
@@ -14,7 +17,8 @@ pub fn echo(s: &Scenario) -> Value {
         "name": s.name,
         "sim": {
             "duration": format_duration(s.sim.duration),
-            "seed": s.sim.seed,
+            // TOML integers are signed: larger seeds are written as strings.
+            "seed": i64::try_from(s.sim.seed).map_or_else(|_| json!(s.sim.seed.to_string()), |n| json!(n)),
             "sample_interval": format_duration(s.sim.sample_interval),
         },
         "tcp": tcp(&s.tcp),
@@ -27,6 +31,15 @@ pub fn echo(s: &Scenario) -> Value {
             "timeseries": s.output.timeseries,
         },
     })
+}
+
+/// The echo as a TOML document that loads back into the same scenario
+/// (for any scenario the loader accepts; an empty string if TOML cannot
+/// represent it).
+pub fn to_toml(s: &Scenario) -> String {
+    // An echo is a JSON object of tables, strings, numbers and booleans
+    // (no nulls), which TOML can always represent.
+    toml::to_string(&echo(s)).unwrap_or_default()
 }
 
 fn tcp(t: &TcpSpec) -> Value {
@@ -83,7 +96,7 @@ fn wireless(w: &WirelessSpec) -> Value {
             "start": if *start_blocked { "off" } else { "on" },
         }),
         AvailabilitySpec::Intervals(list) => json!({
-            "model": "file",
+            "model": "intervals",
             "intervals": list
                 .iter()
                 .map(|(a, b)| json!([format_duration(*a), format_duration(*b)]))

@@ -23,9 +23,11 @@ mod tree;
 pub mod units;
 
 pub use diag::{Diagnostic, Location, ScenarioError};
-pub use echo::echo;
+pub use echo::{echo, to_toml};
 pub use load::{load_file, load_str, MAX_FLOWS};
 pub use model::*;
 
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod tests;
