@@ -36,7 +36,10 @@ fn main() -> ExitCode {
     };
     match sim::run(&s, opts) {
         Ok(summary) => {
-            println!("{}", serde_json::to_string_pretty(&summary).expect("serialisable"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&summary).expect("serialisable")
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -49,13 +49,25 @@ fn run_into(dir: &Path, seed: u64, recovery: &str) -> Summary {
     let _ = std::fs::remove_dir_all(dir);
     let sets = vec![format!("tcp.recovery=\"{recovery}\"")];
     let s = scenario::load_str(SCENARIO, "pcap.toml", Path::new("."), &sets).expect("valid");
-    sim::run(&s, RunOptions { seed: Some(seed), out_dir: Some(dir), ..RunOptions::default() }).expect("run")
+    sim::run(
+        &s,
+        RunOptions {
+            seed: Some(seed),
+            out_dir: Some(dir),
+            ..RunOptions::default()
+        },
+    )
+    .expect("run")
 }
 
 fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     for sub in ["", "timeseries", "pcap"] {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join(sub)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
+        let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
         names.sort();
         for p in names {
             let bytes = std::fs::read(&p).unwrap();
@@ -67,7 +79,11 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn same_seed_identical_bytes_other_seed_differs() {
-    let (a, b, c) = (tshark::scratch_path("det-a"), tshark::scratch_path("det-b"), tshark::scratch_path("det-c"));
+    let (a, b, c) = (
+        tshark::scratch_path("det-a"),
+        tshark::scratch_path("det-b"),
+        tshark::scratch_path("det-c"),
+    );
     run_into(&a, 5, "sack");
     run_into(&b, 5, "sack");
     run_into(&c, 6, "sack");
@@ -76,9 +92,19 @@ fn same_seed_identical_bytes_other_seed_differs() {
     assert_eq!(fa.len(), fb.len());
     for ((pa, ba), (pb, bb)) in fa.iter().zip(&fb) {
         assert_eq!(pa, pb);
-        assert!(ba == bb, "{} differs between two runs of seed 5", pa.display());
+        assert!(
+            ba == bb,
+            "{} differs between two runs of seed 5",
+            pa.display()
+        );
     }
-    let pcap = |f: &Vec<(PathBuf, Vec<u8>)>| f.iter().find(|(p, _)| p.ends_with("wireless.pcap")).unwrap().1.clone();
+    let pcap = |f: &Vec<(PathBuf, Vec<u8>)>| {
+        f.iter()
+            .find(|(p, _)| p.ends_with("wireless.pcap"))
+            .unwrap()
+            .1
+            .clone()
+    };
     assert_ne!(pcap(&fa), pcap(&fc));
 }
 
@@ -89,7 +115,10 @@ fn check_with_tshark(recovery: &str) {
     let dir = tshark::scratch_path(&format!("tshark-{recovery}"));
     let s = run_into(&dir, 11, recovery);
     let flow = &s.flows[0];
-    assert!(flow.retransmissions > 0, "the scenario must exercise retransmission");
+    assert!(
+        flow.retransmissions > 0,
+        "the scenario must exercise retransmission"
+    );
     for name in ["wired-bulk.pcap", "wireless.pcap"] {
         let p = dir.join("pcap").join(name);
         let problems = tshark::problems(&p);
@@ -107,8 +136,16 @@ fn check_with_tshark(recovery: &str) {
          || tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order",
         &["frame.number"],
     );
-    assert_eq!(flagged.len() as u64, flow.retransmissions, "tshark vs simulator retransmissions ({recovery})");
-    let sent = tshark::fields(&wired, "tcp.len > 0 && tcp.srcport == 49152", &["frame.number"]);
+    assert_eq!(
+        flagged.len() as u64,
+        flow.retransmissions,
+        "tshark vs simulator retransmissions ({recovery})"
+    );
+    let sent = tshark::fields(
+        &wired,
+        "tcp.len > 0 && tcp.srcport == 49152",
+        &["frame.number"],
+    );
     assert_eq!(sent.len() as u64, flow.data_segments_sent);
 }
 

@@ -11,10 +11,16 @@ use std::path::Path;
 use std::time::Instant;
 use xltcp_core::{scenario, sim};
 
-create_exception!(_core, ScenarioError, PyException, "A scenario file or override is invalid.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyException,
+    "A scenario file or override is invalid."
+);
 
 fn load(path: &str, overrides: &[String]) -> PyResult<scenario::Scenario> {
-    scenario::load_file(Path::new(path), overrides).map_err(|e| ScenarioError::new_err(e.to_string()))
+    scenario::load_file(Path::new(path), overrides)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
 /// The version of the core.
@@ -80,8 +86,11 @@ fn run(
         return Err(e);
     }
     match result {
-        Ok(summary) => serde_json::to_string_pretty(&summary).map_err(|e| PyRuntimeError::new_err(e.to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(PyKeyboardInterrupt::new_err("interrupted")),
+        Ok(summary) => serde_json::to_string_pretty(&summary)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+            Err(PyKeyboardInterrupt::new_err("interrupted"))
+        }
         Err(e) => Err(PyRuntimeError::new_err(match out_dir {
             Some(d) => format!("{d}: {e}"),
             None => e.to_string(),

@@ -49,9 +49,10 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
             let names: Vec<String> = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let pcap = scenario.output.pcap.then(|| {
                 let mut groups: Vec<String> = Vec::new();
-                for i in 0..scenario.flows.len() {
-                    groups.push(format!("wired-{}", names[i]));
-                    groups.push(format!("wired-{}", names[i]));
+                for name in &names {
+                    // Both directions of a flow's access link in one file.
+                    groups.push(format!("wired-{name}"));
+                    groups.push(format!("wired-{name}"));
                 }
                 groups.push("wireless".into());
                 groups.push("wireless".into());
@@ -69,7 +70,10 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     let started = opts.wall_clock.map(|c| c());
     let mut world = World::new(scenario.clone(), seed, output);
     if !world.run(opts.progress) {
-        return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "run interrupted"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "run interrupted",
+        ));
     }
     world.output.finish()?;
     let mut summary = world.summary(scenario::echo(scenario));

@@ -136,9 +136,11 @@ impl World {
         let mss = f.spec.tcp.mss;
         let wired = &self.scenario.wired;
         let wl = &self.scenario.wireless;
-        let wired_bits = wired.rate_bps as f64 * payload_share(mss, headers(f), 0) * (t - start).as_secs_f64();
+        let wired_bits =
+            wired.rate_bps as f64 * payload_share(mss, headers(f), 0) * (t - start).as_secs_f64();
         let loss = self.links[self.data_link(i)].mean_loss();
-        let wl_rate = wl.link.rate_bps as f64 * payload_share(mss, headers(f), wl.frame_overhead) / (1.0 + loss);
+        let wl_rate = wl.link.rate_bps as f64 * payload_share(mss, headers(f), wl.frame_overhead)
+            / (1.0 + loss);
         let blocked_after = self.blocked_total - f.blocked_before_start;
         let usable = (t - start) - blocked_after;
         let mut bits = wired_bits.min(wl_rate * usable.as_secs_f64());
@@ -151,11 +153,15 @@ impl World {
     /// The results of the finished run.
     pub fn summary(&self, scenario_echo: serde_json::Value) -> Summary {
         let t = self.scenario.sim.duration.as_secs_f64();
-        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, t)).collect();
+        let flows: Vec<FlowSummary> = (0..self.flows.len())
+            .map(|i| self.flow_summary(i, t))
+            .collect();
         let directions = [Direction::Down, Direction::Up]
             .into_iter()
             .filter_map(|d| {
-                let idx: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].spec.direction == d).collect();
+                let idx: Vec<usize> = (0..self.flows.len())
+                    .filter(|&i| self.flows[i].spec.direction == d)
+                    .collect();
                 let first = *idx.first()?;
                 let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
                 // The hop carries at most its capacity during its usable
@@ -202,7 +208,9 @@ impl World {
         let f = &self.flows[i];
         let wl = &self.scenario.wireless;
         let loss = self.links[self.data_link(i)].mean_loss();
-        let rate = wl.link.rate_bps as f64 * payload_share(f.spec.tcp.mss, headers(f), wl.frame_overhead) / (1.0 + loss);
+        let rate = wl.link.rate_bps as f64
+            * payload_share(f.spec.tcp.mss, headers(f), wl.frame_overhead)
+            / (1.0 + loss);
         let usable: Dur = self.scenario.sim.duration - self.blocked_total;
         rate * usable.as_secs_f64()
     }
@@ -223,7 +231,9 @@ impl World {
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,
             efficiency: ratio(goodput, oracle),
-            completion_s: f.completed_at.map(|c| (c.saturating_since(crate::time::Time::ZERO) - f.spec.start).as_secs_f64()),
+            completion_s: f.completed_at.map(|c| {
+                (c.saturating_since(crate::time::Time::ZERO) - f.spec.start).as_secs_f64()
+            }),
             final_srtt_s: f.sender().srtt().map(|d| d.as_secs_f64()),
         }
     }

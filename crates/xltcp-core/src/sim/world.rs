@@ -105,16 +105,57 @@ impl World {
         let w = &scenario.wired;
         for i in 0..n as u32 {
             let none = || LossProcess::None;
-            links.push(Link::new(format!("ch{i}-bs"), Dest::Bs, w.rate_bps, w.delay, w.queue, 0, none(), false));
-            links.push(Link::new(format!("bs-ch{i}"), Dest::Ch(i), w.rate_bps, w.delay, w.queue, 0, none(), false));
+            links.push(Link::new(
+                format!("ch{i}-bs"),
+                Dest::Bs,
+                w.rate_bps,
+                w.delay,
+                w.queue,
+                0,
+                none(),
+                false,
+            ));
+            links.push(Link::new(
+                format!("bs-ch{i}"),
+                Dest::Ch(i),
+                w.rate_bps,
+                w.delay,
+                w.queue,
+                0,
+                none(),
+                false,
+            ));
         }
         let wl = &scenario.wireless;
         let loss = |spec, name: &str| LossProcess::new(spec, stream(seed, name));
-        let (rate, delay, queue, ovh) = (wl.link.rate_bps, wl.link.delay, wl.link.queue, wl.frame_overhead);
+        let (rate, delay, queue, ovh) = (
+            wl.link.rate_bps,
+            wl.link.delay,
+            wl.link.queue,
+            wl.frame_overhead,
+        );
         let wl_down = links.len();
-        links.push(Link::new("bs-air".into(), Dest::ShOfFlow, rate, delay, queue, ovh, loss(&wl.loss_down, "wireless.down.loss"), true));
+        links.push(Link::new(
+            "bs-air".into(),
+            Dest::ShOfFlow,
+            rate,
+            delay,
+            queue,
+            ovh,
+            loss(&wl.loss_down, "wireless.down.loss"),
+            true,
+        ));
         let wl_up = links.len();
-        links.push(Link::new("air-bs".into(), Dest::Bs, rate, delay, queue, ovh, loss(&wl.loss_up, "wireless.up.loss"), true));
+        links.push(Link::new(
+            "air-bs".into(),
+            Dest::Bs,
+            rate,
+            delay,
+            queue,
+            ovh,
+            loss(&wl.loss_up, "wireless.up.loss"),
+            true,
+        ));
 
         let mut iss_rng = stream(seed, "tcp.iss");
         let flows = scenario
@@ -126,7 +167,8 @@ impl World {
                 Flow::new(f.clone(), i as u32, iss)
             })
             .collect();
-        let availability = Availability::new(&wl.availability, stream(seed, "wireless.availability"));
+        let availability =
+            Availability::new(&wl.availability, stream(seed, "wireless.availability"));
         let end = Time::ZERO + scenario.sim.duration;
         let mut world = World {
             seed,
@@ -183,14 +225,16 @@ impl World {
                 Ev::Timer { flow, side } => self.on_timer(now, flow as usize, side as usize),
                 Ev::Start { flow } => {
                     let f = &mut self.flows[flow as usize];
-                    f.blocked_before_start = self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s);
+                    f.blocked_before_start =
+                        self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s);
                     f.open(now);
                     let side = f.sender_side();
                     self.pump(now, flow as usize, side);
                 }
                 Ev::Availability => self.on_availability(now),
                 Ev::Sample => {
-                    self.output.sample(now, &mut self.flows, self.availability.blocked());
+                    self.output
+                        .sample(now, &mut self.flows, self.availability.blocked());
                     let next = now + self.scenario.sim.sample_interval;
                     if next <= self.end {
                         self.q.schedule(next, Ev::Sample);
@@ -225,7 +269,13 @@ impl World {
             if let Some(p) = self.links[link].in_tx() {
                 self.output.capture(link, now, p);
             }
-            self.q.schedule(at, Ev::TxDone { link: link as u32, gen });
+            self.q.schedule(
+                at,
+                Ev::TxDone {
+                    link: link as u32,
+                    gen,
+                },
+            );
         }
         if let Some(at) = wake.arrival {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
@@ -296,13 +346,21 @@ impl World {
             Side::Sh => self.wl_up,
         };
         let (src, dst) = match side {
-            Side::Ch => (address(Side::Ch, flow as u32), address(Side::Sh, flow as u32)),
-            Side::Sh => (address(Side::Sh, flow as u32), address(Side::Ch, flow as u32)),
+            Side::Ch => (
+                address(Side::Ch, flow as u32),
+                address(Side::Sh, flow as u32),
+            ),
+            Side::Sh => (
+                address(Side::Sh, flow as u32),
+                address(Side::Ch, flow as u32),
+            ),
         };
         self.flows[flow].run_apps(side, now);
         loop {
             let f = &mut self.flows[flow];
-            let Some(tx) = f.ep[i].poll_transmit(now) else { break };
+            let Some(tx) = f.ep[i].poll_transmit(now) else {
+                break;
+            };
             let ip_id = f.ip_id[i];
             f.ip_id[i] = ip_id.wrapping_add(1);
             let packet = Packet {
@@ -329,7 +387,13 @@ impl World {
             let t = t.max(now);
             if t < f.timer_armed[i] {
                 f.timer_armed[i] = t;
-                self.q.schedule(t, Ev::Timer { flow: flow as u32, side: i as u8 });
+                self.q.schedule(
+                    t,
+                    Ev::Timer {
+                        flow: flow as u32,
+                        side: i as u8,
+                    },
+                );
             }
         }
     }
