@@ -265,6 +265,8 @@ pub struct Endpoint {
     pub(crate) unread: u64,
     /// SACK blocks in the order last reported.
     pub(crate) sack_reported: Vec<(SeqNum, SeqNum)>,
+    /// Spare buffer for reordering the SACK blocks.
+    pub(crate) sack_scratch: Vec<(SeqNum, SeqNum)>,
     pub(crate) ack_now: bool,
     pub(crate) unacked_bytes: u64,
     pub(crate) rcv_mss_seen: u32,
@@ -332,6 +334,7 @@ impl Endpoint {
             rcv_fin: None,
             unread: 0,
             sack_reported: Vec::new(),
+            sack_scratch: Vec::new(),
             ack_now: false,
             unacked_bytes: 0,
             rcv_mss_seen: 0,

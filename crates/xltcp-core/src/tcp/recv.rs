@@ -348,7 +348,9 @@ impl Endpoint {
         let containing = |ooo: &[(SeqNum, SeqNum)], s: SeqNum| {
             ooo.iter().copied().find(|&(l, r)| l <= s && s < r)
         };
-        let mut order: Vec<(SeqNum, SeqNum)> = Vec::with_capacity(self.ooo.len());
+        // Reuses last round's buffer: no allocation per segment.
+        let mut order = std::mem::take(&mut self.sack_scratch);
+        order.clear();
         let mut push = |b: Option<(SeqNum, SeqNum)>| {
             if let Some(b) = b {
                 if !order.contains(&b) {
@@ -365,7 +367,7 @@ impl Endpoint {
         for &b in self.ooo.iter().rev() {
             push(Some(b));
         }
-        self.sack_reported = order;
+        self.sack_scratch = std::mem::replace(&mut self.sack_reported, order);
     }
 
     /// SACK blocks for the next ACK: up to 4, 3 with timestamps.
