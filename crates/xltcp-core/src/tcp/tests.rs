@@ -540,3 +540,62 @@ fn lost_syn_ack_gives_the_passive_side_a_one_segment_window() {
     fin.flags = TcpFlags::ACK | TcpFlags::FIN;
     expect!(ep, ms(1100), fin);
 }
+
+#[test]
+fn timestamps_give_samples_even_for_retransmitted_data() {
+    let c = Config {
+        timestamps: true,
+        ..cfg()
+    };
+    let mut sa = syn_ack(&c);
+    sa.options.timestamps = Some((5, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    let _ = recv!(ep, ms(0));
+    send!(ep, ms(100), sa);
+    let _ = recv!(ep, ms(100));
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
+    ep.write(988);
+    let d = recv!(ep, ms(100)).segment;
+    assert_eq!(d.options.timestamps, Some((100, 5)));
+    assert_eq!(d.payload_len, 988);
+    ep.handle_timeout(ms(1100));
+    let rtx = recv!(ep, ms(1100));
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.options.timestamps, Some((1100, 5)));
+    // The ACK echoes the retransmission's TSval: a valid 50 ms sample.
+    let mut ack = peer(r(0), s(988), 0);
+    ack.options.timestamps = Some((6, 1100));
+    send!(ep, ms(1150), ack);
+    // RTTVAR = 3/4*50 + 1/4*50, SRTT = 7/8*100 + 1/8*50.
+    assert_eq!(ep.srtt(), Some(Dur::from_micros(93_750)));
+    assert_eq!(
+        ep.rto(),
+        Dur::from_secs(1),
+        "back-off cleared by the sample"
+    );
+}
+
+#[test]
+fn small_window_with_nothing_in_flight_arms_the_sws_override() {
+    let mut ep = established(cfg());
+    ep.write(3000);
+    send_segments(&mut ep, ms(100), 0, 3);
+    // All acknowledged, the window is 500: too small for a full segment.
+    let mut small = peer(r(0), s(3000), 0);
+    small.window = 500;
+    send!(ep, ms(200), small);
+    ep.write(2000);
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(1200)));
+    ep.handle_timeout(ms(1200));
+    expect!(ep, ms(1200), ours(s(3000), r(0), 500, WIN));
+    expect_nothing!(ep, ms(1200));
+    assert_eq!(ep.stats().zero_window_probes, 0);
+    assert_eq!(
+        ep.timers.get(Timer::Rto),
+        Some(ms(2200)),
+        "data in flight: RTO"
+    );
+    assert_eq!(ep.timers.get(Timer::Persist), None);
+}
