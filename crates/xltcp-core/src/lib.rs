@@ -7,7 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod rng;
-pub mod scenario;
-pub mod tcp;
 pub mod time;
 pub mod wire;
+pub mod scenario;
+pub mod tcp;

@@ -2,10 +2,10 @@
 //! IPv4/TCP bytes with checksums, a checked parser for untrusted bytes, and
 //! a pcap writer.
 
-mod segment;
 mod seq;
+mod segment;
 
+pub use seq::SeqNum;
 pub use segment::{
     Packet, PacketMeta, SackBlock, SackBlocks, Segment, TcpFlags, TcpOptions, IPV4_HEADER_LEN,
 };
-pub use seq::SeqNum;
