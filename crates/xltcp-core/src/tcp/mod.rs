@@ -404,9 +404,9 @@ impl Endpoint {
 
     /// Free bytes in the send buffer.
     pub fn send_buffer_space(&self) -> u64 {
-        self.config
-            .snd_buffer
-            .saturating_sub(self.send_buffer_used())
+        // Sequence comparisons hold within 2^31: keep the buffer below 2^30.
+        let buffer = self.config.snd_buffer.min(1 << 30);
+        buffer.saturating_sub(self.send_buffer_used())
     }
 
     /// Written bytes not yet acknowledged.

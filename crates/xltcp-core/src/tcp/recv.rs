@@ -12,6 +12,8 @@ const DEFAULT_MSS: u32 = 536;
 const TS_OPTION_LEN: u32 = 12;
 /// Largest shift allowed by RFC 7323 §2.3.
 const MAX_WSCALE: u8 = 14;
+/// Longest payload accepted (an IPv4 datagram cannot carry more).
+const MAX_PAYLOAD: u32 = 65_535;
 /// TIME-WAIT length: 2*MSL with MSL = 1 s.
 pub const TIME_WAIT: Dur = Dur::from_secs(2);
 
@@ -25,6 +27,11 @@ impl Endpoint {
                 len: seg.payload_len,
                 ack: seg.ack,
             });
+        }
+        if seg.payload_len > MAX_PAYLOAD {
+            // No real segment is that long; its sequence space would wrap.
+            self.stats.dropped_bad_state += 1;
+            return;
         }
         if seg.dst_port != self.local_port || seg.src_port != self.remote_port {
             self.stats.dropped_bad_state += 1;
