@@ -44,8 +44,9 @@
 //!   it does not advance SND.UNA.
 //! - Pure ACKs carry SND.MAX as their sequence number (SND.NXT while a
 //!   zero-window probe is outstanding).
-//! - With timestamps, the payload per segment is the MSS minus 12 bytes, and
-//!   every ACK that advances SND.UNA yields an RTT sample from TSecr
+//! - `Config::mss` is the payload per full segment, whatever the options
+//!   (with timestamps, 1448 B is what Linux sends over a 1500 B MTU); it is
+//!   also the MSS option value. With timestamps every ACK that advances SND.UNA yields an RTT sample from TSecr
 //!   (1 ms clock). PAWS is not implemented.
 //! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). No RST is ever sent; a
 //!   received RST inside the window closes the endpoint.

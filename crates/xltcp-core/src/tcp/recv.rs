@@ -8,8 +8,6 @@ use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum};
 
 /// MSS assumed when the peer sends no MSS option (RFC 9293 §3.7.1).
 const DEFAULT_MSS: u32 = 536;
-/// Bytes of the timestamps option with its padding (RFC 7323).
-const TS_OPTION_LEN: u32 = 12;
 /// Largest shift allowed by RFC 7323 §2.3.
 const MAX_WSCALE: u8 = 14;
 /// Longest payload accepted (an IPv4 datagram cannot carry more).
@@ -78,13 +76,8 @@ impl Endpoint {
                 self.rcv_wscale = 0;
             }
         }
-        let overhead = if self.ts_ok { TS_OPTION_LEN } else { 0 };
-        self.smss = self
-            .config
-            .mss
-            .min(peer_mss)
-            .saturating_sub(overhead)
-            .max(1);
+        // `mss` is the payload per segment; options do not reduce it.
+        self.smss = self.config.mss.min(peer_mss).max(1);
         self.recovery = match self.config.recovery {
             Recovery::Sack if self.sack_ok => Recovery::Sack,
             _ => Recovery::NewReno,

@@ -555,16 +555,16 @@ fn timestamps_give_samples_even_for_retransmitted_data() {
     send!(ep, ms(100), sa);
     let _ = recv!(ep, ms(100));
     assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
-    ep.write(988);
+    ep.write(1000);
     let d = recv!(ep, ms(100)).segment;
     assert_eq!(d.options.timestamps, Some((100, 5)));
-    assert_eq!(d.payload_len, 988);
+    assert_eq!(d.payload_len, 1000);
     ep.handle_timeout(ms(1100));
     let rtx = recv!(ep, ms(1100));
     assert!(rtx.retransmission);
     assert_eq!(rtx.segment.options.timestamps, Some((1100, 5)));
     // The ACK echoes the retransmission's TSval: a valid 50 ms sample.
-    let mut ack = peer(r(0), s(988), 0);
+    let mut ack = peer(r(0), s(1000), 0);
     ack.options.timestamps = Some((6, 1100));
     send!(ep, ms(1150), ack);
     // RTTVAR = 3/4*50 + 1/4*50, SRTT = 7/8*100 + 1/8*50.
