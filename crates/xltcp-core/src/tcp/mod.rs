@@ -48,8 +48,10 @@
 //!   (with timestamps, 1448 B is what Linux sends over a 1500 B MTU); it is
 //!   also the MSS option value. With timestamps every ACK that advances SND.UNA yields an RTT sample from TSecr
 //!   (1 ms clock). PAWS is not implemented.
-//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). No RST is ever sent; a
-//!   received RST inside the window closes the endpoint.
+//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). A closed endpoint (and a
+//!   listening one, to an ACK) answers with a RST (RFC 9293 §3.10.7.1-2), so
+//!   a peer whose last ACK came too late still closes; a received RST inside
+//!   the window closes the endpoint (no RFC 5961 challenge ACKs).
 //! - `Profile::Ns3` switches, each in one place: slow start adds one SMSS per
 //!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
 //!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
@@ -274,6 +276,8 @@ pub struct Endpoint {
     pub(crate) data_received: bool,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
+    /// A reset answering a segment that found no connection.
+    pub(crate) reset_reply: Option<Segment>,
 }
 
 impl Endpoint {
@@ -342,6 +346,7 @@ impl Endpoint {
             data_received: false,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
+            reset_reply: None,
             config,
         }
     }

@@ -4,7 +4,7 @@
 
 use super::{Endpoint, Event, Profile, Recovery, State, Timer};
 use crate::time::{Dur, Time};
-use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum};
+use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 
 /// MSS assumed when the peer sends no MSS option (RFC 9293 §3.7.1).
 const DEFAULT_MSS: u32 = 536;
@@ -36,7 +36,10 @@ impl Endpoint {
             return;
         }
         match self.state {
-            State::Closed => self.stats.dropped_bad_state += 1,
+            State::Closed => {
+                self.stats.dropped_bad_state += 1;
+                self.queue_reset(seg);
+            }
             State::Listen => self.on_listen(seg),
             State::SynSent => self.on_syn_sent(now, seg),
             _ => self.on_synchronized(now, seg),
@@ -95,6 +98,10 @@ impl Endpoint {
     fn on_listen(&mut self, seg: &Segment) {
         if !seg.flags.syn() || seg.flags.ack() || seg.flags.rst() {
             self.stats.dropped_bad_state += 1;
+            if seg.flags.ack() {
+                // RFC 9293 §3.10.7.2: an ACK in LISTEN gets a reset.
+                self.queue_reset(seg);
+            }
             return;
         }
         self.negotiate(seg);
@@ -148,6 +155,33 @@ impl Endpoint {
         self.timers.stop(Timer::Rto);
     }
 
+    /// RFC 9293 §3.10.7.1: the reset answering a segment that has no
+    /// connection (never for a reset).
+    fn queue_reset(&mut self, seg: &Segment) {
+        if seg.flags.rst() {
+            return;
+        }
+        let (seq, ack, flags) = if seg.flags.ack() {
+            (seg.ack, SeqNum(0), TcpFlags::RST)
+        } else {
+            (
+                SeqNum(0),
+                seg.seq + seg.seq_len(),
+                TcpFlags::RST | TcpFlags::ACK,
+            )
+        };
+        self.reset_reply = Some(Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack,
+            flags,
+            window: 0,
+            options: TcpOptions::default(),
+            payload_len: 0,
+        });
+    }
+
     fn reset(&mut self) {
         self.stats.resets_received += 1;
         self.events.push_back(Event::Reset);
@@ -168,6 +202,10 @@ impl Endpoint {
         if !self.acceptable(seg) {
             if !seg.flags.rst() {
                 self.ack_now = true;
+            }
+            if self.state == State::TimeWait && seg.flags.fin() {
+                // RFC 9293 §3.10.7.4: a retransmitted FIN restarts the 2*MSL wait.
+                self.timers.set(Timer::TimeWait, now + TIME_WAIT);
             }
             let end = seg.seq + seg.seq_len();
             if seg.payload_len > 0 && end <= self.rcv_nxt {

@@ -452,10 +452,27 @@ fn poll_timeout_before_any_input_and_early_timeouts() {
     expect_nothing!(ep, Time::ZERO);
     ep.handle_timeout(ms(10));
     assert_eq!(ep.state(), State::Closed);
-    // A segment to a closed endpoint is counted, not answered.
+    // A segment to a closed endpoint is counted and answered with a reset:
+    // with ACK set, RST at the ACK number (RFC 9293 §3.10.7.1).
     send!(ep, ms(10), peer(r(0), s(0), 0));
     assert_eq!(ep.stats().dropped_bad_state, 1);
+    let mut rst = ours(s(0), SeqNum(0), 0, 0);
+    rst.flags = TcpFlags::RST;
+    expect!(ep, ms(10), rst);
     expect_nothing!(ep, ms(10));
+    // Without ACK: RST-ACK acknowledging the segment.
+    let mut data = peer(r(0), s(0), 100);
+    data.flags = TcpFlags::PSH;
+    send!(ep, ms(11), data);
+    let mut rst = ours(SeqNum(0), r(100), 0, 0);
+    rst.flags = TcpFlags::RST | TcpFlags::ACK;
+    expect!(ep, ms(11), rst);
+    // Never a reset for a reset.
+    let mut r_ = peer(r(0), s(0), 0);
+    r_.flags = TcpFlags::RST;
+    send!(ep, ms(12), r_);
+    expect_nothing!(ep, ms(12));
+    assert_eq!(ep.stats().resets_sent, 2);
 }
 
 #[test]
@@ -598,4 +615,21 @@ fn small_window_with_nothing_in_flight_arms_the_sws_override() {
         "data in flight: RTO"
     );
     assert_eq!(ep.timers.get(Timer::Persist), None);
+}
+
+#[test]
+fn retransmitted_fin_in_time_wait_is_acked_and_restarts_the_wait() {
+    let mut ep = established(cfg());
+    ep.close();
+    let _ = recv!(ep, ms(100));
+    let mut fin = peer(r(0), s(1), 0);
+    fin.flags = TcpFlags::ACK | TcpFlags::FIN;
+    send!(ep, ms(200), fin);
+    assert_eq!(ep.state(), State::TimeWait);
+    let _ = recv!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(2200)));
+    // Our ACK was lost: the FIN comes again.
+    send!(ep, ms(1500), fin);
+    expect!(ep, ms(1500), ours(s(1), r(1), 0, WIN - 1));
+    assert_eq!(ep.poll_timeout(), Some(ms(3500)));
 }

@@ -109,6 +109,29 @@ fn slow_reader_forces_zero_window_probes() {
     assert_eq!(h.a.stats().rto_count, 0);
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn bidirectional_transfer_completes_under_loss(
+        (drops, ack_drops) in loss_sets(),
+        sack in any::<bool>(),
+        ts in any::<bool>(),
+        a_bytes in 1u64..150_000,
+        b_bytes in 1u64..150_000,
+    ) {
+        let c = variant(sack, ts, 2, false);
+        let mut h = Harness::new(c.clone(), c, Dur::from_millis(15), drop_sets(drops, ack_drops));
+        h.to_write = a_bytes;
+        h.to_write_b = b_bytes;
+        h.close_when_done = true;
+        h.run(Time::ZERO + Dur::from_secs(20_000));
+        prop_assert_eq!(h.read, a_bytes);
+        prop_assert_eq!(h.read_a, b_bytes);
+        prop_assert_eq!(h.a.state(), State::Closed);
+        prop_assert_eq!(h.b.state(), State::Closed);
+    }
+}
+
 fn loss_sets() -> impl Strategy<Value = (BTreeSet<u64>, BTreeSet<u64>)> {
     (
         proptest::collection::btree_set(0u64..400, 0..25),
