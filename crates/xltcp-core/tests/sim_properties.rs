@@ -158,3 +158,41 @@ proptest! {
         prop_assert_eq!(s.flows[0].bytes_delivered, 200_000);
     }
 }
+
+#[test]
+fn writing_traces_does_not_change_the_results() {
+    let sc = load(
+        BASE,
+        &[
+            "wireless.loss.down.model=\"iid\"",
+            "wireless.loss.down.p=0.01",
+            "output.pcap=true",
+        ],
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("traces-vs-none");
+    let with = sim::run(
+        &sc,
+        RunOptions {
+            seed: Some(4),
+            out_dir: Some(&dir),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let mut ticks = 0;
+    let mut count = |_: xltcp_core::time::Time, _: xltcp_core::time::Time| {
+        ticks += 1;
+        true
+    };
+    let without = sim::run(
+        &sc,
+        RunOptions {
+            seed: Some(4),
+            progress: Some(&mut count),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(ticks > 50);
+    assert_eq!(with, without);
+}

@@ -95,6 +95,9 @@ pub struct World {
     next_uid: u64,
     pub(super) output: Output,
     end: Time,
+    /// Sampling and progress ticks popped: not part of the model, so not
+    /// counted in [`World::events`] (which must not depend on them).
+    observer_events: u64,
 }
 
 impl World {
@@ -185,6 +188,7 @@ impl World {
             output,
             end,
             scenario,
+            observer_events: 0,
         };
         for i in 0..n {
             let start = Time::ZERO + world.flows[i].spec.start;
@@ -205,9 +209,9 @@ impl World {
         self.end
     }
 
-    /// Events processed so far.
+    /// Model events processed so far (sampling and progress ticks excluded).
     pub fn events(&self) -> u64 {
-        self.q.popped()
+        self.q.popped() - self.observer_events
     }
 
     /// Runs until the end of the scenario, calling `progress(done, total)`
@@ -233,6 +237,7 @@ impl World {
                 }
                 Ev::Availability => self.on_availability(now),
                 Ev::Sample => {
+                    self.observer_events += 1;
                     self.output
                         .sample(now, &mut self.flows, self.availability.blocked());
                     let next = now + self.scenario.sim.sample_interval;
@@ -241,6 +246,7 @@ impl World {
                     }
                 }
                 Ev::Progress => {
+                    self.observer_events += 1;
                     if let Some(p) = progress.as_mut() {
                         if !p(now, self.end) {
                             return false;

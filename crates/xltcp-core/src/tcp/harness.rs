@@ -34,6 +34,10 @@ pub struct Harness {
     pub to_write: u64,
     /// Bytes the server application has read.
     pub read: u64,
+    /// Bytes the server still has to write (data in the other direction).
+    pub to_write_b: u64,
+    /// Bytes the client application has read.
+    pub read_a: u64,
     pub close_when_done: bool,
     pub steps: u64,
     /// When set, the server reads at most `read_chunk` bytes once per period.
@@ -63,6 +67,8 @@ impl Harness {
             loss,
             to_write: 0,
             read: 0,
+            to_write_b: 0,
+            read_a: 0,
             close_when_done: false,
             steps: 0,
             read_period: None,
@@ -83,7 +89,7 @@ impl Harness {
                     any = true;
                     let i = dir as usize;
                     // RFC 9293 SHLD-14: the right edge never moves left.
-                    if !t.segment.flags.syn() {
+                    if t.segment.flags.ack() && !t.segment.flags.syn() && !t.segment.flags.rst() {
                         let w = u64::from(t.segment.window) << ep.rcv_wscale;
                         let edge = t.segment.ack + w as u32;
                         if let Some(prev) = self.right_edge[i] {
@@ -123,7 +129,17 @@ impl Harness {
             };
             self.read += r;
             any |= r > 0;
-            if self.b.state() == State::CloseWait {
+            if self.to_write_b > 0
+                && matches!(self.b.state(), State::Established | State::CloseWait)
+            {
+                let n = self.b.write(self.to_write_b);
+                self.to_write_b -= n;
+                any |= n > 0;
+            }
+            let ra = self.a.read(u64::MAX);
+            self.read_a += ra;
+            any |= ra > 0;
+            if self.b.state() == State::CloseWait && self.to_write_b == 0 {
                 self.b.close();
                 any = true;
             }

@@ -44,11 +44,14 @@
 //!   it does not advance SND.UNA.
 //! - Pure ACKs carry SND.MAX as their sequence number (SND.NXT while a
 //!   zero-window probe is outstanding).
-//! - With timestamps, the payload per segment is the MSS minus 12 bytes, and
-//!   every ACK that advances SND.UNA yields an RTT sample from TSecr
+//! - `Config::mss` is the payload per full segment, whatever the options
+//!   (with timestamps, 1448 B is what Linux sends over a 1500 B MTU); it is
+//!   also the MSS option value. With timestamps every ACK that advances SND.UNA yields an RTT sample from TSecr
 //!   (1 ms clock). PAWS is not implemented.
-//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). No RST is ever sent; a
-//!   received RST inside the window closes the endpoint.
+//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). A closed endpoint (and a
+//!   listening one, to an ACK) answers with a RST (RFC 9293 §3.10.7.1-2), so
+//!   a peer whose last ACK came too late still closes; a received RST inside
+//!   the window closes the endpoint (no RFC 5961 challenge ACKs).
 //! - `Profile::Ns3` switches, each in one place: slow start adds one SMSS per
 //!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
 //!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
@@ -265,12 +268,16 @@ pub struct Endpoint {
     pub(crate) unread: u64,
     /// SACK blocks in the order last reported.
     pub(crate) sack_reported: Vec<(SeqNum, SeqNum)>,
+    /// Spare buffer for reordering the SACK blocks.
+    pub(crate) sack_scratch: Vec<(SeqNum, SeqNum)>,
     pub(crate) ack_now: bool,
     pub(crate) unacked_bytes: u64,
     pub(crate) rcv_mss_seen: u32,
     pub(crate) data_received: bool,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
+    /// A reset answering a segment that found no connection.
+    pub(crate) reset_reply: Option<Segment>,
 }
 
 impl Endpoint {
@@ -332,12 +339,14 @@ impl Endpoint {
             rcv_fin: None,
             unread: 0,
             sack_reported: Vec::new(),
+            sack_scratch: Vec::new(),
             ack_now: false,
             unacked_bytes: 0,
             rcv_mss_seen: 0,
             data_received: false,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
+            reset_reply: None,
             config,
         }
     }
@@ -401,9 +410,9 @@ impl Endpoint {
 
     /// Free bytes in the send buffer.
     pub fn send_buffer_space(&self) -> u64 {
-        self.config
-            .snd_buffer
-            .saturating_sub(self.send_buffer_used())
+        // Sequence comparisons hold within 2^31: keep the buffer below 2^30.
+        let buffer = self.config.snd_buffer.min(1 << 30);
+        buffer.saturating_sub(self.send_buffer_used())
     }
 
     /// Written bytes not yet acknowledged.

@@ -4,14 +4,14 @@
 
 use super::{Endpoint, Event, Profile, Recovery, State, Timer};
 use crate::time::{Dur, Time};
-use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum};
+use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 
 /// MSS assumed when the peer sends no MSS option (RFC 9293 §3.7.1).
 const DEFAULT_MSS: u32 = 536;
-/// Bytes of the timestamps option with its padding (RFC 7323).
-const TS_OPTION_LEN: u32 = 12;
 /// Largest shift allowed by RFC 7323 §2.3.
 const MAX_WSCALE: u8 = 14;
+/// Longest payload accepted (an IPv4 datagram cannot carry more).
+const MAX_PAYLOAD: u32 = 65_535;
 /// TIME-WAIT length: 2*MSL with MSL = 1 s.
 pub const TIME_WAIT: Dur = Dur::from_secs(2);
 
@@ -26,12 +26,20 @@ impl Endpoint {
                 ack: seg.ack,
             });
         }
+        if seg.payload_len > MAX_PAYLOAD {
+            // No real segment is that long; its sequence space would wrap.
+            self.stats.dropped_bad_state += 1;
+            return;
+        }
         if seg.dst_port != self.local_port || seg.src_port != self.remote_port {
             self.stats.dropped_bad_state += 1;
             return;
         }
         match self.state {
-            State::Closed => self.stats.dropped_bad_state += 1,
+            State::Closed => {
+                self.stats.dropped_bad_state += 1;
+                self.queue_reset(seg);
+            }
             State::Listen => self.on_listen(seg),
             State::SynSent => self.on_syn_sent(now, seg),
             _ => self.on_synchronized(now, seg),
@@ -71,13 +79,8 @@ impl Endpoint {
                 self.rcv_wscale = 0;
             }
         }
-        let overhead = if self.ts_ok { TS_OPTION_LEN } else { 0 };
-        self.smss = self
-            .config
-            .mss
-            .min(peer_mss)
-            .saturating_sub(overhead)
-            .max(1);
+        // `mss` is the payload per segment; options do not reduce it.
+        self.smss = self.config.mss.min(peer_mss).max(1);
         self.recovery = match self.config.recovery {
             Recovery::Sack if self.sack_ok => Recovery::Sack,
             _ => Recovery::NewReno,
@@ -95,6 +98,10 @@ impl Endpoint {
     fn on_listen(&mut self, seg: &Segment) {
         if !seg.flags.syn() || seg.flags.ack() || seg.flags.rst() {
             self.stats.dropped_bad_state += 1;
+            if seg.flags.ack() {
+                // RFC 9293 §3.10.7.2: an ACK in LISTEN gets a reset.
+                self.queue_reset(seg);
+            }
             return;
         }
         self.negotiate(seg);
@@ -148,6 +155,33 @@ impl Endpoint {
         self.timers.stop(Timer::Rto);
     }
 
+    /// RFC 9293 §3.10.7.1: the reset answering a segment that has no
+    /// connection (never for a reset).
+    fn queue_reset(&mut self, seg: &Segment) {
+        if seg.flags.rst() {
+            return;
+        }
+        let (seq, ack, flags) = if seg.flags.ack() {
+            (seg.ack, SeqNum(0), TcpFlags::RST)
+        } else {
+            (
+                SeqNum(0),
+                seg.seq + seg.seq_len(),
+                TcpFlags::RST | TcpFlags::ACK,
+            )
+        };
+        self.reset_reply = Some(Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack,
+            flags,
+            window: 0,
+            options: TcpOptions::default(),
+            payload_len: 0,
+        });
+    }
+
     fn reset(&mut self) {
         self.stats.resets_received += 1;
         self.events.push_back(Event::Reset);
@@ -168,6 +202,10 @@ impl Endpoint {
         if !self.acceptable(seg) {
             if !seg.flags.rst() {
                 self.ack_now = true;
+            }
+            if self.state == State::TimeWait && seg.flags.fin() {
+                // RFC 9293 §3.10.7.4: a retransmitted FIN restarts the 2*MSL wait.
+                self.timers.set(Timer::TimeWait, now + TIME_WAIT);
             }
             let end = seg.seq + seg.seq_len();
             if seg.payload_len > 0 && end <= self.rcv_nxt {
@@ -348,7 +386,9 @@ impl Endpoint {
         let containing = |ooo: &[(SeqNum, SeqNum)], s: SeqNum| {
             ooo.iter().copied().find(|&(l, r)| l <= s && s < r)
         };
-        let mut order: Vec<(SeqNum, SeqNum)> = Vec::with_capacity(self.ooo.len());
+        // Reuses last round's buffer: no allocation per segment.
+        let mut order = std::mem::take(&mut self.sack_scratch);
+        order.clear();
         let mut push = |b: Option<(SeqNum, SeqNum)>| {
             if let Some(b) = b {
                 if !order.contains(&b) {
@@ -365,7 +405,7 @@ impl Endpoint {
         for &b in self.ooo.iter().rev() {
             push(Some(b));
         }
-        self.sack_reported = order;
+        self.sack_scratch = std::mem::replace(&mut self.sack_reported, order);
     }
 
     /// SACK blocks for the next ACK: up to 4, 3 with timestamps.

@@ -28,6 +28,13 @@ impl Endpoint {
     }
 
     fn next_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if let Some(segment) = self.reset_reply.take() {
+            self.stats.resets_sent += 1;
+            return Some(Transmit {
+                segment,
+                retransmission: false,
+            });
+        }
         match self.state {
             State::Closed | State::Listen => return None,
             State::SynSent | State::SynReceived => {

@@ -452,10 +452,27 @@ fn poll_timeout_before_any_input_and_early_timeouts() {
     expect_nothing!(ep, Time::ZERO);
     ep.handle_timeout(ms(10));
     assert_eq!(ep.state(), State::Closed);
-    // A segment to a closed endpoint is counted, not answered.
+    // A segment to a closed endpoint is counted and answered with a reset:
+    // with ACK set, RST at the ACK number (RFC 9293 §3.10.7.1).
     send!(ep, ms(10), peer(r(0), s(0), 0));
     assert_eq!(ep.stats().dropped_bad_state, 1);
+    let mut rst = ours(s(0), SeqNum(0), 0, 0);
+    rst.flags = TcpFlags::RST;
+    expect!(ep, ms(10), rst);
     expect_nothing!(ep, ms(10));
+    // Without ACK: RST-ACK acknowledging the segment.
+    let mut data = peer(r(0), s(0), 100);
+    data.flags = TcpFlags::PSH;
+    send!(ep, ms(11), data);
+    let mut rst = ours(SeqNum(0), r(100), 0, 0);
+    rst.flags = TcpFlags::RST | TcpFlags::ACK;
+    expect!(ep, ms(11), rst);
+    // Never a reset for a reset.
+    let mut r_ = peer(r(0), s(0), 0);
+    r_.flags = TcpFlags::RST;
+    send!(ep, ms(12), r_);
+    expect_nothing!(ep, ms(12));
+    assert_eq!(ep.stats().resets_sent, 2);
 }
 
 #[test]
@@ -539,4 +556,80 @@ fn lost_syn_ack_gives_the_passive_side_a_one_segment_window() {
     let mut fin = ours(s(0), r(0), 0, WIN);
     fin.flags = TcpFlags::ACK | TcpFlags::FIN;
     expect!(ep, ms(1100), fin);
+}
+
+#[test]
+fn timestamps_give_samples_even_for_retransmitted_data() {
+    let c = Config {
+        timestamps: true,
+        ..cfg()
+    };
+    let mut sa = syn_ack(&c);
+    sa.options.timestamps = Some((5, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    let _ = recv!(ep, ms(0));
+    send!(ep, ms(100), sa);
+    let _ = recv!(ep, ms(100));
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
+    ep.write(1000);
+    let d = recv!(ep, ms(100)).segment;
+    assert_eq!(d.options.timestamps, Some((100, 5)));
+    assert_eq!(d.payload_len, 1000);
+    ep.handle_timeout(ms(1100));
+    let rtx = recv!(ep, ms(1100));
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.options.timestamps, Some((1100, 5)));
+    // The ACK echoes the retransmission's TSval: a valid 50 ms sample.
+    let mut ack = peer(r(0), s(1000), 0);
+    ack.options.timestamps = Some((6, 1100));
+    send!(ep, ms(1150), ack);
+    // RTTVAR = 3/4*50 + 1/4*50, SRTT = 7/8*100 + 1/8*50.
+    assert_eq!(ep.srtt(), Some(Dur::from_micros(93_750)));
+    assert_eq!(
+        ep.rto(),
+        Dur::from_secs(1),
+        "back-off cleared by the sample"
+    );
+}
+
+#[test]
+fn small_window_with_nothing_in_flight_arms_the_sws_override() {
+    let mut ep = established(cfg());
+    ep.write(3000);
+    send_segments(&mut ep, ms(100), 0, 3);
+    // All acknowledged, the window is 500: too small for a full segment.
+    let mut small = peer(r(0), s(3000), 0);
+    small.window = 500;
+    send!(ep, ms(200), small);
+    ep.write(2000);
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(1200)));
+    ep.handle_timeout(ms(1200));
+    expect!(ep, ms(1200), ours(s(3000), r(0), 500, WIN));
+    expect_nothing!(ep, ms(1200));
+    assert_eq!(ep.stats().zero_window_probes, 0);
+    assert_eq!(
+        ep.timers.get(Timer::Rto),
+        Some(ms(2200)),
+        "data in flight: RTO"
+    );
+    assert_eq!(ep.timers.get(Timer::Persist), None);
+}
+
+#[test]
+fn retransmitted_fin_in_time_wait_is_acked_and_restarts_the_wait() {
+    let mut ep = established(cfg());
+    ep.close();
+    let _ = recv!(ep, ms(100));
+    let mut fin = peer(r(0), s(1), 0);
+    fin.flags = TcpFlags::ACK | TcpFlags::FIN;
+    send!(ep, ms(200), fin);
+    assert_eq!(ep.state(), State::TimeWait);
+    let _ = recv!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(2200)));
+    // Our ACK was lost: the FIN comes again.
+    send!(ep, ms(1500), fin);
+    expect!(ep, ms(1500), ours(s(1), r(1), 0, WIN - 1));
+    assert_eq!(ep.poll_timeout(), Some(ms(3500)));
 }

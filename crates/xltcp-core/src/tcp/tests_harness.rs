@@ -109,6 +109,29 @@ fn slow_reader_forces_zero_window_probes() {
     assert_eq!(h.a.stats().rto_count, 0);
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn bidirectional_transfer_completes_under_loss(
+        (drops, ack_drops) in loss_sets(),
+        sack in any::<bool>(),
+        ts in any::<bool>(),
+        a_bytes in 1u64..150_000,
+        b_bytes in 1u64..150_000,
+    ) {
+        let c = variant(sack, ts, 2, false);
+        let mut h = Harness::new(c.clone(), c, Dur::from_millis(15), drop_sets(drops, ack_drops));
+        h.to_write = a_bytes;
+        h.to_write_b = b_bytes;
+        h.close_when_done = true;
+        h.run(Time::ZERO + Dur::from_secs(20_000));
+        prop_assert_eq!(h.read, a_bytes);
+        prop_assert_eq!(h.read_a, b_bytes);
+        prop_assert_eq!(h.a.state(), State::Closed);
+        prop_assert_eq!(h.b.state(), State::Closed);
+    }
+}
+
 fn loss_sets() -> impl Strategy<Value = (BTreeSet<u64>, BTreeSet<u64>)> {
     (
         proptest::collection::btree_set(0u64..400, 0..25),
@@ -165,5 +188,106 @@ proptest! {
         prop_assert_eq!(again.a.stats(), h.a.stats());
         prop_assert_eq!(again.b.stats(), h.b.stats());
         prop_assert_eq!(again.now, h.now);
+    }
+}
+
+mod fuzz {
+    //! Arbitrary segments never panic an endpoint, in any state.
+    use super::super::fixture::*;
+    use super::super::Endpoint;
+    use crate::time::Dur;
+    use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
+    use proptest::prelude::*;
+
+    fn any_segment() -> impl Strategy<Value = Segment> {
+        (
+            (
+                any::<u32>(),
+                any::<u32>(),
+                -3000i32..30_000,
+                -3000i32..30_000,
+            ),
+            (
+                any::<u8>(),
+                any::<u16>(),
+                prop_oneof![0u32..3000, any::<u32>()],
+            ),
+            (
+                any::<bool>(),
+                proptest::collection::vec((-2000i32..20_000, 0u32..5000), 0..5),
+            ),
+            (
+                proptest::option::of(any::<u16>()),
+                proptest::option::of(any::<u8>()),
+            ),
+        )
+            .prop_map(
+                |((rs, ra, near_seq, near_ack), (flags, window, len), (near, sack), (mss, ws))| {
+                    let (seq, ack) = if near {
+                        (r(0) + near_seq as u32, s(0) + near_ack as u32)
+                    } else {
+                        (SeqNum(rs), SeqNum(ra))
+                    };
+                    let mut blocks = SackBlocks::new();
+                    for (l, n) in sack {
+                        let left = s(0) + l as u32;
+                        blocks.push(SackBlock {
+                            left,
+                            right: left + n,
+                        });
+                    }
+                    Segment {
+                        src_port: RP,
+                        dst_port: LP,
+                        seq,
+                        ack,
+                        flags: TcpFlags(flags),
+                        window,
+                        options: TcpOptions {
+                            mss,
+                            window_scale: ws,
+                            sack_permitted: flags & 1 == 0,
+                            sack: blocks,
+                            timestamps: None,
+                        },
+                        payload_len: len,
+                    }
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_input_never_panics(
+            segs in proptest::collection::vec(any_segment(), 1..40),
+            sack in any::<bool>(),
+            listen in any::<bool>(),
+        ) {
+            let mut ep = if listen {
+                let mut ep = Endpoint::new(sack_cfg(), LP, RP, ISS);
+                ep.listen();
+                ep
+            } else {
+                established(if sack { sack_cfg() } else { cfg() })
+            };
+            ep.write(50_000);
+            let mut t = ms(100);
+            for (i, seg) in segs.iter().enumerate() {
+                t += Dur::from_millis(37);
+                ep.handle_segment(t, seg);
+                while ep.poll_transmit(t).is_some() {}
+                if i % 3 == 0 {
+                    if let Some(d) = ep.poll_timeout() {
+                        t = t.max(d);
+                        ep.handle_timeout(t);
+                        while ep.poll_transmit(t).is_some() {}
+                    }
+                }
+                let _ = ep.read(1000);
+                prop_assert!(ep.snd_una() <= ep.snd_max());
+                while ep.poll_event().is_some() {}
+            }
+        }
     }
 }
