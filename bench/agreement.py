@@ -33,8 +33,6 @@ NS3_BIN = ROOT / "bench" / "ns3" / "build" / "lossy_last_hop"
 
 def xltcp_run(p: float, seed: int, profile: str, duration: int) -> dict:
     overrides = [f"wireless.loss.down.p={p}", f"tcp.profile=\"{profile}\"", f"sim.duration={duration}s"]
-    if p == 0:
-        overrides[0] = "wireless.loss.down.model=\"none\""
     s = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))
     f = s["flows"][0]
     return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}

@@ -124,29 +124,41 @@ fn check_with_tshark(recovery: &str) {
         let problems = tshark::problems(&p);
         assert!(problems.is_empty(), "{name}: {problems:#?}");
     }
-    // The wired capture is at the sender's access link: it sees every
-    // segment the sender sent, so Wireshark's analysis must find exactly the
-    // retransmissions the sender made. Wireshark calls a retransmission
-    // sent within 3 ms of the newest segment "out-of-order"; at the sender's
-    // link that can only be a retransmission, so it counts.
+    // The wired capture is at the sender's access link and records each
+    // packet as its transmission starts, so it sees every segment the sender
+    // sent except those the access link never started (dropped by its queue
+    // or still queued at the end). Wireshark's analysis must find exactly
+    // the sender's retransmissions among them. Wireshark calls a
+    // retransmission sent within 3 ms of the newest segment "out-of-order";
+    // at the sender's link that can only be a retransmission, so it counts.
     let wired = dir.join("pcap").join("wired-bulk.pcap");
+    let access = s.links.iter().find(|l| l.name == "ch0-bs").unwrap();
+    let from_sender = tshark::fields(&wired, "ip.src == 10.1.0.1", &["frame.number"]);
+    assert_eq!(from_sender.len() as u64, access.stats.transmitted);
+    let never_sent = access.stats.offered - access.stats.transmitted;
     let flagged = tshark::fields(
         &wired,
         "tcp.analysis.retransmission || tcp.analysis.fast_retransmission \
          || tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order",
         &["frame.number"],
+    )
+    .len() as u64;
+    let data = tshark::fields(
+        &wired,
+        "tcp.len > 0 && ip.src == 10.1.0.1",
+        &["frame.number"],
+    )
+    .len() as u64;
+    println!("{recovery}: tshark {flagged} retransmissions, {data} data segments; simulator {} / {}; {never_sent} never sent", flow.retransmissions, flow.data_segments_sent);
+    assert!(
+        never_sent <= 2,
+        "the access link is fast: at most a packet or two left at the end"
     );
-    assert_eq!(
-        flagged.len() as u64,
-        flow.retransmissions,
+    assert!(
+        flagged <= flow.retransmissions && flow.retransmissions <= flagged + never_sent,
         "tshark vs simulator retransmissions ({recovery})"
     );
-    let sent = tshark::fields(
-        &wired,
-        "tcp.len > 0 && tcp.srcport == 49152",
-        &["frame.number"],
-    );
-    assert_eq!(sent.len() as u64, flow.data_segments_sent);
+    assert!(data <= flow.data_segments_sent && flow.data_segments_sent <= data + never_sent);
 }
 
 #[test]

@@ -245,6 +245,10 @@ pub struct Endpoint {
     pub(crate) dupacks: u32,
     /// Bytes sent by Limited Transmit since the last new ACK.
     pub(crate) lt_bytes: u64,
+    /// Bytes that duplicate ACKs show have left the network without being
+    /// cumulatively acknowledged (one SMSS per dupACK, as Linux's Reno
+    /// `sacked_out`); only used without SACK.
+    pub(crate) dup_delivered: u64,
     /// RFC 6582 `recover`, exclusive (see module doc); also RFC 6675 RecoveryPoint.
     pub(crate) recover: SeqNum,
     pub(crate) cstate: CongestionState,
@@ -322,6 +326,7 @@ impl Endpoint {
             last_data_sent: None,
             dupacks: 0,
             lt_bytes: 0,
+            dup_delivered: 0,
             recover: iss,
             cstate: CongestionState::Open,
             partial_acks: 0,

@@ -91,6 +91,12 @@ impl Endpoint {
         self.scoreboard.advance(ack);
         self.consecutive_rtos = 0;
         self.take_rtt_sample(now, seg);
+        // One acknowledged byte range fills a hole; the rest of it was
+        // already counted as delivered by the dupACKs it caused.
+        let smss = u64::from(self.smss);
+        self.dup_delivered = self
+            .dup_delivered
+            .saturating_sub(data_acked.saturating_sub(smss));
         let mut restart_timer = true;
         match (self.cstate, self.recovery) {
             (CongestionState::Recovery, Recovery::NewReno) => {
@@ -105,6 +111,7 @@ impl Endpoint {
             (state, _) => {
                 self.dupacks = 0;
                 self.lt_bytes = 0;
+                self.dup_delivered = 0;
                 let profile = self.config.profile;
                 self.cc
                     .on_ack(&mut self.win, data_acked, u64::from(self.smss), profile);
@@ -149,13 +156,16 @@ impl Endpoint {
                 self.win.cwnd += smss;
             }
             self.partial_acks += 1;
-            // RFC 6582 §3.2 step 3: restart the timer on the first partial ACK only.
-            self.partial_acks == 1
+            // RFC 6582 §3.2 step 3: restart the timer on the first partial
+            // ACK only ("Impatient"); ns-3 restarts it on every new ACK
+            // ("Slow-but-Steady").
+            self.partial_acks == 1 || self.config.profile == super::Profile::Ns3
         }
     }
 
     fn exit_recovery(&mut self) {
         self.dupacks = 0;
+        self.dup_delivered = 0;
         self.lt_bytes = 0;
         self.partial_acks = 0;
         self.rescue_rxt = None;
@@ -165,6 +175,7 @@ impl Endpoint {
     /// A duplicate ACK (RFC 5681 §2, or RFC 6675 §2 with SACK).
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
+        self.dup_delivered += smss;
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.
@@ -276,9 +287,22 @@ impl Endpoint {
         self.stats.rto_count += 1;
         let smss = u64::from(self.smss);
         let first = self.consecutive_rtos == 0;
-        let flight = self.snd_max.since(self.snd_una).max(0) as u64;
-        // RFC 5681 eq. (4); ssthresh kept on a repeated timeout.
+        // RFC 5681 eq. (4) sets ssthresh to *no more than* max(FlightSize/2,
+        // 2*SMSS). Data the receiver is known to hold above a hole (SACKed,
+        // or one SMSS per duplicate ACK without SACK) has left the network,
+        // so it is left out, as Linux and ns-3 do: after a long NewReno
+        // recovery the literal FlightSize counts a whole window of delivered
+        // data and the next slow start overshoots again.
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let delivered = if self.sack_ok {
+            self.scoreboard.sacked_bytes()
+        } else {
+            self.dup_delivered
+        };
+        let flight = outstanding.saturating_sub(delivered).max(smss);
+        // ssthresh kept on a repeated timeout.
         self.cc.on_rto(&mut self.win, flight, smss, first);
+        self.dup_delivered = 0;
         self.consecutive_rtos += 1;
         // RFC 6582 §3.2 step 4 / RFC 6675 §5.1: recover = HighData, leave recovery.
         self.recover = self.snd_max;
