@@ -3,7 +3,7 @@
 
 use super::{
     ack_wait_duration, cca_duration, ifs, ppdu_airtime, turnaround_time, unit_backoff_period,
-    A_MAX_PHY_PACKET_SIZE,
+    ACK_MPDU_BYTES, A_MAX_PHY_PACKET_SIZE,
 };
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
@@ -50,16 +50,29 @@ pub struct Frame {
     pub mpdu_len: u16,
 }
 
+/// What a [`Transmission`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxKind {
+    /// A data frame handed to [`Mac::enqueue`]; the receiver answers with
+    /// [`Mac::handle_data`].
+    Data,
+    /// The MAC ACK of the received data frame `frame.id` (5-byte MPDU); its
+    /// addressee gets it through [`Mac::handle_ack`] at the end of its airtime.
+    Ack,
+}
+
 /// A frame to put on the air.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transmission {
-    /// The frame.
+    /// Data or ACK.
+    pub kind: TxKind,
+    /// The frame (for an ACK: the acknowledged frame's id, MPDU 5 B).
     pub frame: Frame,
     /// When its first symbol leaves the antenna.
     pub start: Time,
     /// PPDU airtime: the medium is busy from `start` to `start + airtime`.
     pub airtime: Dur,
-    /// 1 for the first transmission, 2.. for retransmissions.
+    /// 1 for the first transmission, 2.. for retransmissions (1 for an ACK).
     pub attempt: u8,
 }
 
@@ -138,6 +151,12 @@ pub struct MacStats {
     pub cca_idle: u64,
     /// CCAs that found the channel busy.
     pub cca_busy: u64,
+    /// Data frames received and acknowledged.
+    pub acks_sent: u64,
+    /// Data frames reported received while this station was turning to
+    /// TX or transmitting (a half-duplex radio cannot have heard them):
+    /// ignored, no ACK.
+    pub rx_while_transmitting: u64,
 }
 
 /// Where the station is in sending the current frame. Each phase ends at
@@ -191,7 +210,9 @@ struct Current {
 /// Inputs: [`enqueue`](Mac::enqueue), [`handle_timeout`](Mac::handle_timeout),
 /// [`handle_channel`](Mac::handle_channel) (the medium as this station's CCA
 /// sees it: another transmitter or a primary user; never the station's own
-/// transmissions), [`handle_ack`](Mac::handle_ack). Outputs, to drain after
+/// transmissions), [`handle_ack`](Mac::handle_ack) (the ACK of a frame it
+/// sent), [`handle_data`](Mac::handle_data) (a data frame it received, to
+/// be acknowledged). Outputs, to drain after
 /// every input: [`poll_transmit`](Mac::poll_transmit),
 /// [`poll_event`](Mac::poll_event), then [`poll_timeout`](Mac::poll_timeout).
 ///
@@ -215,6 +236,9 @@ pub struct Mac {
     current: Option<Current>,
     queue: VecDeque<Frame>,
     channel_busy: bool,
+    /// The radio is busy sending an ACK until then: CCAs overlapping it
+    /// report busy.
+    radio_busy_until: Time,
     transmits: VecDeque<Transmission>,
     events: VecDeque<MacEvent>,
     stats: MacStats,
@@ -232,6 +256,7 @@ impl Mac {
             current: None,
             queue: VecDeque::new(),
             channel_busy: false,
+            radio_busy_until: Time::ZERO,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             stats: MacStats::default(),
@@ -272,7 +297,7 @@ impl Mac {
             start, busy: seen, ..
         } = &mut self.phase
         {
-            if *start == now {
+            if *start == now && now >= self.radio_busy_until {
                 // The level at the CCA's first instant is the last one
                 // reported at that instant.
                 *seen = busy;
@@ -306,6 +331,39 @@ impl Mac {
             until: now + ifs(cur.frame.mpdu_len),
         };
         self.advance(now);
+    }
+
+    /// A data frame addressed to this station ended intact at `now`: answer
+    /// with a MAC ACK `aTurnaroundTime` later, without CSMA-CA
+    /// (§7.5.6.4.2), unless the radio is itself turning to TX or sending.
+    /// While the ACK is turned around and sent, this station's CCA reads
+    /// busy. Duplicate rejection (by data sequence number) is the
+    /// receiver's upper layer's business: every intact frame is ACKed.
+    pub fn handle_data(&mut self, now: Time, frame: u64) {
+        let now = self.advance(now);
+        if matches!(self.phase, Phase::Turnaround { .. } | Phase::OnAir { .. })
+            || now < self.radio_busy_until
+        {
+            self.stats.rx_while_transmitting += 1;
+            return;
+        }
+        let start = now + turnaround_time();
+        let airtime = ppdu_airtime(ACK_MPDU_BYTES);
+        self.radio_busy_until = start + airtime;
+        self.stats.acks_sent += 1;
+        self.transmits.push_back(Transmission {
+            kind: TxKind::Ack,
+            frame: Frame {
+                id: frame,
+                mpdu_len: ACK_MPDU_BYTES,
+            },
+            start,
+            airtime,
+            attempt: 1,
+        });
+        if let Phase::Cca { busy, .. } = &mut self.phase {
+            *busy = true;
+        }
     }
 
     /// The next frame to put on the air, once.
@@ -372,7 +430,7 @@ impl Mac {
                 self.phase = Phase::Cca {
                     start: at,
                     until: at + cca_duration(),
-                    busy: self.channel_busy,
+                    busy: self.channel_busy || at < self.radio_busy_until,
                 };
             }
             Phase::Cca { busy: false, .. } => {
@@ -429,6 +487,7 @@ impl Mac {
             self.stats.retransmissions += 1;
         }
         self.transmits.push_back(Transmission {
+            kind: TxKind::Data,
             frame: cur.frame,
             start: at,
             airtime,

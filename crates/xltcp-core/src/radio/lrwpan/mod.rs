@@ -18,8 +18,12 @@
 //!   window" rather than an energy average; a very short burst therefore
 //!   counts as busy, slightly pessimistic.
 //! - The receiver's ACK is sent `aTurnaroundTime` after the data frame
-//!   without CSMA (§7.5.6.4.2); the engine that owns the receiver delivers
-//!   it to [`Mac::handle_ack`]. The MAC does not model frame reception,
+//!   without CSMA (§7.5.6.4.2): the engine reports an intact data frame to
+//!   the receiving station's [`Mac::handle_data`], which emits the ACK as a
+//!   [`Transmission`] of kind [`TxKind::Ack`]; the engine hands it to the
+//!   sender's [`Mac::handle_ack`] if it arrives intact. Whether a frame is
+//!   intact (collisions, primary users, bit errors from [`super::oqpsk`])
+//!   is the engine's medium model. The MAC does not model addressing,
 //!   duplicate rejection or the data sequence number; frames are opaque ids.
 
 mod capacity;
@@ -28,10 +32,14 @@ mod mac;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_medium;
 
 pub use capacity::OracleCapacity;
 pub use layout::FrameLayout;
-pub use mac::{Csma, Frame, Mac, MacConfig, MacEvent, MacStats, Transmission, UndeliveredReason};
+pub use mac::{
+    Csma, Frame, Mac, MacConfig, MacEvent, MacStats, Transmission, TxKind, UndeliveredReason,
+};
 
 use crate::time::Dur;
 

@@ -206,6 +206,7 @@ fn first_attempt_timing_on_an_idle_channel() {
         seen,
         vec![
             Seen::Tx(Transmission {
+                kind: TxKind::Data,
                 frame: frame(1),
                 start,
                 airtime: us(3744),
@@ -634,4 +635,73 @@ fn accounting_balances() {
     );
     assert_eq!(s.enqueued + s.queue_full_drops, 80);
     assert_eq!(s.transmissions, s.delivered + s.ack_timeouts);
+}
+
+// ---- Receive side: MAC ACKs ---------------------------------------------
+
+#[test]
+fn received_data_is_acked_after_the_turnaround() {
+    let mut m = mac(MacConfig::default());
+    m.handle_data(at_us(5000), 77);
+    assert_eq!(
+        m.poll_transmit(),
+        Some(Transmission {
+            kind: TxKind::Ack,
+            frame: Frame {
+                id: 77,
+                mpdu_len: ACK_MPDU_BYTES
+            },
+            start: at_us(5192),
+            airtime: us(352),
+            attempt: 1,
+        })
+    );
+    assert_eq!(m.poll_transmit(), None);
+    assert_eq!(m.stats().acks_sent, 1);
+    assert!(m.is_idle(), "an ACK needs no CSMA-CA and no state");
+}
+
+#[test]
+fn no_ack_while_transmitting() {
+    let mut m = mac(MacConfig::default());
+    m.enqueue(Time::ZERO, frame(1));
+    let tx = loop {
+        let t = m.poll_timeout().unwrap();
+        m.handle_timeout(t);
+        if let Some(tx) = m.poll_transmit() {
+            break tx;
+        }
+    };
+    m.handle_data(tx.start + us(100), 9);
+    assert_eq!(m.poll_transmit(), None);
+    assert_eq!(m.stats().rx_while_transmitting, 1);
+    assert_eq!(m.stats().acks_sent, 0);
+}
+
+#[test]
+fn cca_during_own_ack_reads_busy() {
+    // Data arrives during the back-off; the ACK (turnaround 192 µs + 352 µs)
+    // covers the CCA, which must report busy.
+    let mut m = mac_with_first_backoff();
+    m.enqueue(Time::ZERO, frame(1));
+    let cca_start = m.poll_timeout().unwrap();
+    m.handle_data(Time(cca_start.as_nanos() - 100_000), 3);
+    assert!(matches!(
+        m.poll_transmit(),
+        Some(Transmission {
+            kind: TxKind::Ack,
+            ..
+        })
+    ));
+    m.handle_timeout(cca_start + us(128));
+    assert_eq!((m.stats().cca_busy, m.stats().cca_idle), (1, 0));
+
+    // Data arrives during the CCA: the radio turns to TX, the CCA is busy.
+    let mut m = mac_with_first_backoff();
+    m.enqueue(Time::ZERO, frame(1));
+    let cca_start = m.poll_timeout().unwrap();
+    m.handle_timeout(cca_start);
+    m.handle_data(cca_start + us(20), 3);
+    m.handle_timeout(cca_start + us(128));
+    assert_eq!((m.stats().cca_busy, m.stats().cca_idle), (1, 0));
 }
