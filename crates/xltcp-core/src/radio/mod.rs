@@ -16,3 +16,6 @@
 pub mod lrwpan;
 pub mod oqpsk;
 pub mod pu;
+
+#[cfg(test)]
+mod proptests;

@@ -21,7 +21,12 @@
 //!   detector's state, so the draws line up across schemes for a seed.
 //!
 //! Signals therefore alternate strictly `pu_start`, `pu_stop`, `pu_start`…
-//! and the first one is a `pu_start`.
+//! and the first one is a `pu_start`. With `signalling_delay < t_idle` (the
+//! intended use) this is exactly: group the heard ON periods while the OFF
+//! gap between them is shorter than `t_idle`; each group gives `pu_start`
+//! at its first rising edge + `signalling_delay` and `pu_stop` at its last
+//! falling edge + `t_idle`. With a longer delay, every heard period that
+//! begins before the announcement joins the same freeze.
 //!
 //! Sans-IO: inputs [`handle_pu`](PuDetector::handle_pu) and
 //! [`handle_timeout`](PuDetector::handle_timeout); outputs

@@ -137,10 +137,7 @@ fn missed_period_is_invisible() {
 
 #[test]
 fn missed_period_does_not_cancel_the_idle_timer() {
-    // Miss exactly the second ON period: find a seed-independent way by
-    // switching the probability between periods is not possible, so use a
-    // detector whose draws we know: probability 1 misses all, 0 none.
-    // Here: hear the first period with p = 0, then miss with p = 1.
+    // Hear the first period (p = 0), then miss the second (p = 1).
     let mut d = detector(0, 1000, 0.0);
     d.handle_pu(ms(1000), true);
     d.handle_pu(ms(2000), false);
