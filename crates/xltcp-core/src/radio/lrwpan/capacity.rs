@@ -1,43 +1,50 @@
-//! The oracle capacity of an 802.15.4 hop: the most user data per second
-//! a saturated sender can push through it.
-//!
-//! One acknowledged data frame of MPDU `m` bytes costs the sender the
-//! **saturation cycle** (unslotted CSMA-CA, idle medium, no loss):
-//!
-//! ```text
-//! T_cycle(m) = B̄ + CCA + aTurnaroundTime + T_ppdu(m) + aTurnaroundTime + T_ack + IFS(m)
-//!   B̄      = (2^macMinBE − 1)/2 · aUnitBackoffPeriod      mean first back-off (1120 µs)
-//!   CCA    = 8 symbols (128 µs);  aTurnaroundTime = 12 symbols (192 µs)
-//!   T_ppdu = (6 + m) · 32 µs;     T_ack = 11 B · 32 µs = 352 µs
-//!   IFS(m) = SIFS 192 µs if m ≤ 18 B, else LIFS 640 µs
-//! ```
-//!
-//! e.g. 100 B of payload in an 111-byte MPDU: 1120 + 128 + 192 + 3744 + 192
-//! + 352 + 640 = 6368 µs, 125.6 kb/s of payload.
-//!
-//! A lost attempt costs `T_lost(m) = B̄ + CCA + aTurnaroundTime + T_ppdu(m)
-//! + macAckWaitDuration`; as the project's oracle assumes, each lost frame
-//! (probability `p`) is repaired by one immediate retransmission.
-//!
-//! The transport's ACKs travelling the other way share the medium; they
-//! are charged their **medium occupancy** only, `T_ppdu(a)` plus
-//! `aTurnaroundTime` plus `T_ack` for an ACK frame of MPDU `a`, once every
-//! `d` data frames (`d` = 2 with delayed ACKs). Their sender's back-off, CCA and IFS are not charged:
-//! those can overlap the data sender's own idle times.
-//!
-//! ```text
-//! capacity = 8 · payload / ( T_cycle(m) + p · T_lost(m) + (T_ppdu(a) + aTurnaroundTime + T_ack) / d )
-//! ```
-//!
-//! The mean back-off makes this an expectation, not a bound on every
-//! sample path: over many frames (a 600 s run holds ~10⁵) the realised
-//! back-off mean is within a fraction of a percent of `B̄`.
+//! The oracle capacity of an 802.15.4 hop (see [`OracleCapacity`]).
 
 use super::{ack_airtime, ack_wait_duration, cca_duration, ifs, ppdu_airtime};
 use super::{turnaround_time, unit_backoff_period, FrameLayout};
 use crate::time::Dur;
 
-/// The inputs of the oracle capacity formula (see the module doc).
+/// The oracle capacity of an 802.15.4 hop: the most user data per second
+/// a saturated sender can push through it.
+///
+/// One acknowledged data frame of MPDU `m` bytes costs the sender the
+/// **saturation cycle** (unslotted CSMA-CA, idle medium, no loss):
+///
+/// ```text
+/// T_cycle(m) = B̄ + CCA + aTurnaroundTime + T_ppdu(m) + aTurnaroundTime + T_ack + IFS(m)
+///   B̄      = (2^macMinBE − 1)/2 · aUnitBackoffPeriod      mean first back-off (1120 µs)
+///   CCA    = 8 symbols (128 µs);  aTurnaroundTime = 12 symbols (192 µs)
+///   T_ppdu = (6 + m) · 32 µs;     T_ack = 11 B · 32 µs = 352 µs
+///   IFS(m) = SIFS 192 µs if m ≤ 18 B, else LIFS 640 µs
+/// ```
+///
+/// e.g. 100 B of payload in an 111-byte MPDU:
+/// 1120 + 128 + 192 + 3744 + 192 + 352 + 640 = 6368 µs, 125.6 kb/s of payload.
+///
+/// A lost attempt costs
+/// `T_lost(m) = B̄ + CCA + aTurnaroundTime + T_ppdu(m) + macAckWaitDuration`;
+/// as the project's oracle assumes, each lost frame (probability `p`) is
+/// repaired by one immediate retransmission.
+///
+/// The transport's ACKs travelling the other way share the medium; they
+/// are charged their **medium occupancy** only, `T_ppdu(a)` plus
+/// `aTurnaroundTime` plus `T_ack` for an ACK frame of MPDU `a`, once every
+/// `d` data frames (`d` = 2 with delayed ACKs). Their sender's back-off,
+/// CCA and IFS are not charged: those can overlap the data sender's own
+/// idle times. (Two contending stations, the data sender saturated and the
+/// receiver sending a 33-byte ACK frame every second data frame, reach
+/// about 90 % of this figure; collisions in the CCA-to-TX window cost the
+/// rest.)
+///
+/// ```text
+/// capacity = 8 · payload / ( T_cycle(m) + p · T_lost(m) + (T_ppdu(a) + aTurnaroundTime + T_ack) / d )
+/// ```
+///
+/// The mean back-off makes this an expectation, not a bound on every
+/// sample path: over many frames (a 600 s run holds ~10⁵) the realised
+/// back-off mean is within a fraction of a percent of `B̄`.
+///
+/// The fields are the formula's inputs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OracleCapacity {
     /// The full-size data frame.

@@ -109,6 +109,17 @@ pub enum MacEvent {
     },
 }
 
+impl From<MacEvent> for crate::signal::Signal {
+    /// The cross-layer form of a delivery report (C-Snoop's
+    /// `DELIVERED` / `UNDELIVERED`).
+    fn from(e: MacEvent) -> crate::signal::Signal {
+        match e {
+            MacEvent::Delivered { frame, .. } => crate::signal::Signal::Delivered { frame },
+            MacEvent::Undelivered { frame, .. } => crate::signal::Signal::Undelivered { frame },
+        }
+    }
+}
+
 /// The CSMA-CA variables of the frame in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Csma {
@@ -498,7 +509,7 @@ impl Mac {
         };
     }
 
-    /// §7.5.6.4.2: no ACK within macAckWaitDuration: retransmit with a new
+    /// §7.5.6.4.3: no ACK within macAckWaitDuration: retransmit with a new
     /// CSMA-CA, at most macMaxFrameRetries times.
     fn ack_timeout(&mut self, at: Time) {
         self.stats.ack_timeouts += 1;

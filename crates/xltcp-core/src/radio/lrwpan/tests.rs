@@ -705,3 +705,18 @@ fn cca_during_own_ack_reads_busy() {
     m.handle_timeout(cca_start + us(128));
     assert_eq!((m.stats().cca_busy, m.stats().cca_idle), (1, 0));
 }
+
+#[test]
+fn mac_events_map_to_cross_layer_signals() {
+    use crate::signal::Signal;
+    let d = MacEvent::Delivered {
+        frame: 3,
+        attempts: 2,
+    };
+    let u = MacEvent::Undelivered {
+        frame: 4,
+        reason: UndeliveredReason::ChannelAccessFailure,
+    };
+    assert_eq!(Signal::from(d), Signal::Delivered { frame: 3 });
+    assert_eq!(Signal::from(u), Signal::Undelivered { frame: 4 });
+}
