@@ -52,7 +52,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--duration", type=int, default=60)
     ap.add_argument("--profile", default="rfc", choices=["rfc", "ns3"])
-    ap.add_argument("--ns3-json", type=Path, help="ns-3 results from an earlier run (list of objects with p, seed, goodput_bps, retransmissions)")
+    ap.add_argument("--ns3-json", type=Path, help="ns-3 results of an earlier run (bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
     args = ap.parse_args()
     ps = [float(x) for x in args.p.split(",")]
@@ -60,8 +60,11 @@ def main() -> int:
 
     cached = {}
     if args.ns3_json:
-        for r in json.loads(args.ns3_json.read_text()):
-            cached[(float(r["p"]), int(r["seed"]))] = r
+        data = json.loads(args.ns3_json.read_text())
+        runs = data["runs"] if isinstance(data, dict) else data
+        for r in runs:
+            if r.get("fix_emulated_sack", True):
+                cached[(float(r["p"]), int(r["seed"]))] = r
     elif not NS3_BIN.exists():
         print(f"{NS3_BIN} missing: run bench/ns3/build.sh first", file=sys.stderr)
         return 2

@@ -52,10 +52,20 @@
 //!   listening one, to an ACK) answers with a RST (RFC 9293 §3.10.7.1-2), so
 //!   a peer whose last ACK came too late still closes; a received RST inside
 //!   the window closes the endpoint (no RFC 5961 challenge ACKs).
-//! - `Profile::Ns3` switches, each in one place: slow start adds one SMSS per
-//!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
-//!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
-//!   `max_rto`'s default in both profiles.
+//! - `Profile::Ns3` follows ns-3 3.44 where it differs, each switch in one
+//!   place: slow start adds one SMSS per ACK and congestion avoidance adds
+//!   SMSS*SMSS/cwnd per ACK whatever it acknowledges (cc.rs: with delayed
+//!   ACKs cwnd grows about half as fast as by byte counting), ssthresh on
+//!   fast retransmit from FlightSize - 3 SMSS (cc.rs), fast retransmit also
+//!   allowed when the ACK equals `recover` (recovery.rs), the first data
+//!   segment is ACKed at once (recv.rs). The 60 s RTO cap is `max_rto`'s
+//!   default in both profiles.
+//! - On a timeout, ssthresh = max((FlightSize - data known delivered)/2,
+//!   2*SMSS): SACKed bytes, or one SMSS per duplicate ACK without SACK, are
+//!   left out. RFC 5681 eq. (4) is an upper bound ("no more than"); the
+//!   literal FlightSize after a long NewReno recovery counts a window of data
+//!   the receiver already holds, and the next slow start overshoots again.
+//!   Linux and ns-3 leave the same data out.
 //!
 //! Hooks for cross-layer schemes: [`Endpoint::freeze`] / [`Endpoint::resume`]
 //! (CR-aware TCP). New congestion controllers are variants of

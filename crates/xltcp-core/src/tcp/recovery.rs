@@ -156,10 +156,8 @@ impl Endpoint {
                 self.win.cwnd += smss;
             }
             self.partial_acks += 1;
-            // RFC 6582 §3.2 step 3: restart the timer on the first partial
-            // ACK only ("Impatient"); ns-3 restarts it on every new ACK
-            // ("Slow-but-Steady").
-            self.partial_acks == 1 || self.config.profile == super::Profile::Ns3
+            // RFC 6582 §3.2 step 3: restart the timer on the first partial ACK only.
+            self.partial_acks == 1
         }
     }
 
@@ -191,7 +189,13 @@ impl Endpoint {
             Recovery::NewReno => {
                 // RFC 6582 §3.2 step 2, careful variant: only if the ACK
                 // covers more than recover (exclusive, see module doc).
-                if self.dupacks == 3 && self.snd_una > self.recover {
+                // ns-3 also accepts an ACK equal to it (`m_highRxAckMark >=
+                // m_recover`).
+                let covers = match self.config.profile {
+                    super::Profile::Rfc => self.snd_una > self.recover,
+                    super::Profile::Ns3 => self.snd_una >= self.recover,
+                };
+                if self.dupacks == 3 && covers {
                     self.enter_recovery(now);
                 }
             }
