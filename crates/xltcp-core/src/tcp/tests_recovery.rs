@@ -309,3 +309,23 @@ fn nextseg_rule_four_sends_one_rescue_retransmission() {
     send!(ep, ms(400), sack_ack(s(10_000), &[]));
     assert_eq!(ep.congestion_state(), CongestionState::Open);
 }
+
+#[test]
+fn rto_in_newreno_recovery_leaves_dupacked_data_out_of_ssthresh() {
+    let mut ep = in_recovery();
+    // Five more dupACKs: eight segments above the hole have reached the
+    // receiver in all.
+    for k in 1..=5 {
+        send!(ep, ms(220 + k), peer(r(0), s(2000), 0));
+    }
+    while ep.poll_transmit(ms(226)).is_some() {}
+    let outstanding = ep.flight_size();
+    let t = ep.poll_timeout().unwrap();
+    ep.handle_timeout(t);
+    assert_eq!(ep.stats().rto_count, 1);
+    // FlightSize minus the 8 dupACKed segments, halved (RFC 5681 eq. 4 is
+    // an upper bound).
+    assert_eq!(ep.ssthresh(), ((outstanding - 8000) / 2).max(2000));
+    assert!(ep.ssthresh() < outstanding / 2);
+    assert_eq!(ep.cwnd(), 1000);
+}
