@@ -214,7 +214,7 @@ main(int argc, char* argv[])
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
     Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart));
+    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
     std::printf("%s\n", out.ToString().c_str());
     return 0;
 }

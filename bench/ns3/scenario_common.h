@@ -392,6 +392,16 @@ PeakRssBytes()
     return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
+/// CPU time (user + system) consumed by this process so far, in seconds.
+inline double
+CpuSeconds()
+{
+    struct rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+    return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
 /// Seconds elapsed on the monotonic clock since `start`.
 inline double
 SecondsSince(std::chrono::steady_clock::time_point start)
