@@ -27,6 +27,7 @@ struct Counters
     uint64_t wirelessDrops{0};        ///< packets dropped by the error model at SH
     uint64_t dataArrivals{0};         ///< data segments that reached SH's IP layer
     uint64_t duplicateArrivals{0};    ///< of which carried a segment SH already had
+    double lastDuplicateS{-1.0};      ///< simulated time of the last duplicate arrival
     std::set<uint32_t> seenSegments;  ///< start sequence numbers received at SH
 };
 
@@ -93,6 +94,7 @@ OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
     if (!g_counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
     {
         ++g_counters.duplicateArrivals;
+        g_counters.lastDuplicateS = Simulator::Now().GetSeconds();
     }
 }
 
@@ -209,6 +211,7 @@ main(int argc, char* argv[])
         .Int("queue_drops", DeviceQueueDrops(nodes) + g_tcDrops)
         .Int("data_arrivals_at_sh", g_counters.dataArrivals)
         .Int("duplicate_arrivals_at_sh", g_counters.duplicateArrivals)
+        .Num("last_duplicate_arrival_s", g_counters.lastDuplicateS)
         .Int("queue_discs_before_removal", queueDiscsBefore)
         .Int("queue_discs_after_removal", queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())

@@ -83,6 +83,7 @@ def summarize(runs: list[dict]) -> list[dict]:
                 "duplicate_arrivals_mean": statistics.fmean(
                     r["duplicate_arrivals_at_sh"] for r in group
                 ),
+                "last_duplicate_arrival_s_max": max(r["last_duplicate_arrival_s"] for r in group),
                 "wireless_drops_mean": statistics.fmean(r["wireless_drops"] for r in group),
                 "queue_drops_mean": statistics.fmean(r["queue_drops"] for r in group),
             }
@@ -94,15 +95,16 @@ def print_table(rows: list[dict]) -> None:
     """Prints the summary as a Markdown table."""
     print(
         "| p | fix | n | goodput Mbit/s (mean ± 95% CI) | retransmissions | RTOs "
-        "| duplicate arrivals | wireless drops | queue drops |"
+        "| duplicate arrivals | last duplicate (s) | wireless drops | queue drops |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['p']:g} | {'on' if r['fix_emulated_sack'] else 'off'} | {r['n']} "
             f"| {r['goodput_bps_mean'] / 1e6:.3f} ± {r['goodput_bps_ci95'] / 1e6:.3f} "
             f"| {r['retransmissions_mean']:.1f} | {r['rto_count_mean']:.1f} "
-            f"| {r['duplicate_arrivals_mean']:.1f} | {r['wireless_drops_mean']:.1f} "
+            f"| {r['duplicate_arrivals_mean']:.1f} | {r['last_duplicate_arrival_s_max']:.1f} "
+            f"| {r['wireless_drops_mean']:.1f} "
             f"| {r['queue_drops_mean']:.1f} |"
         )
 
