@@ -121,7 +121,8 @@ class XlSenderSocket : public TcpSocketBase
         return m_rtoCount;
     }
 
-    /// Times the fix cleared at least one stale emulated-SACK mark.
+    /// ACKs on which the fix dropped emulated-SACK marks (counting marks the
+    /// same ACK was about to discard anyway).
     uint64_t GetMarkResets() const
     {
         return m_markResets;
