@@ -72,6 +72,16 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
     socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
 }
 
+// The stock sender's socket exists once the application has started.
+void
+ConnectStockSenderTraces()
+{
+    const std::string sockets = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContext(sockets + "Tx", MakeCallback(&OnSenderTx));
+    Config::ConnectWithoutContext(sockets + "Retransmission",
+                                  MakeCallback(&OnSenderRetransmission));
+}
+
 // Every data segment that survives the wireless hop: a start sequence number
 // seen before means the sender retransmitted a segment that had not been lost.
 void
@@ -116,6 +126,7 @@ main(int argc, char* argv[])
     double duration = 60.0;
     bool fixEmulatedSack = true;
     uint32_t queuePackets = 100;
+    bool stockSender = false;
     double connTimeout = 1.0;
 
     CommandLine cmd(__FILE__);
@@ -125,6 +136,9 @@ main(int argc, char* argv[])
     cmd.AddValue("fixEmulatedSack",
                  "clear dupACK-derived SACK marks when recovery ends, as Linux does",
                  fixEmulatedSack);
+    cmd.AddValue("stockSender",
+                 "use ns-3's BulkSendApplication and TcpSocketBase instead (no fix, no RTO count)",
+                 stockSender);
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
     cmd.Parse(argc, argv);
@@ -178,11 +192,24 @@ main(int argc, char* argv[])
     sinkApps.Start(Seconds(0));
     Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkApps.Get(0));
 
-    Ptr<BulkSource> source = CreateObject<BulkSource>();
-    source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
-    source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
-    ch->AddApplication(source);
-    source->SetStartTime(Seconds(0));
+    Ptr<BulkSource> source;
+    if (stockSender)
+    {
+        // Cross-check: ns-3's own BulkSendApplication and TcpSocketBase.
+        BulkSendHelper bulk("ns3::TcpSocketFactory",
+                            InetSocketAddress(bsShIf.GetAddress(1), port));
+        bulk.SetAttribute("SendSize", UintegerValue(16 * kSegmentSize));
+        bulk.Install(ch).Start(Seconds(0));
+        Simulator::Schedule(MilliSeconds(1), &ConnectStockSenderTraces);
+    }
+    else
+    {
+        source = CreateObject<BulkSource>();
+        source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+        source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
+        ch->AddApplication(source);
+        source->SetStartTime(Seconds(0));
+    }
 
     bsSh.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnWirelessDrop));
     TraceTcDrops(nodes);
@@ -194,18 +221,19 @@ main(int argc, char* argv[])
     double runWall = SecondsSince(runStart);
 
     uint64_t delivered = sink->GetTotalRx();
-    Ptr<XlSenderSocket> socket = source->GetSocket();
+    Ptr<XlSenderSocket> socket = source ? source->GetSocket() : nullptr;
     JsonObject out;
     out.Num("p", p)
         .Int("seed", seed)
         .Num("duration_s", duration)
-        .Bool("fix_emulated_sack", fixEmulatedSack)
+        .Bool("fix_emulated_sack", fixEmulatedSack && !stockSender)
+        .Bool("stock_sender", stockSender)
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
         .Int("bytes_delivered", delivered)
         .Int("data_segments_sent", g_counters.dataSegmentsSent)
         .Int("retransmissions", g_counters.retransmissions)
         .Int("retransmissions_below_highest", g_counters.belowHighestSent)
-        .Int("rto_count", socket ? socket->GetRtoCount() : 0)
+        .Num("rto_count", socket ? static_cast<double>(socket->GetRtoCount()) : -1.0)
         .Int("emulated_sack_resets", socket ? socket->GetMarkResets() : 0)
         .Int("wireless_drops", g_counters.wirelessDrops)
         .Int("queue_drops", DeviceQueueDrops(nodes) + g_tcDrops)
