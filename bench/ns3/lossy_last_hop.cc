@@ -134,7 +134,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
     cmd.AddValue("duration", "simulated time in seconds", duration);
     cmd.AddValue("fixEmulatedSack",
-                 "clear dupACK-derived SACK marks when recovery ends, as Linux does",
+                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
                  fixEmulatedSack);
     cmd.AddValue("stockSender",
                  "use ns-3's BulkSendApplication and TcpSocketBase instead (no fix, no RTO count)",

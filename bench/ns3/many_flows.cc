@@ -63,7 +63,7 @@ main(int argc, char* argv[])
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the shared hop", p);
     cmd.AddValue("seed", "ns-3 RngRun (run number)", seed);
     cmd.AddValue("fixEmulatedSack",
-                 "clear dupACK-derived SACK marks when recovery ends, as Linux does",
+                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
                  fixEmulatedSack);
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("staggerMs", "flow i starts at i * staggerMs milliseconds", staggerMs);
