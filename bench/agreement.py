@@ -71,7 +71,7 @@ def main() -> int:
 
     rows = []
     print(f"xltcp profile: {args.profile}; {args.seeds} seeds x {args.duration} s")
-    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} | {'diff':>7}")
+    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'diff':>7}")
     for p in ps:
         xs = [xltcp_run(p, s, args.profile, args.duration) for s in seeds]
         ns = [cached.get((p, s)) or ns3_run(p, s, args.duration) for s in seeds]
@@ -80,8 +80,9 @@ def main() -> int:
         xr = sum(r["retransmissions"] for r in xs) / len(xs)
         xt = sum(r["rto_count"] for r in xs) / len(xs)
         nr = sum(r["retransmissions"] for r in ns) / len(ns)
+        nt = sum(r.get("rto_count", float("nan")) for r in ns) / len(ns)
         diff = (xm - nm) / nm * 100 if nm else float("nan")
-        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} | {diff:>+6.1f}%")
+        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} {nt:>5.1f} | {diff:>+6.1f}%")
         rows.append({"p": p, "xltcp": xs, "ns3": ns, "xltcp_mean_mbps": xm, "ns3_mean_mbps": nm, "diff_pct": diff})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"profile": args.profile, "rows": rows}, indent=2) + "\n")

@@ -141,9 +141,14 @@ impl Endpoint {
     fn newreno_ack(&mut self, acked: u64) -> bool {
         let smss = u64::from(self.smss);
         if self.snd_una >= self.recover {
-            // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+            // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh,
+            // max(FlightSize, SMSS) + SMSS); ns-3 takes the other option the
+            // RFC allows, cwnd = ssthresh.
             let flight = self.snd_max.since(self.snd_una).max(0) as u64;
-            self.win.cwnd = self.win.ssthresh.min(flight.max(smss) + smss);
+            self.win.cwnd = match self.config.profile {
+                super::Profile::Rfc => self.win.ssthresh.min(flight.max(smss) + smss),
+                super::Profile::Ns3 => self.win.ssthresh,
+            };
             self.exit_recovery();
             true
         } else {

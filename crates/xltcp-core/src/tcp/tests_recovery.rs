@@ -329,3 +329,13 @@ fn rto_in_newreno_recovery_leaves_dupacked_data_out_of_ssthresh() {
     assert!(ep.ssthresh() < outstanding / 2);
     assert_eq!(ep.cwnd(), 1000);
 }
+
+#[test]
+fn ns3_profile_leaves_recovery_with_cwnd_at_ssthresh() {
+    let mut ep = in_recovery();
+    ep.config.profile = super::Profile::Ns3;
+    send!(ep, ms(300), peer(r(0), s(15_000), 0));
+    // ns-3 takes RFC 6582's other option: cwnd = ssthresh.
+    assert_eq!(ep.cwnd(), 5500);
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+}
