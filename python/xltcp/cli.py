@@ -339,6 +339,13 @@ def demo(
     if not path.is_file():
         raise _error(f"the shipped demo scenario is missing ({path})", 1)
     run_scenario(path, seed, None, out, [], quiet, json_)
+    # The demo also draws its flows (RESULTS/plots/<flow>.png).
+    from xltcp.plot import plot_run
+
+    out_dir = out if out is not None else default_out_dir(runner.validate(path, []), path)
+    written = plot_run(out_dir)
+    if not quiet and not json_:
+        out_console.print(Text(f"plots in {out_dir / 'plots'} ({len(written)} flows)"))
 
 
 def _first_comment(path: Path) -> str:
@@ -365,6 +372,19 @@ def scenarios() -> None:
         listing.add_row(path.stem, _first_comment(path))
     out_console.print(listing)
     out_console.print(Text(f"in {folder}"), soft_wrap=True)
+
+
+@app.command()
+def plot(
+    results: Path = typer.Argument(..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."),
+) -> None:
+    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
+    if not (results / "timeseries").is_dir():
+        raise _error(f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2)
+    from xltcp.plot import plot_run
+
+    for path in plot_run(results):
+        out_console.print(f"wrote {path}")
 
 
 def _version(value: bool) -> None:
