@@ -84,13 +84,13 @@ mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cr;
+#[cfg(test)]
 mod tests_harness;
 #[cfg(test)]
 mod tests_recovery;
 #[cfg(test)]
 mod tests_recv;
-#[cfg(test)]
-mod tests_cr;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{Config, Profile, Recovery};

@@ -16,11 +16,19 @@ fn four_in_flight() -> Endpoint {
 #[test]
 fn no_rto_fires_while_frozen_and_resume_retransmits_the_oldest_at_once() {
     let mut ep = four_in_flight();
-    assert_eq!(ep.poll_timeout(), Some(ms(1200)), "RTO armed at 200 + 1000 ms");
+    assert_eq!(
+        ep.poll_timeout(),
+        Some(ms(1200)),
+        "RTO armed at 200 + 1000 ms"
+    );
     let (cwnd, ssthresh, rto) = (ep.cwnd(), ep.ssthresh(), ep.rto());
     ep.freeze(ms(300));
     assert!(ep.is_frozen());
-    assert_eq!(ep.poll_timeout(), None, "the retransmission timer is cancelled");
+    assert_eq!(
+        ep.poll_timeout(),
+        None,
+        "the retransmission timer is cancelled"
+    );
     // A long blockage: the old deadline and many RTOs pass, nothing fires.
     for t in [1200, 2200, 5000, 9000] {
         ep.handle_timeout(ms(t));
@@ -107,7 +115,7 @@ fn retransmit_range_is_clipped_to_what_is_outstanding() {
     let mut ep = four_in_flight();
     send!(ep, ms(300), peer(r(0), s(1000), 0));
     let _ = ep.poll_transmit(ms(300)); // new data the ACK allows
-    // Below SND.UNA and beyond SND.MAX is never sent.
+                                       // Below SND.UNA and beyond SND.MAX is never sent.
     ep.retransmit_range(s(0), s(1500));
     let t = recv!(ep, ms(301));
     assert_eq!((t.segment.seq, t.segment.payload_len), (s(1000), 500));
