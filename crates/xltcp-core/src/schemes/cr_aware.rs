@@ -29,8 +29,9 @@
 //!    One failure alone is not enough: contention with the other stations
 //!    causes an occasional one (two stations, a few per 10⁴ frames). Such a
 //!    freeze ends after `probe_interval` with a resume, whose immediate
-//!    retransmission probes the channel: if it fails again the node
-//!    freezes again, else it runs on. A `pu_stop` also ends it; a
+//!    retransmission probes the channel: if that one frame fails to access
+//!    the channel the node freezes again, else it runs on. (A watchdog
+//!    resume is a probe too.) A `pu_stop` also ends it; a
 //!    `pu_start` turns it into an ordinary freeze.
 //!
 //! Either way the sender's RTO never backs off while the channel is known
@@ -248,6 +249,9 @@ impl CrAware {
                     FreezeCause::AccessFailure => self.stats.probe_resumes += 1,
                 }
                 self.resume();
+                // A resume with no pu_stop is a probe: its one retransmission
+                // failing to reach the channel is evidence enough.
+                self.failure_run = self.config.access_failures.max(1) - 1;
             }
         }
     }
@@ -321,6 +325,13 @@ mod tests {
         c.handle_timeout(t(10_000));
         assert_eq!(drain(&mut c), vec![CrAction::Resume]);
         assert_eq!(c.stats().watchdog_resumes, 1);
+        // The watchdog's resume is a probe: one failure refreezes.
+        c.handle_access_failure(t(10_030));
+        assert_eq!(drain(&mut c), vec![CrAction::Freeze]);
+        assert_eq!(c.frozen(), Some(FreezeCause::AccessFailure));
+        c.handle_timeout(t(11_030));
+        assert_eq!(drain(&mut c), vec![CrAction::Resume]);
+        c.handle_delivered(t(11_040));
         c.handle_signal(t(12_000), &Signal::PuStop);
         assert_eq!(drain(&mut c), vec![]);
         assert_eq!(c.stats().stray_stops, 1);
@@ -354,9 +365,7 @@ mod tests {
         assert_eq!(drain(&mut c), vec![]);
         c.handle_timeout(t(1_050));
         assert_eq!(drain(&mut c), vec![CrAction::Resume]);
-        // The probe fails twice (its frame and the next): frozen again.
-        c.handle_access_failure(t(1_070));
-        assert_eq!(drain(&mut c), vec![]);
+        // The probe's frame fails: frozen again at once.
         c.handle_access_failure(t(1_090));
         assert_eq!(drain(&mut c), vec![CrAction::Freeze]);
         assert_eq!(c.poll_timeout(), Some(t(2_090)));
