@@ -367,6 +367,49 @@ def scenarios() -> None:
     out_console.print(Text(f"in {folder}"), soft_wrap=True)
 
 
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
+    seeds: Optional[str] = typer.Option(
+        "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Results folder [default: results/reproduce-<paper>]."
+    ),
+    sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
+    set_: Optional[List[str]] = SET_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Reproduce a paper: its configurations over seeds, a table and figures."""
+    from xltcp.reproduce import PAPERS
+
+    if paper not in PAPERS:
+        raise typer.BadParameter(
+            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}", param_hint="'PAPER'"
+        )
+    seed_list = _parse_seeds_option(seeds) or [1]
+    out_dir = out or Path("results") / f"reproduce-{paper}"
+    with user_errors(), _status(quiet) as status:
+        report = PAPERS[paper].reproduce(seed_list, out_dir, sweeps, set_ or [], status)
+    if not quiet:
+        out_console.print(
+            (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
+        )
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
+    if any(not c["met"] for c in report["checks"]):
+        err_console.print("some targets are not met (see table.md)", markup=False)
+
+
+@contextlib.contextmanager
+def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A one-line progress display of the run in progress (stderr)."""
+    if quiet or not err_console.is_terminal:
+        yield lambda _label: None
+        return
+    with err_console.status("starting") as status:
+        yield lambda label: status.update(label)
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
