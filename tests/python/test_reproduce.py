@@ -6,9 +6,10 @@ import json
 
 from typer.testing import CliRunner
 
-from conftest import needs_core
 from xltcp.cli import app
 from xltcp.reproduce import byun2016
+
+from conftest import needs_core
 
 pytestmark = needs_core
 
