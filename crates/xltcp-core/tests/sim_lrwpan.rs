@@ -319,3 +319,66 @@ fn p2p_scenarios_report_no_lrwpan_fields() {
     assert!(json.get("lrwpan").is_none());
     assert!(json["scenario"].get("schemes").is_none());
 }
+
+#[test]
+fn two_downlink_flows_share_the_hop_and_balance() {
+    let text = BASE.replace(
+        "[[flow]]\nname = \"st\"\ndirection = \"up\"\napp = \"bulk\"",
+        "[[flow]]\nname = \"sh\"\ndirection = \"down\"\napp = \"bulk\"\ncount = 2",
+    );
+    let sc = scenario::load_str(
+        &text,
+        "t.toml",
+        Path::new("."),
+        &[
+            "schemes.cr_aware=true".to_string(),
+            "wireless.availability.model=\"onoff\"".to_string(),
+            "wireless.availability.on=\"exp(4s)\"".to_string(),
+            "wireless.availability.off=\"exp(2s)\"".to_string(),
+        ],
+    )
+    .unwrap();
+    let s = run(&sc, 4);
+    assert_eq!(s.flows.len(), 2);
+    for f in &s.flows {
+        assert!(f.bytes_delivered > 10_000, "{f:?}");
+    }
+    let hop = s.lrwpan.unwrap();
+    assert!(hop.down.arrived > hop.up.arrived, "data goes down, ACKs up");
+    // Each wireless host's detector and the BS's publish the PU.
+    let pub_starts = s.signals.unwrap().published["pu_start"];
+    assert_eq!(pub_starts % 3, 0, "{pub_starts}");
+}
+
+#[test]
+fn snr_loss_is_bit_errors_of_each_frame() {
+    // 802.15.4 Annex E: a 133-byte PPDU (127-byte MPDU) is lost with
+    // probability 0.158 at 0 dB and 0.0136 at 1 dB.
+    for (db, lo, hi) in [(0.0, 0.13, 0.19), (1.0, 0.008, 0.02)] {
+        let s = run(&load(&[&format!("wireless.snr_db={db}")]), 2);
+        let up = s.lrwpan.unwrap().up;
+        let attempts = up.frames_sent - up.collided;
+        let share = up.lost as f64 / attempts as f64;
+        assert!(share > lo && share < hi, "{db} dB: {share} {up:?}");
+    }
+    let lossless = run(&load(&["wireless.snr_db=10.0"]), 2).lrwpan.unwrap().up;
+    assert_eq!(lossless.lost, 0);
+}
+
+#[test]
+fn pcap_of_the_air_is_written() {
+    let dir = std::env::temp_dir().join(format!("xltcp-cr-pcap-{}", std::process::id()));
+    let sc = load(&["output.pcap=true", "sim.duration=\"3s\""]);
+    sim::run(
+        &sc,
+        RunOptions {
+            seed: Some(1),
+            out_dir: Some(&dir),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let air = std::fs::metadata(dir.join("pcap").join("wireless.pcap")).unwrap();
+    assert!(air.len() > 10_000, "{}", air.len());
+    std::fs::remove_dir_all(&dir).ok();
+}
