@@ -382,3 +382,64 @@ fn pcap_of_the_air_is_written() {
     assert!(air.len() > 10_000, "{}", air.len());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn signalling_delay_postpones_the_freeze_and_the_mac_fallback_covers_it() {
+    let s = run(
+        &load(&[
+            BLOCK_5_15,
+            BLOCK_5_15_LIST,
+            "schemes.cr_aware=true",
+            "pu_detection.signalling_delay=\"300ms\"",
+        ]),
+        1,
+    );
+    let cr = s.cr_aware.unwrap();
+    assert_eq!((cr.pu_starts, cr.pu_stops), (1, 1));
+    // In the 300 ms before pu_start, frames fail at the MAC; two in a row
+    // freeze TCP early, and pu_start then takes that freeze over.
+    assert_eq!(cr.freezes, 1, "{cr:?}");
+    assert!(cr.frozen_ns >= 10_700_000_000 && cr.frozen_ns <= 11_000_000_000);
+    assert_eq!(s.flows[0].rto_count, 0);
+}
+
+mod bound {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        /// Whatever the loss, PU activity and schemes: goodput within the
+        /// oracle bound, packets accounted for (checked by `run`).
+        #[test]
+        fn goodput_within_the_bound(
+            seed in 0u64..1000,
+            p in 0.0f64..0.3,
+            on in 1u64..8,
+            off in 1u64..8,
+            cr in any::<bool>(),
+            lr in 0usize..3,
+            up in any::<bool>(),
+        ) {
+            let lr = ["none", "phy", "tcp"][lr];
+            let dir = if up { "up" } else { "down" };
+            let sets = [
+                "sim.duration=\"20s\"".to_string(),
+                "wireless.loss.up.model=\"iid\"".to_string(),
+                format!("wireless.loss.up.p={p}"),
+                "wireless.loss.down.model=\"iid\"".to_string(),
+                format!("wireless.loss.down.p={p}"),
+                "wireless.availability.model=\"onoff\"".to_string(),
+                format!("wireless.availability.on=\"exp({on}s)\""),
+                format!("wireless.availability.off=\"exp({off}s)\""),
+                format!("schemes.cr_aware={cr}"),
+                format!("schemes.local_recovery=\"{lr}\""),
+                format!("flow.0.direction=\"{dir}\""),
+            ];
+            let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+            let s = run(&load(&sets), seed);
+            prop_assert!(s.flows[0].efficiency <= 1.0);
+        }
+    }
+}

@@ -33,3 +33,5 @@ pub use model::*;
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cr;
