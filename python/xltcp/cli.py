@@ -389,8 +389,10 @@ def reproduce(
         )
     seed_list = _parse_seeds_option(seeds) or [1]
     out_dir = out or Path("results") / f"reproduce-{paper}"
-    with user_errors(), _status(quiet) as status:
-        report = PAPERS[paper].reproduce(seed_list, out_dir, sweeps, set_ or [], status)
+    module = PAPERS[paper]
+    total = module.total_runs(len(seed_list), sweeps)
+    with user_errors(), _run_bar(quiet, total) as step:
+        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
     if not quiet:
         out_console.print(
             (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
@@ -401,13 +403,31 @@ def reproduce(
 
 
 @contextlib.contextmanager
-def _status(quiet: bool) -> Iterator[Callable[[str], None]]:
-    """A one-line progress display of the run in progress (stderr)."""
+def _run_bar(quiet: bool, total: int) -> Iterator[Callable[[str], None]]:
+    """A progress bar over the runs of a reproduction (stderr, terminals only)."""
     if quiet or not err_console.is_terminal:
         yield lambda _label: None
         return
-    with err_console.status("starting") as status:
-        yield lambda label: status.update(label)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task("starting", total=total)
+        started = [False]
+
+        def step(label: str) -> None:
+            # Called as each run starts: the previous one is done.
+            if started[0]:
+                bar.advance(task)
+            started[0] = True
+            bar.update(task, description=label)
+
+        yield step
 
 
 def _version(value: bool) -> None:

@@ -70,6 +70,14 @@ SWEEP_CONFIGS = ("newreno", "newreno-cr", "phy-lr-cr", "tcp-lr-cr")
 Progress = Callable[[str], None]
 
 
+def total_runs(seeds: int, sweeps: bool) -> int:
+    """How many runs :func:`reproduce` makes (for a progress bar)."""
+    n = len(CONFIGS) * seeds
+    if sweeps:
+        n += sum(len(values) for _, _, values, _ in SWEEPS) * len(SWEEP_CONFIGS) * seeds
+    return n
+
+
 def preset(name: str) -> Path:
     """The path of a byun2016 preset."""
     return xltcp.scenarios_dir() / "byun2016" / f"{name}.toml"
@@ -321,14 +329,12 @@ def run_sweeps(
     for sweep, _, values, sets in SWEEPS:
         for value in values:
             for name in SWEEP_CONFIGS:
-                if progress:
-                    progress(f"{sweep}={value} {dict(CONFIGS)[name]}")
-                per_seed = [
-                    _flow_metrics(
-                        runner.run_one(preset(name), seed, None, [*overrides, *sets(value)])
-                    )
-                    for seed in seeds
-                ]
+                per_seed = []
+                for seed in seeds:
+                    if progress:
+                        progress(f"{sweep}={value} {dict(CONFIGS)[name]} seed {seed}")
+                    summary = runner.run_one(preset(name), seed, None, [*overrides, *sets(value)])
+                    per_seed.append(_flow_metrics(summary))
                 row = {"sweep": sweep, "value": value, "config": name}
                 for key in ("efficiency", "packets", "rto_count"):
                     c = _cell([m[key] for m in per_seed])
