@@ -664,3 +664,6 @@ impl LrwpanHop {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
