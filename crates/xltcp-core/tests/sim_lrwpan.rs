@@ -443,3 +443,39 @@ mod bound {
         }
     }
 }
+
+#[test]
+fn writing_traces_does_not_change_the_results_and_links_show_the_air() {
+    let sc = load(&[
+        BLOCK_5_15,
+        BLOCK_5_15_LIST,
+        "schemes.cr_aware=true",
+        "schemes.local_recovery=\"phy\"",
+        "output.pcap=true",
+    ]);
+    let dir = std::env::temp_dir().join(format!("xltcp-cr-traces-{}", std::process::id()));
+    let with = sim::run(
+        &sc,
+        RunOptions {
+            seed: Some(3),
+            out_dir: Some(&dir),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let without = run(&sc, 3);
+    let strip = |s: &Summary| {
+        let mut v = serde_json::to_value(s).unwrap();
+        v["wall_seconds"] = 0.into();
+        v
+    };
+    assert_eq!(strip(&with), strip(&without));
+    std::fs::remove_dir_all(&dir).ok();
+    // The wireless directions report the air's counters.
+    let up = without.links.iter().find(|l| l.name == "air-bs").unwrap();
+    let hop = without.lrwpan.unwrap().up;
+    assert_eq!(up.stats.transmitted, hop.frames_sent);
+    assert_eq!(up.stats.drops.blocked, hop.drop_channel_access);
+    assert!(up.stats.bytes_transmitted >= 133 * hop.frames_sent / 2);
+    assert!(up.stats.max_queue > 0);
+}

@@ -37,7 +37,7 @@ use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// An event of the hop, wrapped in [`Ev::Hop`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -115,6 +115,10 @@ pub struct HopDirStats {
     pub offered: u64,
     /// Data frames put on the air (attempts).
     pub frames_sent: u64,
+    /// IP bytes of the data frames put on the air.
+    pub bytes_sent: u64,
+    /// Longest MAC transmit queue seen, in frames.
+    pub max_queue: u64,
     /// Packets received intact (first copies).
     pub arrived: u64,
     /// Duplicate data frames rejected by data sequence number.
@@ -158,12 +162,32 @@ struct Held {
     received: bool,
 }
 
+/// Frames handed to a MAC, in the order they were handed over (the MAC
+/// serves them in that order, so lookups find them at the front).
+#[derive(Debug, Default)]
+struct HeldFrames(VecDeque<(u64, Held)>);
+
+impl HeldFrames {
+    fn get(&self, id: u64) -> Option<&Held> {
+        self.0.iter().find(|(k, _)| *k == id).map(|(_, h)| h)
+    }
+
+    fn get_mut(&mut self, id: u64) -> Option<&mut Held> {
+        self.0.iter_mut().find(|(k, _)| *k == id).map(|(_, h)| h)
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Held> {
+        let k = self.0.iter().position(|(k, _)| *k == id)?;
+        self.0.remove(k).map(|(_, h)| h)
+    }
+}
+
 /// One station: its MAC, its PU detector and its frames.
 #[derive(Debug)]
 struct Station {
     mac: Mac,
     detector: PuDetector,
-    held: BTreeMap<u64, Held>,
+    held: HeldFrames,
     next_dsn: u64,
     /// Last frame id received from each sender station.
     last_rx: BTreeMap<usize, u64>,
@@ -261,7 +285,7 @@ impl LrwpanHop {
                         dcfg,
                         stream(seed, &format!("lrwpan.{name}.pu_detect")),
                     ),
-                    held: BTreeMap::new(),
+                    held: HeldFrames::default(),
                     next_dsn: 0,
                     last_rx: BTreeMap::new(),
                     mac_armed: Time::NEVER,
@@ -318,7 +342,7 @@ impl LrwpanHop {
         let held = self
             .stations
             .iter()
-            .map(|s| s.held.values().filter(|h| !h.received).count());
+            .map(|s| s.held.0.iter().filter(|(_, h)| !h.received).count());
         held.sum::<usize>() as u64
     }
 
@@ -361,15 +385,18 @@ impl LrwpanHop {
         // Frame ids: the station's data sequence number (never reused).
         let id = s.next_dsn;
         s.next_dsn += 1;
-        s.held.insert(
+        s.held.0.push_back((
             id,
             Held {
                 packet,
                 to,
                 received: false,
             },
-        );
+        ));
         s.mac.enqueue(now, Frame { id, mpdu_len });
+        let queued = s.mac.queue_len() as u64;
+        let d = self.dir(from == 0);
+        d.max_queue = d.max_queue.max(queued);
         self.drain(now, from, q, out);
     }
 
@@ -509,7 +536,7 @@ impl LrwpanHop {
             self.dir(down).duplicates += 1;
             return;
         }
-        if let Some(h) = self.stations[a.station].held.get_mut(&a.frame) {
+        if let Some(h) = self.stations[a.station].held.get_mut(a.frame) {
             if !h.received {
                 h.received = true;
                 let packet = h.packet;
@@ -551,18 +578,18 @@ impl LrwpanHop {
         let tx = self.next_tx;
         self.next_tx += 1;
         let to = match t.kind {
-            TxKind::Data => self.stations[i].held.get(&t.frame.id).map_or(0, |h| h.to),
+            TxKind::Data => self.stations[i].held.get(t.frame.id).map_or(0, |h| h.to),
             // An ACK answers the station whose frame it acknowledges.
             TxKind::Ack => self.stations[i].ack_to,
         };
         if t.kind == TxKind::Data {
             let down = i == 0;
-            self.dir(down).frames_sent += 1;
-            if let Some(h) = self.stations[i].held.get(&t.frame.id) {
-                out.push(HopOut::OnAir {
-                    down,
-                    packet: h.packet,
-                });
+            let packet = self.stations[i].held.get(t.frame.id).map(|h| h.packet);
+            let d = self.dir(down);
+            d.frames_sent += 1;
+            if let Some(packet) = packet {
+                d.bytes_sent += packet.ip_len() as u64;
+                out.push(HopOut::OnAir { down, packet });
             }
         }
         let air = Air {
@@ -595,7 +622,7 @@ impl LrwpanHop {
             MacEvent::Delivered { frame, .. } => (frame, None),
             MacEvent::Undelivered { frame, reason } => (frame, Some(reason)),
         };
-        let held = self.stations[i].held.remove(&frame);
+        let held = self.stations[i].held.remove(frame);
         if let (Some(h), Some(reason)) = (held, reason) {
             let d = self.dir(down);
             if h.received {

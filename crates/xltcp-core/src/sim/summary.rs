@@ -207,16 +207,19 @@ impl World {
             seed: self.seed,
             duration_s: t,
             events: self.events(),
-            packets: self.links.iter().map(|l| l.stats.transmitted).sum(),
+            packets: (0..self.links.len())
+                .map(|i| self.link_stats(i).transmitted)
+                .sum(),
             wall_seconds: 0.0,
             flows,
             directions,
             links: self
                 .links
                 .iter()
-                .map(|l: &Link| LinkSummary {
+                .enumerate()
+                .map(|(i, l): (usize, &Link)| LinkSummary {
                     name: l.name.clone(),
-                    stats: l.stats,
+                    stats: self.link_stats(i),
                 })
                 .collect(),
             accounting: self.accounting,
@@ -236,6 +239,35 @@ impl World {
         let rate = self.wireless_rate(i);
         let usable: Dur = self.scenario.sim.duration - self.blocked_total;
         rate * usable.as_secs_f64()
+    }
+
+    /// A link direction's counters; the wireless directions of the 802.15.4
+    /// hop from its own counters: transmitted = frames put on the air,
+    /// drops: `queue_full` = a full MAC queue, `loss` = the retry limit (or a
+    /// frame too long), `blocked` = channel-access failures.
+    fn link_stats(&self, i: usize) -> LinkStats {
+        let Some(hop) = self.xl.hop.as_ref() else {
+            return self.links[i].stats;
+        };
+        let d = if i == self.wl_down {
+            hop.stats.down
+        } else if i == self.wl_up {
+            hop.stats.up
+        } else {
+            return self.links[i].stats;
+        };
+        LinkStats {
+            offered: d.offered,
+            transmitted: d.frames_sent,
+            bytes_transmitted: d.bytes_sent,
+            arrived: d.arrived,
+            drops: super::link::Drops {
+                queue_full: d.drop_queue_full,
+                loss: d.drop_retry_limit + d.drop_too_long,
+                blocked: d.drop_channel_access,
+            },
+            max_queue: d.max_queue,
+        }
     }
 
     /// Payload bits per second the wireless hop carries for flow `i`'s
