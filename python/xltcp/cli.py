@@ -298,11 +298,16 @@ def describe(echo: dict) -> List[str]:
     hop = echo.get("wireless", {})
     if isinstance(hop, dict) and hop:
         lines.append("wireless hop: " + _describe_hop(hop))
+    schemes = echo.get("schemes", {})
+    if isinstance(schemes, dict) and schemes:
+        lines.append("schemes: " + ", ".join(f"{k}={v}" for k, v in schemes.items()))
     return lines
 
 
 def _describe_hop(hop: dict) -> str:
     parts = [str(hop[key]) for key in ("rate", "delay", "queue") if key in hop]
+    if hop.get("kind") == "lrwpan":
+        parts.insert(0, f"802.15.4 ({hop.get('layout')} frames)")
     loss = hop.get("loss", {})
     if isinstance(loss, dict):
         for direction in ("down", "up"):
