@@ -114,10 +114,20 @@ pub(super) fn read_lrwpan(
 }
 
 /// `[schemes]`.
-pub(super) fn read_schemes(cx: &mut Cx, t: &mut Tab) -> SchemesSpec {
+pub(super) fn read_schemes(cx: &mut Cx, t: &mut Tab, lrwpan: bool) -> SchemesSpec {
     let d = SchemesSpec::default();
     let cr_aware = t.read(cx, "cr_aware", d.cr_aware, rd::boolean);
     let local_recovery = t.read(cx, "local_recovery", d.local_recovery, rd::choice(LR_KINDS));
+    let needs_radio = [
+        ("cr_aware", cr_aware),
+        ("local_recovery", local_recovery != LocalRecoverySpec::None),
+    ];
+    for (key, on) in needs_radio {
+        if on && !lrwpan {
+            let msg = "needs the 802.15.4 hop (its PU detector and MAC)";
+            t.invalid(cx, key, msg, "[wireless] kind = \"lrwpan\"");
+        }
+    }
     let cr_max_freeze = t.read(cx, "cr_max_freeze", d.cr_max_freeze, rd::dur);
     let cr_probe_interval = t.read(cx, "cr_probe_interval", d.cr_probe_interval, rd::dur);
     for (key, v) in [

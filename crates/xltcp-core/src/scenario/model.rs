@@ -268,7 +268,9 @@ pub enum LocalRecoverySpec {
     Tcp,
 }
 
-/// `[schemes]`.
+/// `[schemes]`. Both schemes need `[wireless] kind = "lrwpan"`; CR-aware
+/// TCP runs at every wireless host, local recovery for uplink flows (data
+/// from the wireless host, reported on by the BS).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemesSpec {
     /// `cr_aware`: CR-aware TCP at each wireless host (default false).
