@@ -66,3 +66,40 @@ def test_sweeps_write_one_row_per_value_and_config(tmp_path):
 def test_unknown_paper_is_a_user_error(tmp_path):
     result = CliRunner().invoke(app, ["reproduce", "nosuch", "--out", str(tmp_path)])
     assert result.exit_code == 2
+
+
+def _synthetic(packets: dict) -> dict:
+    return {
+        name: [{"seed": s, "packets": packets[name] + s, "efficiency": 0.5} for s in range(3)]
+        for name, _ in byun2016.CONFIGS
+    }
+
+
+def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
+    packets = {
+        "newreno": 10.0,
+        "phy-lr": 11.0,
+        "tcp-lr": 20.0,
+        "newreno-cr": 40.0,
+        "phy-lr-cr": 50.0,
+        "tcp-lr-cr": 60.0,
+    }
+    found = byun2016.checks(_synthetic(packets))
+    assert [met for _, met, _ in found] == [True, True, True, True, False]
+    packets["phy-lr-cr"] = 70.0  # PHY-LR+CR above TCP-LR+CR breaks the order
+    sweep = [
+        {
+            "sweep": "t_idle",
+            "value": 0.1,
+            "config": "tcp-lr-cr",
+            "efficiency_mean": 0.93,
+            "efficiency_ci95": 0.01,
+        }
+    ]
+    found = byun2016.checks(_synthetic(packets), sweep)
+    assert found[0][1] is False
+    assert found[-1] == (
+        "TCP-LR+CR >= 90 % of the bound with t_idle 0.1 s, perfect detection",
+        True,
+        "0.930 ± 0.010",
+    )
