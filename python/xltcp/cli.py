@@ -298,11 +298,16 @@ def describe(echo: dict) -> List[str]:
     hop = echo.get("wireless", {})
     if isinstance(hop, dict) and hop:
         lines.append("wireless hop: " + _describe_hop(hop))
+    schemes = echo.get("schemes", {})
+    if isinstance(schemes, dict) and schemes:
+        lines.append("schemes: " + ", ".join(f"{k}={v}" for k, v in schemes.items()))
     return lines
 
 
 def _describe_hop(hop: dict) -> str:
     parts = [str(hop[key]) for key in ("rate", "delay", "queue") if key in hop]
+    if hop.get("kind") == "lrwpan":
+        parts.insert(0, f"802.15.4 ({hop.get('layout')} frames)")
     loss = hop.get("loss", {})
     if isinstance(loss, dict):
         for direction in ("down", "up"):
@@ -385,6 +390,69 @@ def plot(
 
     for path in plot_run(results):
         out_console.print(f"wrote {path}")
+
+
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
+    seeds: Optional[str] = typer.Option(
+        "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Results folder (default: results/reproduce-PAPER)."
+    ),
+    sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
+    set_: Optional[List[str]] = SET_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Reproduce a paper: its configurations over seeds, a table and figures."""
+    from xltcp.reproduce import PAPERS
+
+    if paper not in PAPERS:
+        raise typer.BadParameter(
+            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}", param_hint="'PAPER'"
+        )
+    seed_list = _parse_seeds_option(seeds) or [1]
+    out_dir = out or Path("results") / f"reproduce-{paper}"
+    module = PAPERS[paper]
+    total = module.total_runs(len(seed_list), sweeps)
+    with user_errors(), _run_bar(quiet, total) as step:
+        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
+    if not quiet:
+        out_console.print(
+            (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
+        )
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
+    if any(not c["met"] for c in report["checks"]):
+        err_console.print("some targets are not met (see table.md)", markup=False)
+
+
+@contextlib.contextmanager
+def _run_bar(quiet: bool, total: int) -> Iterator[Callable[[str], None]]:
+    """A progress bar over the runs of a reproduction (stderr, terminals only)."""
+    if quiet or not err_console.is_terminal:
+        yield lambda _label: None
+        return
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task("starting", total=total)
+        started = [False]
+
+        def step(label: str) -> None:
+            # Called as each run starts: the previous one is done.
+            if started[0]:
+                bar.advance(task)
+            started[0] = True
+            bar.update(task, description=label)
+
+        yield step
 
 
 def _version(value: bool) -> None:

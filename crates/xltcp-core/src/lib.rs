@@ -9,6 +9,7 @@
 pub mod radio;
 pub mod rng;
 pub mod scenario;
+pub mod schemes;
 pub mod signal;
 pub mod sim;
 pub mod tcp;

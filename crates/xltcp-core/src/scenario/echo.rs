@@ -13,7 +13,7 @@ use super::units::{format_duration, format_period, format_queue, format_rate, fo
 /// The scenario as JSON, units readable; flows are listed after expansion,
 /// each with its effective TCP settings.
 pub fn echo(s: &Scenario) -> Value {
-    json!({
+    let mut v = json!({
         "name": s.name,
         "sim": {
             "duration": format_duration(s.sim.duration),
@@ -30,6 +30,35 @@ pub fn echo(s: &Scenario) -> Value {
             "pcap_snaplen": s.output.pcap_snaplen,
             "timeseries": s.output.timeseries,
         },
+    });
+    // Tables at their defaults are left out, so that scenarios without
+    // them echo exactly as before they existed.
+    if s.schemes != SchemesSpec::default() {
+        v["schemes"] = schemes(&s.schemes);
+    }
+    if s.pu_detection != PuDetectionSpec::default() {
+        let p = &s.pu_detection;
+        v["pu_detection"] = json!({
+            "t_idle": format_duration(p.t_idle),
+            "signalling_delay": format_duration(p.signalling_delay),
+            "missed_detection": p.missed_detection,
+        });
+    }
+    v
+}
+
+fn schemes(s: &SchemesSpec) -> Value {
+    json!({
+        "cr_aware": s.cr_aware,
+        "local_recovery": match s.local_recovery {
+            LocalRecoverySpec::None => "none",
+            LocalRecoverySpec::Phy => "phy",
+            LocalRecoverySpec::Tcp => "tcp",
+        },
+        "cr_max_freeze": format_duration(s.cr_max_freeze),
+        "cr_probe_interval": format_duration(s.cr_probe_interval),
+        "cr_access_failures": s.cr_access_failures,
+        "lr_buffer": s.lr_buffer,
     })
 }
 
@@ -107,6 +136,20 @@ fn wireless(w: &WirelessSpec) -> Value {
     v["frame_overhead"] = json!(format_size(w.frame_overhead as u64));
     v["loss"] = json!({ "down": loss(&w.loss_down), "up": loss(&w.loss_up) });
     v["availability"] = availability;
+    if let HopKind::Lrwpan(l) = &w.kind {
+        v["kind"] = json!("lrwpan");
+        v["layout"] = json!(match l.layout {
+            LayoutPreset::TcpIpv4 => "tcp_ipv4",
+            LayoutPreset::Paper => "paper",
+        });
+        if let Some(db) = l.snr_db {
+            v["snr_db"] = json!(db);
+        }
+        v["max_frame_retries"] = json!(l.max_frame_retries);
+        v["max_csma_backoffs"] = json!(l.max_csma_backoffs);
+        v["min_be"] = json!(l.min_be);
+        v["max_be"] = json!(l.max_be);
+    }
     v
 }
 

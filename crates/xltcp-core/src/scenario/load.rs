@@ -108,6 +108,13 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "output");
     let output = read_output(cx, &mut t);
     t.finish(cx);
+    let mut t = root.table(cx, "schemes");
+    let lrwpan = matches!(wireless.kind, HopKind::Lrwpan(_));
+    let schemes = super::load_cr::read_schemes(cx, &mut t, lrwpan);
+    t.finish(cx);
+    let mut t = root.table(cx, "pu_detection");
+    let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
+    t.finish(cx);
     root.finish(cx);
     Scenario {
         name,
@@ -117,6 +124,8 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
         wireless,
         flows,
         output,
+        schemes,
+        pu_detection,
     }
 }
 
@@ -275,7 +284,12 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
 
 /// `[wireless]` with its `loss` and `availability` sub-tables.
 fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> WirelessSpec {
-    let link = read_link(cx, t, tcp);
+    let lrwpan = super::load_cr::read_hop_kind(cx, t);
+    let link = if lrwpan {
+        super::load_cr::read_lrwpan_link(cx, t)
+    } else {
+        read_link(cx, t, tcp)
+    };
     let frame_overhead = t.read(cx, "frame_overhead", 0, rd::size);
     if frame_overhead > 65535 {
         t.invalid(cx, "frame_overhead", "is too large", "0B..=65535B");
@@ -291,7 +305,15 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     let mut av = t.table(cx, "availability");
     let availability = read_availability(cx, &mut av, base_dir);
     av.finish(cx);
+    let kind = if lrwpan {
+        HopKind::Lrwpan(super::load_cr::read_lrwpan(
+            cx, t, tcp, &loss_down, &loss_up,
+        ))
+    } else {
+        HopKind::P2p
+    };
     WirelessSpec {
+        kind,
         link,
         loss_down,
         loss_up,

@@ -167,6 +167,7 @@ timeseries = false
                 start_blocked: true,
             },
             frame_overhead: 34,
+            kind: HopKind::P2p,
         },
         flows: vec![FlowSpec {
             name: "f".into(),
@@ -180,6 +181,8 @@ timeseries = false
             pcap_snaplen: 128,
             timeseries: false,
         },
+        schemes: SchemesSpec::default(),
+        pu_detection: PuDetectionSpec::default(),
     };
     assert_eq!(s, expect);
 }

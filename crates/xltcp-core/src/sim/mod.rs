@@ -9,9 +9,11 @@ pub mod engine;
 pub mod flow;
 pub mod link;
 pub mod loss;
+pub mod lrwpan_hop;
 pub mod output;
 pub mod summary;
 pub mod world;
+pub mod world_cr;
 
 pub use summary::{DirectionSummary, FlowSummary, LinkSummary, Summary};
 pub use world::{Accounting, World};
@@ -69,6 +71,9 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     };
     let started = opts.wall_clock.map(|c| c());
     let mut world = World::new(scenario.clone(), seed, output);
+    if opts.out_dir.is_some() && world.xl.hop.is_some() {
+        world.xl.log = Some(crate::signal::SignalLog::new());
+    }
     if !world.run(opts.progress) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::Interrupted,
@@ -82,6 +87,9 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     }
     if let Some(dir) = opts.out_dir {
         write_summary(dir, &summary)?;
+        if let Some(log) = &world.xl.log {
+            std::fs::write(dir.join("signals.jsonl"), log.to_jsonl())?;
+        }
     }
     Ok(summary)
 }

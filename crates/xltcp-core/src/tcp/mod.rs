@@ -94,6 +94,8 @@ mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cr;
+#[cfg(test)]
 mod tests_harness;
 #[cfg(test)]
 mod tests_recovery;
@@ -271,6 +273,11 @@ pub struct Endpoint {
     pub(crate) persist_backoff: u32,
     pub(crate) probe_due: bool,
     pub(crate) frozen: bool,
+    /// cwnd, ssthresh and the RTT estimator (so the RTO value) at the
+    /// freeze, restored at the resume.
+    pub(crate) frozen_state: Option<(Window, RttEstimator)>,
+    /// Ranges a local-recovery agent asked to retransmit now.
+    pub(crate) lr_rtx: VecDeque<(SeqNum, SeqNum)>,
     // Receive side.
     pub(crate) irs: SeqNum,
     pub(crate) rcv_nxt: SeqNum,
@@ -347,6 +354,8 @@ impl Endpoint {
             persist_backoff: 0,
             probe_due: false,
             frozen: false,
+            frozen_state: None,
+            lr_rtx: VecDeque::new(),
             irs: SeqNum(0),
             rcv_nxt: SeqNum(0),
             rcv_adv: SeqNum(0),
@@ -472,6 +481,9 @@ impl Endpoint {
     /// CR-aware hook: stops sending data and cancels the RTO timer, keeping
     /// cwnd, ssthresh and the RTO value.
     pub fn freeze(&mut self, _now: Time) {
+        if !self.frozen {
+            self.frozen_state = Some((self.win, self.rtt.clone()));
+        }
         self.frozen = true;
         self.timers.stop(Timer::Rto);
         self.timers.stop(Timer::Persist);
@@ -484,11 +496,27 @@ impl Endpoint {
             return;
         }
         self.frozen = false;
+        if let Some((win, rtt)) = self.frozen_state.take() {
+            // What ACKs that arrived during the freeze did to the window and
+            // the estimator is undone: the freeze keeps them as they were.
+            self.win = win;
+            self.rtt = rtt;
+        }
         if self.snd_max > self.snd_una {
             self.pending_rtx = Some(self.snd_una);
             self.timers.set(Timer::Rto, now + self.rtt.rto());
         }
         self.update_timers(now);
+    }
+
+    /// Local-recovery hook: retransmit the data in `[left, right)` now, in
+    /// full-size segments, whatever cwnd says (clipped to what is
+    /// outstanding: `[SND.UNA, SND.MAX)`). Ignored while frozen until the
+    /// resume.
+    pub fn retransmit_range(&mut self, left: SeqNum, right: SeqNum) {
+        if left < right {
+            self.lr_rtx.push_back((left, right));
+        }
     }
 
     /// Whether the endpoint is frozen (see [`freeze`](Self::freeze)).

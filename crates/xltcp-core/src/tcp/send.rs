@@ -46,6 +46,9 @@ impl Endpoint {
             if let Some(t) = self.pending_retransmission(now) {
                 return Some(t);
             }
+            if let Some(t) = self.lr_retransmission(now) {
+                return Some(t);
+            }
             if let Some(t) = self.probe(now) {
                 return Some(t);
             }
@@ -234,6 +237,29 @@ impl Endpoint {
             self.rescue_rxt.get_or_insert(end);
         }
         Some(t)
+    }
+
+    /// The next segment of a range asked for by
+    /// [`retransmit_range`](Endpoint::retransmit_range), sent whatever cwnd
+    /// says.
+    fn lr_retransmission(&mut self, now: Time) -> Option<Transmit> {
+        while let Some((left, right)) = self.lr_rtx.pop_front() {
+            let left = left.max(self.snd_una);
+            let right = right.min(self.snd_max);
+            if left >= right {
+                continue;
+            }
+            let Some(t) = self.data_segment(now, left, right.since(left) as u64, Advance::Stay)
+            else {
+                continue;
+            };
+            let end = left + t.segment.payload_len;
+            if end < right {
+                self.lr_rtx.push_front((end, right));
+            }
+            return Some(t);
+        }
+        None
     }
 
     fn sack_recovery(&self) -> bool {
