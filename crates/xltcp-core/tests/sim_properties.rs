@@ -152,7 +152,9 @@ proptest! {
             text.push_str("[wireless.availability]\nmodel = \"onoff\"\non = \"exp(1s)\"\noff = \"exp(500ms)\"\n");
         }
         let recovery = if sack { "tcp.recovery=\"sack\"" } else { "tcp.recovery=\"newreno\"" };
-        let sc = load(&text, &["sim.duration=300s", recovery]);
+        // Long enough for the worst back-off: ACK bursts of a per-frame Gilbert
+        // process on a sparse reverse path can stall a sender for minutes.
+        let sc = load(&text, &["sim.duration=3000s", recovery]);
         let s = run(&sc, seed);
         check_invariants(&s);
         prop_assert_eq!(s.flows[0].bytes_delivered, 200_000);
