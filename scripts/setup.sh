@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what xltcp needs on a fresh Debian machine with Rust and Python:
-# the Python package (building the Rust core with maturin) and, for the
-# tests, tshark.  Safe to run again.
+# the Python package (building the Rust core with maturin), iperf3 for the
+# emulator (`xltcp emu`) and, for the tests, tshark.  Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,19 @@ if [ "$want_test" = 1 ] && ! command -v tshark >/dev/null 2>&1; then
     apt-get install -y -qq tshark >/dev/null
   else
     echo "note: tshark not found and cannot be installed here; pcap checks will be skipped" >&2
+  fi
+fi
+
+# The emulator runs the scenario's flows as iperf3 clients and servers.
+if ! command -v iperf3 >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing iperf3 (Debian package) ..."
+    export DEBIAN_FRONTEND=noninteractive
+    echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq iperf3 >/dev/null
+  else
+    echo "note: iperf3 not found and cannot be installed here; xltcp emu and its tests will not run" >&2
   fi
 fi
 

@@ -1,4 +1,4 @@
-"""The ``xltcp`` command: run, validate, demo, scenarios.
+"""The ``xltcp`` command: run, emu, validate, demo, scenarios.
 
 Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -280,6 +281,93 @@ def run_scenario(
             out_console.print(table.run_table(result))
             out_console.print(table.run_line(result))
         out_console.print(Text(f"results in {out_dir}"))
+
+
+# --- The emulator -------------------------------------------------------------
+
+
+@app.command()
+def emu(
+    scenario: Path = SCENARIO_ARG,
+    seed: Optional[int] = SEED_OPT,
+    out: Optional[Path] = OUT_OPT,
+    set_: Optional[List[str]] = SET_OPT,
+    cc: Optional[str] = typer.Option(
+        None,
+        "--cc",
+        metavar="NAME",
+        help="Linux congestion control for every flow, e.g. cubic "
+        "[default: the scenario's; newreno runs as Linux reno].",
+    ),
+    signals: Optional[Path] = typer.Option(
+        None,
+        "--signals",
+        metavar="SOCKET",
+        help="Publish the radio's signals (and accept injected ones) as "
+        "line-delimited JSON on this Unix-domain socket; see docs/emulator.md.",
+    ),
+    quiet: bool = QUIET_OPT,
+    json_: bool = JSON_OPT,
+) -> None:
+    """Run a scenario on real Linux TCP through the emulated hop (needs root).
+
+    Writes the same summary.json as ``run`` (goodput from iperf3's own
+    reports), base-station pcaps and the applications' reports. Exit 2 when
+    the machine cannot host the emulator (not root, no /dev/net/tun, no
+    ``ip netns``, no iperf3).
+    """
+    overrides = list(set_ or [])
+    with user_errors():
+        from xltcp import _core
+
+        if not hasattr(_core, "emu"):
+            raise _error("the xltcp core extension lacks emu: rebuild it (maturin develop)", 1)
+        echo = runner.validate(scenario, overrides)
+        out_dir = out if out is not None else default_out_dir(echo, scenario)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
+        # SIGTERM stops the run like Ctrl-C, so the teardown runs.
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            view.run_started(0, seed)
+            socket = None if signals is None else str(signals)
+            text = _core.emu(
+                str(scenario), seed, str(out_dir), overrides, view.progress, cc, socket
+            )
+        except _core.EmuUnavailable as e:
+            raise UserError(str(e)) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            view.close()
+        result = json.loads(text)
+    if json_:
+        print(json.dumps(result, indent=2))
+    elif not quiet:
+        out_console.print(table.run_table(result))
+        out_console.print(emu_line(result))
+        out_console.print(Text(f"results in {out_dir}"))
+    if not json_:
+        for warning in result.get("emu", {}).get("warnings", []):
+            line = Text("warning: ", style="bold yellow") + Text(str(warning))
+            err_console.print(line, soft_wrap=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def emu_line(summary: dict) -> Text:
+    """Dispatch lateness, data-path CPU and wall time of an emulator run."""
+    details = summary.get("emu", {})
+    late = details.get("lateness", {})
+    parts = [
+        f"seed {summary.get('seed')}",
+        f"emulated {table.human_seconds(summary.get('duration_s'))}",
+        f"lateness median {late.get('median_us', 0):.1f} us, p99 {late.get('p99_us', 0):.1f} us",
+        f"data path {100 * details.get('cpu_share', 0):.0f}% of a core",
+        f"wall {table.human_seconds(summary.get('wall_seconds'))}",
+    ]
+    return Text(" | ".join(parts))
 
 
 def describe(echo: dict) -> List[str]:

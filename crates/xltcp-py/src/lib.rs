@@ -17,6 +17,12 @@ create_exception!(
     PyException,
     "A scenario file or override is invalid."
 );
+create_exception!(
+    _core,
+    EmuUnavailable,
+    PyException,
+    "The emulator cannot run here (not root, no /dev/net/tun, no `ip netns`, no iperf3) or cannot run this scenario."
+);
 
 fn load(path: &str, overrides: &[String]) -> PyResult<scenario::Scenario> {
     scenario::load_file(Path::new(path), overrides)
@@ -98,9 +104,75 @@ fn run(
     }
 }
 
+// --- The emulator -----------------------------------------------------------
+
+/// Runs a scenario through the real-time emulator (real Linux TCP in
+/// network namespaces); returns the summary as JSON. `cc` replaces every
+/// flow's congestion control with a Linux one (e.g. "cubic"); `signals`
+/// is a Unix-domain socket path for the cross-layer signal socket.
+#[pyfunction]
+#[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None, cc = None, signals = None))]
+#[allow(clippy::too_many_arguments)]
+fn emu(
+    py: Python<'_>,
+    path: &str,
+    seed: Option<u64>,
+    out_dir: Option<&str>,
+    overrides: Vec<String>,
+    progress: Option<Py<PyAny>>,
+    cc: Option<String>,
+    signals: Option<String>,
+) -> PyResult<String> {
+    let s = load(path, &overrides)?;
+    let mut interrupted: Option<PyErr> = None;
+    let mut report = |done: f64, total: f64| -> bool {
+        Python::attach(|py| {
+            if let Err(e) = py.check_signals() {
+                interrupted = Some(e);
+                return false;
+            }
+            if let Some(cb) = &progress {
+                if let Err(e) = cb.call1(py, (done, total)) {
+                    interrupted = Some(e);
+                    return false;
+                }
+            }
+            true
+        })
+    };
+    let result = py.detach(|| {
+        xltcp_emu::run(
+            &s,
+            xltcp_emu::EmuOptions {
+                seed,
+                out_dir: out_dir.map(Path::new),
+                progress: Some(&mut report),
+                cc,
+                signal_socket: signals.as_deref().map(Path::new),
+                ..Default::default()
+            },
+        )
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    use xltcp_emu::EmuError;
+    match result {
+        Ok(summary) => serde_json::to_string_pretty(&summary)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+        Err(e @ (EmuError::Unavailable(_) | EmuError::Unsupported(_))) => {
+            Err(EmuUnavailable::new_err(e.to_string()))
+        }
+        Err(EmuError::Interrupted) => Err(PyKeyboardInterrupt::new_err("interrupted")),
+        Err(e) => Err(PyRuntimeError::new_err(e.to_string())),
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("EmuUnavailable", m.py().get_type::<EmuUnavailable>())?;
+    m.add_function(wrap_pyfunction!(emu, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -1,0 +1,129 @@
+//! Fidelity, side by side: Linux `reno` through the emulator against the
+//! simulator's NewReno on the same scenarios and seeds. Prints one
+//! Markdown table (goodput and retransmissions, mean over seeds).
+//!
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--set key=value]...`
+//!
+//! Needs root (the emulator); run nothing heavy beside it.
+
+use std::path::Path;
+use xltcp_core::{scenario, sim};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fidelity");
+
+/// (label, scenario file, overrides)
+fn cases() -> Vec<(String, &'static str, Vec<String>)> {
+    let mut c = Vec::new();
+    for p in ["0", "0.01", "0.02", "0.05"] {
+        c.push((
+            format!("lossy-last-hop p={p}"),
+            "lossy-last-hop.toml",
+            vec![format!("wireless.loss.down.p={p}")],
+        ));
+    }
+    c.push((
+        "pu-blockage exp(4s)/exp(1s)".into(),
+        "pu-blockage.toml",
+        vec![],
+    ));
+    c
+}
+
+#[derive(Default, Clone, Copy)]
+struct Row {
+    goodput: f64,
+    retx: f64,
+    rto: f64,
+    tlp: f64,
+    oracle: f64,
+    p99_us: f64,
+}
+
+fn gap(emu: f64, sim: f64) -> String {
+    if sim == 0.0 {
+        return "-".into();
+    }
+    format!("{:+.0}%", 100.0 * (emu - sim) / sim)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut seeds, mut extra) = (3u64, Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--seeds" => seeds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
+            "--set" => extra.extend(args.next()),
+            _ => {}
+        }
+    }
+    println!("| case | sim goodput (Mbit/s) | emu goodput (Mbit/s) | gap | sim retx | emu retx | gap | sim RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (label, file, mut sets) in cases() {
+        sets.extend(extra.iter().cloned());
+        let s = scenario::load_file(&Path::new(DIR).join(file), &sets)
+            .expect("valid fidelity scenario");
+        let (mut a, mut b) = (Row::default(), Row::default());
+        for seed in 1..=seeds {
+            let r = sim::run(
+                &s,
+                sim::RunOptions {
+                    seed: Some(seed),
+                    ..Default::default()
+                },
+            )
+            .expect("sim runs");
+            a.goodput += r.flows[0].goodput_bps;
+            a.retx += r.flows[0].retransmissions as f64;
+            a.rto += r.flows[0].rto_count as f64;
+            a.oracle += r.flows[0].oracle_bps;
+            let e = xltcp_emu::run(
+                &s,
+                xltcp_emu::EmuOptions {
+                    seed: Some(seed),
+                    ..Default::default()
+                },
+            )
+            .expect("emu runs");
+            for w in &e.emu.warnings {
+                eprintln!("{label} seed {seed}: warning: {w}");
+            }
+            b.goodput += e.flows[0].goodput_bps;
+            b.retx += e.flows[0].retransmissions as f64;
+            b.rto += e.flows[0].rto_count as f64;
+            b.tlp += e
+                .emu
+                .linux_tcp
+                .get("ch")
+                .and_then(|m| m.get("TCPLossProbes"))
+                .copied()
+                .unwrap_or(0) as f64;
+            b.oracle += e.flows[0].oracle_bps;
+            b.p99_us = b.p99_us.max(e.emu.datapath.lateness.p99_us);
+            eprintln!(
+                "{label} seed {seed}: sim {:.2} Mbit/s {} retx {} RTO, emu {:.2} Mbit/s {} retx {} RTO; linux {:?}",
+                r.flows[0].goodput_bps / 1e6,
+                r.flows[0].retransmissions,
+                r.flows[0].rto_count,
+                e.flows[0].goodput_bps / 1e6,
+                e.flows[0].retransmissions,
+                e.flows[0].rto_count,
+                e.emu.linux_tcp.get("ch")
+            );
+        }
+        let n = seeds as f64;
+        println!(
+            "| {label} | {:.2} | {:.2} | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.0} |",
+            a.goodput / n / 1e6,
+            b.goodput / n / 1e6,
+            gap(b.goodput, a.goodput),
+            a.retx / n,
+            b.retx / n,
+            gap(b.retx, a.retx),
+            a.rto / n,
+            b.rto / n,
+            b.tlp / n,
+            a.oracle / n / 1e6,
+            b.p99_us
+        );
+    }
+}

@@ -1,0 +1,699 @@
+//! The base station's forwarding model on real bytes, free of I/O: the
+//! simulator's links (per-flow wired access links, the shared wireless hop
+//! with its loss processes and availability) carry the compact
+//! [`Packet`]; the real datagram waits in a slab keyed by `packet.meta.uid`.
+//!
+//! The real-time loop ([`crate::bridge`]) feeds datagrams in with
+//! [`Hop::ingress`], fires due deadlines with [`Hop::dispatch`], and
+//! hands delivered datagrams to an [`Egress`]. The stream names and link
+//! layout are the simulator's (`sim/world.rs`), so a seed gives the same
+//! loss pattern and blockages in both engines.
+//!
+//! What differs from the simulator: non-TCP IPv4 (ICMP) crosses the links
+//! as a stand-in packet of the same length (at least 40 bytes of airtime);
+//! the base station decrements the TTL as a router does (RFC 1812 §5.3.1,
+//! checksum updated per RFC 1624); after the scenario's end the hop stays
+//! open (no new blockage), with its rate, delay, queue and loss, so the
+//! applications can exchange their final reports.
+
+use crate::capture::Captures;
+use crate::inorder::InOrder;
+use crate::signals::{Command, Signal};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::net::Ipv4Addr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+use xltcp_core::rng::stream;
+use xltcp_core::scenario::{Direction, Scenario};
+use xltcp_core::sim::availability::Availability;
+use xltcp_core::sim::flow::{address, Side};
+use xltcp_core::sim::link::{Dest, DropReason, Link, Wake};
+use xltcp_core::sim::loss::LossProcess;
+use xltcp_core::sim::Accounting;
+use xltcp_core::time::{Dur, Time};
+use xltcp_core::wire::{parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment};
+
+/// Where delivered datagrams go: the host namespace of `side`.
+pub trait Egress {
+    /// Writes one datagram to the hosts of `side`.
+    fn deliver(&mut self, side: Side, datagram: &[u8]) -> std::io::Result<()>;
+}
+
+/// A deadline of the hop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ev {
+    /// A link finished serialising the frame of this generation.
+    TxDone {
+        /// Link index.
+        link: u32,
+        /// Transmission generation.
+        gen: u32,
+    },
+    /// The head of a link's propagation pipe arrives.
+    Arrive {
+        /// Link index.
+        link: u32,
+    },
+    /// The wireless hop's availability changes.
+    Availability,
+    /// The scenario's end: the hop stays open for the applications' wind-down.
+    End,
+}
+
+/// Deadlines ordered by (time, insertion order).
+#[derive(Debug, Default)]
+pub struct Deadlines {
+    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    seq: u64,
+}
+
+impl Deadlines {
+    /// Schedules `ev` at `at`.
+    pub fn schedule(&mut self, at: Time, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+    /// The earliest deadline, if any.
+    pub fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse(e)| e.0)
+    }
+    /// Removes the earliest deadline if it is due by `now`.
+    pub fn pop_due(&mut self, now: Time) -> Option<(Time, Ev)> {
+        match self.heap.peek() {
+            Some(Reverse(e)) if e.0 <= now => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+            _ => None,
+        }
+    }
+}
+
+/// Real datagrams held while their compact packet is in a link; the slot
+/// index is the packet's uid. Buffers are reused, so a warm slab does not
+/// allocate.
+#[derive(Debug, Default)]
+pub struct Slab {
+    bufs: Vec<Vec<u8>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl Slab {
+    /// Stores a copy of `bytes`; returns its uid.
+    pub fn insert(&mut self, bytes: &[u8]) -> u64 {
+        self.live += 1;
+        let slot = match self.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.bufs.push(Vec::with_capacity(bytes.len().max(1600)));
+                self.bufs.len() - 1
+            }
+        };
+        let b = &mut self.bufs[slot];
+        b.clear();
+        b.extend_from_slice(bytes);
+        slot as u64
+    }
+    /// The datagram of `uid`.
+    pub fn get_mut(&mut self, uid: u64) -> &mut Vec<u8> {
+        &mut self.bufs[uid as usize]
+    }
+    /// Releases `uid`.
+    pub fn remove(&mut self, uid: u64) {
+        self.live -= 1;
+        self.free.push(uid as u32);
+    }
+    /// Datagrams held.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+}
+
+/// Why a datagram was refused at the base station (never entered a link).
+pub fn reject_reason(e: &ParseError) -> &'static str {
+    match e {
+        ParseError::Truncated { .. } => "truncated",
+        ParseError::BadVersion(6) => "ipv6",
+        ParseError::BadVersion(_) => "bad_ip_version",
+        ParseError::BadIhl(_) => "bad_ihl",
+        ParseError::BadTotalLength(_) => "bad_total_length",
+        ParseError::Fragmented => "fragment",
+        ParseError::NotTcp(_) => "not_tcp",
+        ParseError::BadIpChecksum => "bad_ip_checksum",
+        ParseError::BadDataOffset(_) => "bad_tcp_data_offset",
+        ParseError::BadTcpChecksum => "bad_tcp_checksum",
+        ParseError::BadOption { .. } => "bad_tcp_option",
+    }
+}
+
+/// Counters of the hop beyond the links' own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HopCounters {
+    /// Conservation of the datagrams that entered the links.
+    pub accounting: Accounting,
+    /// Datagrams refused at ingress, by reason.
+    pub rejected: BTreeMap<&'static str, u64>,
+    /// Datagrams dropped after ingress for a reason the links do not count
+    /// (`ttl_expired`, `egress_error`), by reason.
+    pub dropped_other: BTreeMap<&'static str, u64>,
+    /// Non-TCP IPv4 datagrams (ICMP) carried.
+    pub non_tcp: u64,
+    /// TCP segments with payload entering from each side, per flow
+    /// (`[from CH, from SH]`).
+    pub data_segments: Vec<[u64; 2]>,
+    /// Deadlines dispatched.
+    pub events: u64,
+}
+
+/// The hop: links, availability, deadlines and held datagrams.
+pub struct Hop {
+    /// Links: wired uplink of flow i is `2i`, its downlink `2i + 1`, then
+    /// the wireless down and up directions (the simulator's layout).
+    pub links: Vec<Link>,
+    wl_down: usize,
+    wl_up: usize,
+    flows: u32,
+    availability: Availability,
+    blocked_total: Dur,
+    blocked_since: Option<Time>,
+    ended: bool,
+    end: Time,
+    /// Deadlines to fire.
+    pub deadlines: Deadlines,
+    slab: Slab,
+    /// Counters.
+    pub counters: HopCounters,
+    /// Captures of transmission starts.
+    pub capture: Option<Captures>,
+    /// Blocked intervals of the wireless hop so far (closed ones).
+    pub blocked_intervals: Vec<(Time, Time)>,
+    /// The receiving host of each flow.
+    receiver: Vec<Side>,
+    inorder: InOrder,
+    delivered_at_end: Option<Vec<u64>>,
+    /// An injected state overriding the availability process.
+    forced: Option<bool>,
+    /// The effective blocked state after the last edge.
+    was_blocked: bool,
+    /// Where the radio's signals go, if anyone listens.
+    pub signals: Option<Sender<(Time, Signal)>>,
+    /// Signals injected from outside.
+    pub commands: Option<Receiver<Command>>,
+    /// Mirrors [`Hop::blocked`] for readers on other threads.
+    pub blocked_flag: Option<Arc<AtomicBool>>,
+}
+
+impl Hop {
+    /// The simulator's links for `scenario`: per-flow wired access links,
+    /// then the wireless hop down and up (with their indices).
+    fn build_links(scenario: &Scenario, seed: u64) -> (Vec<Link>, usize, usize) {
+        let n = scenario.flows.len() as u32;
+        let mut links = Vec::with_capacity(2 * n as usize + 2);
+        let w = &scenario.wired;
+        let wired = |name: String, dest| {
+            Link::new(
+                name,
+                dest,
+                w.rate_bps,
+                w.delay,
+                w.queue,
+                0,
+                LossProcess::None,
+                false,
+            )
+        };
+        for i in 0..n {
+            links.push(wired(format!("ch{i}-bs"), Dest::Bs));
+            links.push(wired(format!("bs-ch{i}"), Dest::Ch(i)));
+        }
+        let wl = &scenario.wireless;
+        // The simulator's stream names: same seed, same losses and blockages.
+        let air = |name: &str, dest, spec, stream_name: &str| {
+            let loss = LossProcess::new(spec, stream(seed, stream_name));
+            let l = &wl.link;
+            Link::new(
+                name.into(),
+                dest,
+                l.rate_bps,
+                l.delay,
+                l.queue,
+                wl.frame_overhead,
+                loss,
+                true,
+            )
+        };
+        links.push(air(
+            "bs-air",
+            Dest::ShOfFlow,
+            &wl.loss_down,
+            "wireless.down.loss",
+        ));
+        links.push(air("air-bs", Dest::Bs, &wl.loss_up, "wireless.up.loss"));
+        let wl_down = links.len() - 2;
+        (links, wl_down, wl_down + 1)
+    }
+
+    /// The hop of `scenario` for `seed`, its clock at zero.
+    pub fn new(scenario: &Scenario, seed: u64) -> Hop {
+        let n = scenario.flows.len();
+        let (links, wl_down, wl_up) = Hop::build_links(scenario, seed);
+        let wl = &scenario.wireless;
+        let availability =
+            Availability::new(&wl.availability, stream(seed, "wireless.availability"));
+        let end = Time::ZERO + scenario.sim.duration;
+        let mut deadlines = Deadlines::default();
+        let change = availability.next_change();
+        if change < end {
+            deadlines.schedule(change, Ev::Availability);
+        }
+        deadlines.schedule(end, Ev::End);
+        let availability_blocked = availability.blocked();
+        Hop {
+            links,
+            wl_down,
+            wl_up,
+            flows: n as u32,
+            blocked_since: availability.blocked().then_some(Time::ZERO),
+            availability,
+            blocked_total: Dur::ZERO,
+            ended: false,
+            end,
+            deadlines,
+            slab: Slab::default(),
+            counters: HopCounters {
+                data_segments: vec![[0, 0]; n],
+                ..HopCounters::default()
+            },
+            capture: None,
+            blocked_intervals: Vec::new(),
+            receiver: scenario
+                .flows
+                .iter()
+                .map(|f| match f.direction {
+                    Direction::Down => Side::Sh,
+                    Direction::Up => Side::Ch,
+                })
+                .collect(),
+            inorder: InOrder::default(),
+            delivered_at_end: None,
+            forced: None,
+            was_blocked: availability_blocked,
+            signals: None,
+            commands: None,
+            blocked_flag: None,
+        }
+    }
+
+    /// Seconds the wireless hop was blocked within the scenario's duration.
+    pub fn blocked_s(&self) -> f64 {
+        let open = self
+            .blocked_since
+            .map_or(Dur::ZERO, |s| self.end.saturating_since(s));
+        (self.blocked_total + if self.ended { Dur::ZERO } else { open }).as_secs_f64()
+    }
+
+    /// Whether the wireless hop is blocked now.
+    pub fn blocked(&self) -> bool {
+        !self.ended && self.forced.unwrap_or(self.availability.blocked())
+    }
+
+    fn emit(&self, at: Time, s: Signal) {
+        if let Some(tx) = &self.signals {
+            let _ = tx.send((at, s));
+        }
+    }
+
+    fn dir_of(&self, link: usize) -> &'static str {
+        if link == self.wl_down {
+            "down"
+        } else {
+            "up"
+        }
+    }
+
+    /// Applies the injected signals waiting, at `now`.
+    pub fn poll_commands(&mut self, now: Time) {
+        while let Some(cmd) = self.commands.as_ref().and_then(|rx| rx.try_recv().ok()) {
+            self.command(now, cmd);
+        }
+    }
+
+    /// Applies a signal injected from outside at `at`.
+    pub fn command(&mut self, at: Time, cmd: Command) {
+        self.forced = match cmd {
+            Command::PuStart => Some(true),
+            Command::PuStop => Some(false),
+            Command::Release => None,
+        };
+        self.update_blocked(at, "external");
+    }
+
+    /// Whether the scenario's end has passed (wind-down).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// In-order bytes each flow's receiver had by the scenario's end (so
+    /// far, if the end has not come).
+    pub fn delivered_by_end(&self) -> Vec<u64> {
+        match &self.delivered_at_end {
+            Some(d) => d.clone(),
+            None => (0..self.flows).map(|f| self.inorder.delivered(f)).collect(),
+        }
+    }
+
+    /// Datagrams held in the slab (equals the links' held packets).
+    pub fn held(&self) -> usize {
+        self.slab.live()
+    }
+
+    /// Flow of a wired host's address (`10.1.x.y`), if it is one of ours.
+    fn flow_of(&self, a: Ipv4Addr, side: Side) -> Option<u32> {
+        let o = a.octets();
+        let net = if side == Side::Ch { 1 } else { 2 };
+        let n = (o[2] as u32) << 8 | o[3] as u32;
+        (o[0] == 10 && o[1] == net && n >= 1 && n <= self.flows).then(|| n - 1)
+    }
+
+    fn reject(&mut self, now: Time, why: &'static str, bytes: &[u8]) {
+        *self.counters.rejected.entry(why).or_insert(0) += 1;
+        if let Some(cap) = self.capture.as_mut() {
+            cap.record_rejected(now, bytes);
+        }
+    }
+
+    /// A datagram read from the hosts of `from` at `now`.
+    pub fn ingress(&mut self, now: Time, from: Side, bytes: &[u8]) {
+        let verify = ParseOptions {
+            verify_checksums: true,
+        };
+        let mut packet = match parse_with(bytes, verify) {
+            Ok(p) => p.into_packet(),
+            Err(ParseError::NotTcp(_)) => match stand_in(bytes) {
+                Some(p) => p,
+                None => return self.reject(now, "bad_ip_checksum", bytes),
+            },
+            Err(e) => return self.reject(now, reject_reason(&e), bytes),
+        };
+        let (own, far) = if from == Side::Ch {
+            (packet.src, packet.dst)
+        } else {
+            (packet.dst, packet.src)
+        };
+        let (Some(flow), Some(_)) = (self.flow_of(own, Side::Ch), self.flow_of(far, Side::Sh))
+        else {
+            return self.reject(now, "unknown_address", bytes);
+        };
+        let tcp = bytes.len() >= 10 && bytes[9] == 6;
+        if !tcp {
+            self.counters.non_tcp += 1;
+        } else if packet.tcp.payload_len > 0 {
+            self.counters.data_segments[flow as usize][from as usize] += 1;
+        }
+        self.counters.accounting.injected += 1;
+        packet.meta = PacketMeta {
+            flow,
+            uid: self.slab.insert(bytes),
+            retransmission: false,
+        };
+        let link = if from == Side::Ch {
+            2 * flow as usize
+        } else {
+            self.wl_up
+        };
+        self.send(now, link, packet);
+    }
+
+    fn drop_other(&mut self, why: &'static str) {
+        self.counters.accounting.dropped += 1;
+        *self.counters.dropped_other.entry(why).or_insert(0) += 1;
+    }
+
+    fn open(&self, link: usize) -> bool {
+        !(self.links[link].gated && self.blocked())
+    }
+
+    fn send(&mut self, now: Time, link: usize, p: Packet) {
+        let open = self.open(link);
+        let wake = self.links[link].offer(now, p, open);
+        self.apply(
+            now,
+            link,
+            wake,
+            Some((p.meta.uid, p.meta.flow, p.ip_len() as u32)),
+        );
+    }
+
+    /// Schedules what a link asked for; `victim` is the packet a drop
+    /// reported in `wake` refers to.
+    fn apply(&mut self, now: Time, link: usize, wake: Wake, victim: Option<(u64, u32, u32)>) {
+        if let Some((at, gen)) = wake.tx_done {
+            if let (Some(cap), Some(p)) = (self.capture.as_mut(), self.links[link].in_tx()) {
+                cap.record(link, now, self.slab.get_mut(p.meta.uid));
+            }
+            self.deadlines.schedule(
+                at,
+                Ev::TxDone {
+                    link: link as u32,
+                    gen,
+                },
+            );
+        }
+        if let Some(at) = wake.arrival {
+            self.deadlines
+                .schedule(at, Ev::Arrive { link: link as u32 });
+        }
+        if let (Some(why), Some((uid, flow, bytes))) = (wake.dropped, victim) {
+            // Counted by reason in the link's own stats.
+            self.counters.accounting.dropped += 1;
+            self.slab.remove(uid);
+            if self.links[link].gated {
+                let reason = match why {
+                    DropReason::QueueFull => "queue_full",
+                    DropReason::Loss => "loss",
+                    DropReason::Blocked => "blocked",
+                };
+                self.emit(
+                    now,
+                    Signal::Undelivered {
+                        dir: self.dir_of(link),
+                        flow,
+                        bytes,
+                        reason,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Fires the deadline `ev`, due at `at`.
+    pub fn dispatch(&mut self, at: Time, ev: Ev, egress: &mut dyn Egress) {
+        self.counters.events += 1;
+        match ev {
+            Ev::TxDone { link, gen } => {
+                let link = link as usize;
+                let victim = self.links[link]
+                    .in_tx()
+                    .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
+                let open = self.open(link);
+                let wake = self.links[link].tx_done(at, gen, open);
+                self.apply(at, link, wake, victim);
+            }
+            Ev::Arrive { link } => self.on_arrive(at, link as usize, egress),
+            Ev::Availability => self.on_availability(at),
+            Ev::End => self.on_end(at),
+        }
+    }
+
+    fn on_arrive(&mut self, at: Time, link: usize, egress: &mut dyn Egress) {
+        let (packet, next) = self.links[link].arrive(at);
+        if let Some(t) = next {
+            self.deadlines.schedule(t, Ev::Arrive { link: link as u32 });
+        }
+        let Some(p) = packet else { return };
+        let flow = p.meta.flow as usize;
+        if self.links[link].gated {
+            let dir = self.dir_of(link);
+            self.emit(
+                at,
+                Signal::Delivered {
+                    dir,
+                    flow: p.meta.flow,
+                    bytes: p.ip_len() as u32,
+                },
+            );
+        }
+        let to = match self.links[link].dest {
+            Dest::Bs => {
+                // The BS routes: from a wired host onto the air, from the
+                // air to the flow's wired host.
+                if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
+                    self.slab.remove(p.meta.uid);
+                    return self.drop_other("ttl_expired");
+                }
+                let next = if link == self.wl_up {
+                    2 * flow + 1
+                } else {
+                    self.wl_down
+                };
+                return self.send(at, next, p);
+            }
+            Dest::Ch(_) => Side::Ch,
+            Dest::ShOfFlow => Side::Sh,
+        };
+        let bytes = self.slab.get_mut(p.meta.uid);
+        if to == self.receiver[flow] && bytes[9] == 6 {
+            self.inorder.on_segment(flow as u32, &p.tcp);
+        }
+        let ok = egress.deliver(to, bytes).is_ok();
+        self.slab.remove(p.meta.uid);
+        if ok {
+            self.counters.accounting.delivered += 1;
+        } else {
+            self.drop_other("egress_error");
+        }
+    }
+
+    fn wireless(&self) -> [usize; 2] {
+        [self.wl_down, self.wl_up]
+    }
+
+    fn on_availability(&mut self, at: Time) {
+        self.availability.advance();
+        self.update_blocked(at, "pu");
+        let next = self.availability.next_change();
+        if next < self.end {
+            self.deadlines.schedule(next, Ev::Availability);
+        }
+    }
+
+    /// Acts on a change of the effective blocked state: a blockage
+    /// destroys the frames on the air; the end of one restarts the hop.
+    fn update_blocked(&mut self, at: Time, cause: &'static str) {
+        let blocked = self.blocked();
+        if blocked == self.was_blocked {
+            return;
+        }
+        self.was_blocked = blocked;
+        if let Some(flag) = &self.blocked_flag {
+            flag.store(blocked, Ordering::Relaxed);
+        }
+        if blocked {
+            self.blocked_since = Some(at);
+            self.emit(at, Signal::PuStart { cause });
+            self.emit(at, Signal::TfpStart { cause });
+            for link in self.wireless() {
+                let victim = self.links[link]
+                    .in_tx()
+                    .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
+                if let (Some(_), Some((uid, flow, bytes))) = (self.links[link].block(), victim) {
+                    self.counters.accounting.dropped += 1;
+                    self.slab.remove(uid);
+                    let dir = self.dir_of(link);
+                    self.emit(
+                        at,
+                        Signal::Undelivered {
+                            dir,
+                            flow,
+                            bytes,
+                            reason: "blocked",
+                        },
+                    );
+                }
+            }
+        } else {
+            if let Some(since) = self.blocked_since.take() {
+                self.blocked_total += at - since;
+                self.blocked_intervals.push((since, at));
+            }
+            self.emit(at, Signal::PuStop { cause });
+            self.emit(at, Signal::TfpEnd { cause });
+            self.kick_wireless(at);
+        }
+    }
+
+    fn kick_wireless(&mut self, at: Time) {
+        for link in self.wireless() {
+            let wake = self.links[link].kick(at, true);
+            self.apply(at, link, wake, None);
+        }
+    }
+
+    fn on_end(&mut self, at: Time) {
+        self.ended = true;
+        self.update_blocked(at, "end");
+        self.delivered_at_end = Some((0..self.flows).map(|f| self.inorder.delivered(f)).collect());
+        self.kick_wireless(at);
+    }
+
+    /// Closes the books at the end of the run: what is still held counts
+    /// as in flight.
+    pub fn finish(&mut self) {
+        self.counters.accounting.in_flight = self.links.iter().map(Link::held).sum();
+    }
+}
+
+/// A compact stand-in for a non-TCP IPv4 datagram: same addresses, same
+/// IP length (at least a bare IPv4 + TCP header). The IPv4 header checksum
+/// is verified; `None` if it is wrong.
+fn stand_in(bytes: &[u8]) -> Option<Packet> {
+    let ihl = (bytes[0] & 0x0f) as usize * 4;
+    if ones_complement_sum(&bytes[..ihl]) != 0xffff {
+        return None;
+    }
+    let addr = |at: usize| Ipv4Addr::new(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
+    let total = u16::from_be_bytes([bytes[2], bytes[3]]) as u32;
+    Some(Packet {
+        src: addr(12),
+        dst: addr(16),
+        ip_id: u16::from_be_bytes([bytes[4], bytes[5]]),
+        ttl: bytes[8],
+        tcp: Segment {
+            payload_len: total.saturating_sub(40),
+            ..Segment::default()
+        },
+        meta: PacketMeta::default(),
+    })
+}
+
+fn ones_complement_sum(data: &[u8]) -> u16 {
+    let mut sum: u32 = 0;
+    for pair in data.chunks(2) {
+        let word = u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)]);
+        sum += word as u32;
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum as u16
+}
+
+/// Decrements the IPv4 TTL in place, updating the header checksum
+/// incrementally; false (datagram to drop) if the TTL would reach zero.
+pub fn decrement_ttl(datagram: &mut [u8]) -> bool {
+    let ttl = datagram[8];
+    if ttl <= 1 {
+        return false;
+    }
+    // RFC 1812 §5.3.1: a router decrements the TTL by one.
+    let old = u16::from_be_bytes([ttl, datagram[9]]);
+    let new = u16::from_be_bytes([ttl - 1, datagram[9]]);
+    datagram[8] = ttl - 1;
+    let check = u16::from_be_bytes([datagram[10], datagram[11]]);
+    // RFC 1624 §3: HC' = ~(~HC + ~m + m').
+    let mut sum = (!check) as u32 + (!old) as u32 + new as u32;
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    datagram[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    true
+}
+
+/// The address of a flow's host (the simulator's plan).
+pub fn host_address(side: Side, flow: u32) -> Ipv4Addr {
+    address(side, flow)
+}
+
+#[cfg(test)]
+#[path = "hop_tests.rs"]
+mod tests;

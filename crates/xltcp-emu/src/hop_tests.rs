@@ -1,0 +1,254 @@
+//! Tests of the hop model on real bytes, driven by hand (no devices).
+
+use super::*;
+use std::path::Path;
+use xltcp_core::scenario::load_str;
+use xltcp_core::wire::{emit, parse, SeqNum, TcpFlags};
+
+const SCENARIO: &str = r#"
+[sim]
+duration = "10s"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+rate = "10Mbps"
+delay = "2ms"
+[[flow]]
+"#;
+
+#[derive(Default)]
+struct Sink {
+    out: Vec<(Side, Vec<u8>)>,
+}
+
+impl Egress for Sink {
+    fn deliver(&mut self, side: Side, datagram: &[u8]) -> std::io::Result<()> {
+        self.out.push((side, datagram.to_vec()));
+        Ok(())
+    }
+}
+
+fn hop(extra: &str) -> Hop {
+    let text = format!("{SCENARIO}\n{extra}");
+    let s = load_str(&text, "t.toml", Path::new("."), &[]).expect("valid scenario");
+    Hop::new(&s, 1)
+}
+
+fn datagram(from: Side, payload: u32) -> Vec<u8> {
+    let (src, dst) = match from {
+        Side::Ch => (host_address(Side::Ch, 0), host_address(Side::Sh, 0)),
+        Side::Sh => (host_address(Side::Sh, 0), host_address(Side::Ch, 0)),
+    };
+    let p = Packet {
+        src,
+        dst,
+        ip_id: 1,
+        ttl: 64,
+        tcp: Segment {
+            src_port: 40000,
+            dst_port: 5201,
+            seq: SeqNum(1000),
+            ack: SeqNum(1),
+            flags: TcpFlags::ACK,
+            window: 1000,
+            payload_len: payload,
+            ..Segment::default()
+        },
+        meta: PacketMeta::default(),
+    };
+    let mut buf = Vec::new();
+    emit(&p, &mut buf);
+    buf
+}
+
+/// Fires every deadline up to `until`; returns the times fired.
+fn run_until(h: &mut Hop, until: Time, sink: &mut Sink) -> Vec<Time> {
+    let mut fired = Vec::new();
+    while let Some((at, ev)) = h.deadlines.pop_due(until) {
+        h.dispatch(at, ev, sink);
+        fired.push(at);
+    }
+    fired
+}
+
+#[test]
+fn a_segment_crosses_wired_then_wireless_at_the_models_times() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    let bytes = datagram(Side::Ch, 1448);
+    h.ingress(Time::ZERO, Side::Ch, &bytes);
+    run_until(&mut h, Time(20_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 1);
+    let (side, got) = &sink.out[0];
+    assert_eq!(*side, Side::Sh);
+    // The BS routed it: TTL one less, checksums still valid, rest unchanged.
+    let parsed = parse(got).expect("valid checksums after the TTL rewrite");
+    assert_eq!(parsed.packet().ttl, 63);
+    assert_eq!(&got[..8], &bytes[..8]);
+    assert_eq!(&got[12..], &bytes[12..]);
+    let c = &h.counters.accounting;
+    assert_eq!((c.injected, c.delivered, c.dropped), (1, 1, 0));
+    assert_eq!(h.held(), 0);
+    assert_eq!(h.counters.data_segments[0], [1, 0]);
+}
+
+#[test]
+fn delivery_time_is_serialisation_plus_propagation_of_both_links() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448));
+    // 1488 B at 100 Mbit/s + 1 ms, then at 10 Mbit/s + 2 ms.
+    let expected = Time::ZERO
+        + Dur::transmission(1488, 100_000_000)
+        + Dur::from_millis(1)
+        + Dur::transmission(1488, 10_000_000)
+        + Dur::from_millis(2);
+    run_until(&mut h, Time(expected.as_nanos() - 1), &mut sink);
+    assert!(sink.out.is_empty());
+    run_until(&mut h, expected, &mut sink);
+    assert_eq!(sink.out.len(), 1);
+}
+
+#[test]
+fn malformed_datagrams_are_refused_with_their_reason() {
+    let mut h = hop("");
+    let mut bad_sum = datagram(Side::Ch, 100);
+    let last = bad_sum.len() - 1;
+    bad_sum[last] ^= 0xff;
+    h.ingress(Time::ZERO, Side::Ch, &bad_sum);
+    h.ingress(Time::ZERO, Side::Ch, &[0x45, 0, 0]);
+    h.ingress(Time::ZERO, Side::Ch, &[0x60; 40]);
+    let want: BTreeMap<&str, u64> = [("bad_tcp_checksum", 1), ("truncated", 1), ("ipv6", 1)]
+        .into_iter()
+        .collect();
+    assert_eq!(h.counters.rejected, want);
+    assert_eq!(h.counters.accounting.injected, 0);
+    assert_eq!(h.held(), 0);
+}
+
+#[test]
+fn foreign_addresses_are_refused() {
+    let mut h = hop("");
+    // From the SH side but carrying a CH source address.
+    h.ingress(Time::ZERO, Side::Sh, &datagram(Side::Ch, 10));
+    assert_eq!(h.counters.rejected.get("unknown_address"), Some(&1));
+}
+
+#[test]
+fn icmp_crosses_as_a_stand_in_of_its_length() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    let mut icmp = datagram(Side::Ch, 44);
+    icmp[9] = 1; // protocol ICMP; fix the IPv4 header checksum
+    icmp[10] = 0;
+    icmp[11] = 0;
+    let sum = !ones_complement_sum(&icmp[..20]);
+    icmp[10..12].copy_from_slice(&sum.to_be_bytes());
+    h.ingress(Time::ZERO, Side::Ch, &icmp);
+    run_until(&mut h, Time(50_000_000), &mut sink);
+    assert_eq!(h.counters.non_tcp, 1);
+    assert_eq!(sink.out.len(), 1);
+    assert_eq!(sink.out[0].1[8], 63);
+    assert_eq!(ones_complement_sum(&sink.out[0].1[..20]), 0xffff);
+}
+
+#[test]
+fn a_full_queue_drops_and_releases_the_bytes() {
+    let mut h = hop("[wireless.loss.down]\nmodel = \"none\"\n");
+    let mut sink = Sink::default();
+    // Wired 100 Mbit/s feeds a 10 Mbit/s hop with a 100-packet queue.
+    for ms in 0..100u64 {
+        for _ in 0..5 {
+            h.ingress(Time(ms * 1_000_000), Side::Ch, &datagram(Side::Ch, 1448));
+        }
+        run_until(&mut h, Time(ms * 1_000_000 + 999_999), &mut sink);
+    }
+    run_until(&mut h, Time(2_000_000_000), &mut sink);
+    h.finish();
+    let a = h.counters.accounting;
+    assert!(a.balances(), "{a:?}");
+    assert!(h.links[h.wl_down].stats.drops.queue_full > 0);
+    assert_eq!(a.delivered as usize, sink.out.len());
+    assert_eq!(h.held(), a.in_flight as usize);
+    assert_eq!(h.held(), 0);
+}
+
+#[test]
+fn blockages_hold_frames_and_count_the_one_on_the_air() {
+    let mut h = hop("[wireless.availability]\nmodel = \"onoff\"\non = \"10ms\"\noff = \"50ms\"\n");
+    let mut sink = Sink::default();
+    // Frames take 1.2 ms on the air: one is on the air when the block begins.
+    for _ in 0..20 {
+        h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 1448));
+    }
+    run_until(&mut h, Time(10_000_000), &mut sink);
+    assert!(h.blocked());
+    let on_air_at_block = h.links[h.wl_down].stats.drops.blocked;
+    assert_eq!(on_air_at_block, 1);
+    let sent_before = h.links[h.wl_down].stats.transmitted;
+    run_until(&mut h, Time(59_000_000), &mut sink);
+    assert_eq!(
+        h.links[h.wl_down].stats.transmitted, sent_before,
+        "nothing is sent while blocked"
+    );
+    run_until(&mut h, Time(200_000_000), &mut sink);
+    h.finish();
+    assert!(h.counters.accounting.balances());
+    assert_eq!(
+        h.blocked_intervals.first(),
+        Some(&(Time(10_000_000), Time(60_000_000)))
+    );
+}
+
+#[test]
+fn after_the_end_the_hop_stays_open_at_its_rate() {
+    let mut h = hop("[wireless.availability]\nmodel = \"onoff\"\non = \"9s\"\noff = \"10s\"\n");
+    let mut sink = Sink::default();
+    run_until(&mut h, Time(9_500_000_000), &mut sink);
+    assert!(h.blocked());
+    run_until(&mut h, Time(10_000_000_000), &mut sink);
+    assert!(h.ended() && !h.blocked());
+    let t = Time(10_000_000_001);
+    h.ingress(t, Side::Ch, &datagram(Side::Ch, 1448));
+    run_until(&mut h, t + Dur::from_millis(4), &mut sink);
+    assert!(sink.out.is_empty(), "still paced by the links");
+    run_until(&mut h, t + Dur::from_millis(10), &mut sink);
+    assert_eq!(sink.out.len(), 1);
+    assert_eq!(
+        h.blocked_intervals,
+        vec![(Time(9_000_000_000), Time(10_000_000_000))]
+    );
+}
+
+#[test]
+fn same_seed_same_losses_as_the_simulators_stream() {
+    let lossy = "[wireless.loss.down]\nmodel = \"iid\"\np = 0.3\n";
+    let fates = |seed: u64| {
+        let text = format!("{SCENARIO}\n{lossy}");
+        let s = load_str(&text, "t.toml", Path::new("."), &[]).unwrap();
+        let mut h = Hop::new(&s, seed);
+        let mut sink = Sink::default();
+        for i in 0..50u64 {
+            h.ingress(Time(i * 5_000_000), Side::Ch, &datagram(Side::Ch, 100));
+            run_until(&mut h, Time(i * 5_000_000 + 4_000_000), &mut sink);
+        }
+        h.links[h.wl_down].stats.drops.loss
+    };
+    let mut reference = LossProcess::new(
+        &xltcp_core::scenario::LossSpec::Iid { p: 0.3 },
+        stream(7, "wireless.down.loss"),
+    );
+    let expected = (0..50).filter(|_| reference.lose_next()).count() as u64;
+    assert_eq!(fates(7), expected);
+}
+
+#[test]
+fn ttl_one_is_not_forwarded() {
+    let mut b = datagram(Side::Ch, 0);
+    b[8] = 1;
+    assert!(!decrement_ttl(&mut b));
+    let mut b = datagram(Side::Ch, 0);
+    assert!(decrement_ttl(&mut b));
+    assert!(parse(&b).is_ok());
+}

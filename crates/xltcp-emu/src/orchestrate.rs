@@ -1,0 +1,520 @@
+//! One emulator run from start to end: checks, plumbing, servers, the
+//! data-path thread, clients at their start times, results, teardown.
+
+use crate::apps::{self, AppResult};
+use crate::bridge::{run_loop, LoopReport};
+use crate::capture::Captures;
+use crate::clock::Clock;
+use crate::hop::{host_address, Hop};
+use crate::plumbing::{self, HostConfig, Names, Plumbing};
+use crate::signals;
+use crate::summary::{self, EmuDetails, EmuSummary, LATE_P99_WARN_US};
+use crate::EmuError;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use xltcp_core::scenario::{self, Direction, Scenario};
+use xltcp_core::sim::flow::Side;
+use xltcp_core::sim::summary::HopSummary;
+use xltcp_core::sim::LinkSummary;
+use xltcp_core::time::{Dur, Time};
+
+/// Most flows one emulation runs (two processes each).
+pub const MAX_FLOWS: usize = 64;
+/// How long after the scenario's end the applications may take to report.
+const GRACE: Dur = Dur::from_secs(15);
+/// How long servers may take to start listening.
+const SERVER_READY: Duration = Duration::from_secs(5);
+
+/// How to run an emulation.
+#[derive(Default)]
+pub struct EmuOptions<'a> {
+    /// Seed; `None` = the scenario's `[sim] seed`.
+    pub seed: Option<u64>,
+    /// Folder for `summary.json`, captures and the applications' reports.
+    pub out_dir: Option<&'a Path>,
+    /// Called about ten times a second with (emulated seconds done,
+    /// total); returning false stops the run (`Interrupted`).
+    pub progress: Option<&'a mut dyn FnMut(f64, f64) -> bool>,
+    /// Set from elsewhere (e.g. a signal handler) to stop the run.
+    pub stop: Option<&'a AtomicBool>,
+    /// Publish the radio's signals and accept injected ones on this
+    /// Unix-domain socket (see [`crate::signals`]).
+    pub signal_socket: Option<&'a Path>,
+    /// Linux congestion control for every flow instead of the scenario's
+    /// (e.g. "cubic"); the scenario's "newreno" runs as Linux "reno".
+    pub cc: Option<String>,
+}
+
+/// Runs `scenario` on real Linux TCP through the emulated hop.
+pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, EmuError> {
+    let wall = Clock::start();
+    if scenario.flows.len() > MAX_FLOWS {
+        return Err(EmuError::Unsupported(format!(
+            "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
+            scenario.flows.len()
+        )));
+    }
+    plumbing::preflight()?;
+    plumbing::clean_leftovers();
+    let seed = opts.seed.unwrap_or(scenario.sim.seed);
+    let mut warnings = namespace_wide_warnings(scenario);
+    let (ch, sh) = host_configs(scenario);
+    let mut plumbing = Plumbing::create(Names::for_pid(std::process::id()), &ch, &sh)?;
+    let outcome = emulate(scenario, seed, &mut plumbing, &mut opts, &mut warnings);
+    plumbing.teardown();
+    let (hop, report, apps, cc, counters) = outcome?;
+    let mut summary = build_summary(scenario, seed, &hop, report, &apps, cc, counters, warnings);
+    summary.wall_seconds = wall.now().as_nanos() as f64 / 1e9;
+    if let Some(dir) = opts.out_dir {
+        let mut text = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other)?;
+        text.push('\n');
+        std::fs::write(dir.join("summary.json"), text)?;
+    }
+    Ok(summary)
+}
+
+/// Settings Linux applies per namespace, taken from the first flow.
+fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
+    let first = &s.flows[0].tcp;
+    let differs = s.flows.iter().any(|f| {
+        let t = &f.tcp;
+        (
+            t.mss,
+            t.sack,
+            t.timestamps,
+            t.window_scale,
+            t.initial_window,
+            t.min_rto,
+            t.rcv_buffer,
+            t.snd_buffer,
+        ) != (
+            first.mss,
+            first.sack,
+            first.timestamps,
+            first.window_scale,
+            first.initial_window,
+            first.min_rto,
+            first.rcv_buffer,
+            first.snd_buffer,
+        )
+    });
+    let mut w = Vec::new();
+    if differs {
+        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers): the first flow's are used".into());
+    }
+    w
+}
+
+/// Namespace configuration from the first flow's TCP settings.
+fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
+    let t = &s.flows[0].tcp;
+    // The MTU makes Linux's MSS carry the scenario's payload per segment.
+    let mtu = t.mss + 40 + if t.timestamps { 12 } else { 0 };
+    let sysctls = vec![
+        format!("net.ipv4.tcp_sack={}", t.sack as u8),
+        format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
+        format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
+        format!("net.ipv4.tcp_rmem=4096 131072 {}", t.rcv_buffer.max(131072)),
+        format!("net.ipv4.tcp_wmem=4096 16384 {}", t.snd_buffer.max(16384)),
+        "net.ipv4.tcp_no_metrics_save=1".into(),
+    ];
+    let mut route = format!(
+        "initcwnd {} rto_min {}ms",
+        t.initial_window,
+        t.min_rto.as_nanos().div_ceil(1_000_000)
+    );
+    if t.delayed_ack_segments == 1 {
+        route.push_str(" quickack 1");
+    }
+    let host = |side: Side| HostConfig {
+        addresses: (0..s.flows.len() as u32)
+            .map(|i| host_address(side, i))
+            .collect(),
+        mtu,
+        sysctls: sysctls.clone(),
+        route_options: route.clone(),
+    };
+    (host(Side::Ch), host(Side::Sh))
+}
+
+/// Reads a child's output to its end on a thread; with `ready`, signals
+/// when a line containing "listening" appears.
+fn drain<R: Read + Send + 'static>(r: R, ready: Option<mpsc::Sender<()>>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut all = String::new();
+        let mut lines = BufReader::new(r);
+        let mut line = String::new();
+        while lines.read_line(&mut line).unwrap_or(0) > 0 {
+            if let Some(tx) = &ready {
+                if line.contains("listening") {
+                    let _ = tx.send(());
+                }
+            }
+            all.push_str(&line);
+            line.clear();
+        }
+        all
+    })
+}
+
+/// A running client: its child index and the threads reading its output.
+struct Client {
+    child: usize,
+    out: JoinHandle<String>,
+}
+
+/// Linux's TCP counters per namespace.
+type Counters = std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>;
+
+type Outcome = (
+    Hop,
+    LoopReport,
+    Vec<Option<AppResult>>,
+    Vec<String>,
+    Counters,
+);
+
+/// (namespace of the sender, of the receiver) of a flow.
+fn sides(d: Direction) -> (Side, Side) {
+    match d {
+        Direction::Down => (Side::Ch, Side::Sh),
+        Direction::Up => (Side::Sh, Side::Ch),
+    }
+}
+
+/// Starts each flow's iperf3 server on its receiving host and waits until
+/// all listen; returns the threads draining their output.
+fn start_servers(s: &Scenario, p: &mut Plumbing) -> Result<Vec<JoinHandle<String>>, EmuError> {
+    let (tx, rx) = mpsc::channel();
+    let mut drains = Vec::new();
+    for (i, f) in s.flows.iter().enumerate() {
+        let (_, rcv) = sides(f.direction);
+        let ns = p.names.ns(rcv).to_string();
+        let k = p.spawn(
+            &ns,
+            "iperf3",
+            &apps::server_args(host_address(rcv, i as u32)),
+        )?;
+        let c = p.child(k);
+        drains.extend(c.stdout.take().map(|o| drain(o, Some(tx.clone()))));
+        drains.extend(c.stderr.take().map(|e| drain(e, None)));
+    }
+    for f in &s.flows {
+        if rx.recv_timeout(SERVER_READY).is_err() {
+            return Err(EmuError::Setup(format!(
+                "iperf3 server of flow {} did not start listening",
+                f.name
+            )));
+        }
+    }
+    Ok(drains)
+}
+
+/// The signal socket's parts until its thread starts.
+type Socket<'a> = (
+    &'a Path,
+    std::os::unix::net::UnixListener,
+    mpsc::Receiver<(Time, signals::Signal)>,
+    mpsc::Sender<signals::Command>,
+);
+
+/// Binds the signal socket, if asked for, and wires the hop to it.
+fn attach_socket<'a>(
+    hop: &mut Hop,
+    path: Option<&'a Path>,
+    flag: &Arc<AtomicBool>,
+) -> Result<Option<Socket<'a>>, EmuError> {
+    let Some(path) = path else { return Ok(None) };
+    let listener = signals::bind(path)
+        .map_err(|e| EmuError::Setup(format!("signal socket {}: {e}", path.display())))?;
+    let (stx, srx) = mpsc::channel();
+    let (ctx, crx) = mpsc::channel();
+    hop.signals = Some(stx);
+    hop.commands = Some(crx);
+    hop.blocked_flag = Some(flag.clone());
+    Ok(Some((path, listener, srx, ctx)))
+}
+
+/// Reads each client's report (keeping a copy in `out_dir/apps/`).
+fn collect_reports(
+    s: &Scenario,
+    clients: Vec<Option<Client>>,
+    out_dir: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Option<AppResult>>, EmuError> {
+    let mut results = Vec::new();
+    for (i, c) in clients.into_iter().enumerate() {
+        let name = &s.flows[i].name;
+        let Some(Client { out, .. }) = c else {
+            warnings.push(format!("flow {name}: never started"));
+            results.push(None);
+            continue;
+        };
+        let text = out.join().unwrap_or_default();
+        if let Some(dir) = out_dir {
+            let adir = dir.join("apps");
+            std::fs::create_dir_all(&adir)?;
+            std::fs::write(
+                adir.join(format!("{}.json", xltcp_core::sim::output::sanitize(name))),
+                &text,
+            )?;
+        }
+        match apps::parse_report(&text) {
+            Ok(r) => results.push(Some(r)),
+            Err(e) => {
+                warnings.push(format!("flow {name}: {e}"));
+                results.push(None);
+            }
+        }
+    }
+    Ok(results)
+}
+
+fn emulate(
+    s: &Scenario,
+    seed: u64,
+    p: &mut Plumbing,
+    opts: &mut EmuOptions<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Outcome, EmuError> {
+    let _servers = start_servers(s, p)?;
+    let mut hop = Hop::new(s, seed);
+    if let Some(dir) = opts.out_dir {
+        std::fs::create_dir_all(dir)?;
+        let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
+        hop.capture = Some(Captures::create(dir, &names, s.output.pcap_snaplen)?);
+    }
+    let cc: Vec<String> = s
+        .flows
+        .iter()
+        .map(|f| {
+            opts.cc
+                .clone()
+                .unwrap_or_else(|| apps::linux_cc(&f.tcp.cc).to_string())
+        })
+        .collect();
+    let (Some(tun_ch), Some(tun_sh)) = (p.tun_ch.take(), p.tun_sh.take()) else {
+        return Err(EmuError::Setup("TUN devices missing".into()));
+    };
+    let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
+    let socket = attach_socket(&mut hop, opts.signal_socket, &blocked_flag)?;
+    let stop_dp = AtomicBool::new(false);
+    let clock = Clock::start();
+    let mut clients: Vec<Option<Client>> = (0..s.flows.len()).map(|_| None).collect();
+    let mut interrupted = false;
+    let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
+        let dp = scope.spawn(|| run_loop(&mut hop, &tun_ch, &tun_sh, &clock, &stop_dp));
+        let server = socket.map(|(path, listener, signals, commands)| {
+            let capacity_bps = s.wireless.link.rate_bps;
+            let server = signals::Server {
+                path,
+                clock,
+                capacity_bps,
+                blocked: &blocked_flag,
+                signals,
+                commands,
+                stop: &stop_dp,
+            };
+            scope.spawn(move || server.serve(listener))
+        });
+        let result = control(
+            s,
+            p,
+            opts,
+            &clock,
+            &cc,
+            &mut clients,
+            &mut interrupted,
+            warnings,
+        );
+        stop_dp.store(true, Ordering::Release);
+        let report = dp
+            .join()
+            .map_err(|_| EmuError::Setup("data-path thread panicked".into()))?;
+        if let Some(lost) = server.and_then(|h| h.join().ok()).filter(|&n| n > 0) {
+            warnings.push(format!(
+                "{lost} batches of signal lines were lost to clients not reading"
+            ));
+        }
+        result.map(|_| report)
+    })?;
+    let counters: Counters = [("ch", Side::Ch), ("sh", Side::Sh)]
+        .into_iter()
+        .map(|(k, side)| (k.to_string(), plumbing::tcp_counters(p.names.ns(side))))
+        .collect();
+    let device_drops: std::collections::BTreeMap<String, u64> = [
+        ("ch", &p.names.dev_ch, Side::Ch),
+        ("sh", &p.names.dev_sh, Side::Sh),
+    ]
+    .into_iter()
+    .map(|(k, dev, side)| (k.to_string(), plumbing::device_drops(p.names.ns(side), dev)))
+    .collect();
+    drop((tun_ch, tun_sh));
+    if device_drops.values().any(|&n| n > 0) {
+        warnings.push(format!("the kernel dropped datagrams at the TUN devices before the emulator read them: {device_drops:?}"));
+    }
+    if interrupted {
+        return Err(EmuError::Interrupted);
+    }
+    if let Some(c) = hop.capture.take() {
+        c.finish()?;
+    }
+    let results = collect_reports(s, clients, opts.out_dir, warnings)?;
+    Ok((hop, report, results, cc, counters))
+}
+
+/// The control thread's part: starts clients at their times, reports
+/// progress, waits for the clients to finish (or the grace period to end).
+#[allow(clippy::too_many_arguments)]
+fn control(
+    s: &Scenario,
+    p: &mut Plumbing,
+    opts: &mut EmuOptions<'_>,
+    clock: &Clock,
+    cc: &[String],
+    clients: &mut [Option<Client>],
+    interrupted: &mut bool,
+    warnings: &mut Vec<String>,
+) -> Result<(), EmuError> {
+    let end = Time::ZERO + s.sim.duration;
+    let mut order: Vec<usize> = (0..s.flows.len()).collect();
+    order.sort_by_key(|&i| (s.flows[i].start, i));
+    let mut next = 0;
+    let total = s.sim.duration.as_secs_f64();
+    loop {
+        let now = clock.now();
+        let stop = opts.stop.is_some_and(|f| f.load(Ordering::Relaxed));
+        let go_on = opts
+            .progress
+            .as_mut()
+            .is_none_or(|cb| cb(now.as_nanos().min(end.as_nanos()) as f64 / 1e9, total));
+        if stop || !go_on {
+            *interrupted = true;
+            return Ok(());
+        }
+        while next < order.len() && Time::ZERO + s.flows[order[next]].start <= now {
+            let i = order[next];
+            let f = &s.flows[i];
+            let (snd, rcv) = sides(f.direction);
+            let mut args = apps::client_args(
+                f,
+                s.sim.duration,
+                host_address(rcv, i as u32),
+                host_address(snd, i as u32),
+            );
+            let at = args.iter().position(|a| a == "-C").map_or(0, |k| k + 1);
+            args[at] = cc[i].clone();
+            let ns = p.names.ns(snd).to_string();
+            let k = p.spawn(&ns, "iperf3", &args)?;
+            let c = p.child(k);
+            let out = drain(c.stdout.take().expect("piped"), None);
+            // Errors go into the JSON report; stderr is only drained.
+            drop(drain(c.stderr.take().expect("piped"), None));
+            clients[i] = Some(Client { child: k, out });
+            next += 1;
+        }
+        let running = clients
+            .iter()
+            .flatten()
+            .filter(|c| matches!(p.child(c.child).try_wait(), Ok(None)))
+            .count();
+        if next == order.len() && running == 0 {
+            return Ok(());
+        }
+        if now > end + GRACE {
+            warnings.push(format!(
+                "{running} application(s) still running {GRACE} after the end: killed"
+            ));
+            return Ok(());
+        }
+        let until_next = order.get(next).map_or(Dur::from_millis(100), |&i| {
+            (Time::ZERO + s.flows[i].start).saturating_since(now)
+        });
+        std::thread::sleep(Duration::from_nanos(
+            until_next.min(Dur::from_millis(100)).as_nanos(),
+        ));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_summary(
+    s: &Scenario,
+    seed: u64,
+    hop: &Hop,
+    report: LoopReport,
+    apps: &[Option<AppResult>],
+    cc: Vec<String>,
+    counters: Counters,
+    mut warnings: Vec<String>,
+) -> EmuSummary {
+    if report.lateness.p99_us > LATE_P99_WARN_US {
+        warnings.push(format!(
+            "the emulation could not keep up: dispatch lateness p99 {:.0} us (median {:.0} us) exceeds {LATE_P99_WARN_US:.0} us",
+            report.lateness.p99_us, report.lateness.median_us
+        ));
+    }
+    let flows = summary::flow_summaries(s, hop, apps, &counters);
+    let directions = summary::direction_summaries(s, hop, &flows);
+    let blocked = hop.blocked_s();
+    let to_s = |t: Time| t.as_nanos() as f64 / 1e9;
+    let strings = |m: &std::collections::BTreeMap<&'static str, u64>| {
+        m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    };
+    EmuSummary {
+        xltcp_version: env!("CARGO_PKG_VERSION"),
+        engine: "emu",
+        scenario: scenario::echo(s),
+        seed,
+        duration_s: s.sim.duration.as_secs_f64(),
+        events: hop.counters.events,
+        packets: hop.links.iter().map(|l| l.stats.transmitted).sum(),
+        wall_seconds: 0.0,
+        flows,
+        directions,
+        links: hop
+            .links
+            .iter()
+            .map(|l| LinkSummary {
+                name: l.name.clone(),
+                stats: l.stats,
+            })
+            .collect(),
+        accounting: hop.counters.accounting,
+        hop: HopSummary {
+            blocked_s: blocked,
+            usable_s: s.sim.duration.as_secs_f64() - blocked,
+        },
+        emu: EmuDetails {
+            cpu_share: if report.wall_s > 0.0 {
+                report.cpu_s / report.wall_s
+            } else {
+                0.0
+            },
+            datapath: report,
+            rejected: strings(&hop.counters.rejected),
+            dropped_other: strings(&hop.counters.dropped_other),
+            non_tcp_forwarded: hop.counters.non_tcp,
+            blocked_intervals: hop
+                .blocked_intervals
+                .iter()
+                .map(|&(a, b)| (to_s(a), to_s(b)))
+                .collect(),
+            app_bytes: apps
+                .iter()
+                .map(|a| a.as_ref().map_or(0, |r| r.bytes_received))
+                .collect(),
+            app_seconds: apps
+                .iter()
+                .map(|a| a.as_ref().map_or(0.0, |r| r.seconds))
+                .collect(),
+            linux_tcp: counters,
+            linux_cc: cc,
+            warnings,
+        },
+    }
+}

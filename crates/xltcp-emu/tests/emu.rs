@@ -1,0 +1,435 @@
+//! The emulator on this machine: real transfers, teardown, leftovers,
+//! malformed input. Needs root, /dev/net/tun, `ip netns` and iperf3; each
+//! test prints why it is skipped when they are missing.
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use support::{emu_or_skip, namespaces_of, pcap_records, scenario};
+use xltcp_core::wire::parse;
+use xltcp_emu::{EmuError, EmuOptions};
+
+const HOP: &str = r#"
+[sim]
+duration = "3s"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+rate = "10Mbps"
+delay = "5ms"
+"#;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("xltcp-emu-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
+    let Some(_one) = emu_or_skip("a_real_tcp_transfer_crosses_the_hop") else {
+        return;
+    };
+    let s = scenario(&format!("{HOP}\n[[flow]]\n"));
+    let out = tmp("transfer");
+    let sum = xltcp_emu::run(
+        &s,
+        EmuOptions {
+            out_dir: Some(&out),
+            ..Default::default()
+        },
+    )
+    .expect("emulation runs");
+    let f = &sum.flows[0];
+    assert!(f.bytes_delivered > 1_000_000, "{f:?}");
+    assert!(
+        f.efficiency > 0.7,
+        "goodput {} of oracle {}",
+        f.goodput_bps,
+        f.oracle_bps
+    );
+    assert!(sum.accounting.balances(), "{:?}", sum.accounting);
+    assert_eq!(sum.accounting.in_flight, 0);
+    assert!(
+        sum.emu.rejected.is_empty(),
+        "{:?}, see {}",
+        sum.emu.rejected,
+        out.join("pcap/rejected.pcap").display()
+    );
+    assert_eq!(sum.emu.linux_cc, vec!["reno".to_string()]);
+    assert!(sum.emu.datapath.lateness.count > 1000);
+    // Every datagram on the air is real IPv4/TCP with valid checksums,
+    // routed by the BS on its way down (TTL 63; the up direction is
+    // captured before the BS), at an emulation time within the run.
+    let records = pcap_records(&out.join("pcap/wireless.pcap"));
+    assert_eq!(
+        records.len() as u64,
+        sum.links
+            .iter()
+            .filter(|l| l.name.contains("air"))
+            .map(|l| l.stats.transmitted)
+            .sum::<u64>()
+    );
+    for (t, bytes) in &records {
+        let p = parse(bytes).expect("valid datagram with checksums");
+        let down = p.packet().src.octets()[1] == 1;
+        assert_eq!(p.packet().ttl, if down { 63 } else { 64 });
+        assert!(*t < 20_000_000_000);
+    }
+    assert!(out.join("summary.json").is_file() && out.join("apps/flow0.json").is_file());
+}
+
+#[test]
+fn an_upload_runs_the_congestion_control_asked_for() {
+    let Some(_one) = emu_or_skip("an_upload_runs_the_congestion_control_asked_for") else {
+        return;
+    };
+    let s = scenario(&format!("{HOP}\n[[flow]]\ndirection = \"up\"\n"));
+    let opts = EmuOptions {
+        cc: Some("cubic".into()),
+        ..Default::default()
+    };
+    let sum = xltcp_emu::run(&s, opts).expect("emulation runs");
+    assert_eq!(sum.emu.linux_cc, vec!["cubic".to_string()]);
+    assert!(
+        sum.flows[0].bytes_delivered > 1_000_000,
+        "{:?}",
+        sum.flows[0]
+    );
+    let air_up = sum.links.iter().find(|l| l.name == "air-bs").unwrap();
+    let air_down = sum.links.iter().find(|l| l.name == "bs-air").unwrap();
+    assert!(air_up.stats.bytes_transmitted > 10 * air_down.stats.bytes_transmitted);
+}
+
+/// Nothing of a finished run remains: namespaces, devices, processes.
+fn assert_nothing_left() {
+    let pid = std::process::id();
+    assert_eq!(namespaces_of(pid), Vec::<String>::new());
+    let links = Command::new("ip").args(["-o", "link"]).output().unwrap();
+    let links = String::from_utf8_lossy(&links.stdout);
+    assert!(!links.contains(&format!("xl{pid}")), "{links}");
+    let children: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().nth(1))
+                == Some(&pid.to_string())
+        })
+        .collect();
+    assert!(children.is_empty(), "children left: {children:?}");
+    assert!(!std::path::Path::new(&format!("/run/xltcp-emu/{pid}")).exists());
+}
+
+#[test]
+fn teardown_leaves_nothing_behind_after_a_run_and_after_a_stop() {
+    let Some(_one) = emu_or_skip("teardown_leaves_nothing_behind") else {
+        return;
+    };
+    let s = scenario(&format!("{HOP}\n[[flow]]\n[[flow]]\ndirection = \"up\"\n"));
+    xltcp_emu::run(&s, EmuOptions::default()).expect("emulation runs");
+    assert_nothing_left();
+    // A stop request (Ctrl-C) in the middle of a long run.
+    let long = scenario(&format!("{}\n[[flow]]\n", HOP.replace("3s", "60s")));
+    let stop = AtomicBool::new(false);
+    let result = std::thread::scope(|sc| {
+        sc.spawn(|| {
+            std::thread::sleep(Duration::from_millis(1500));
+            stop.store(true, Ordering::Relaxed);
+        });
+        xltcp_emu::run(
+            &long,
+            EmuOptions {
+                stop: Some(&stop),
+                ..Default::default()
+            },
+        )
+    });
+    assert!(matches!(result, Err(EmuError::Interrupted)), "{result:?}");
+    assert_nothing_left();
+}
+
+#[test]
+fn leftovers_of_a_killed_run_are_cleaned_and_nothing_else() {
+    let Some(_one) = emu_or_skip("leftovers_of_a_killed_run_are_cleaned") else {
+        return;
+    };
+    let dir = tmp("killed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long.toml");
+    std::fs::write(&path, format!("{}\n[[flow]]\n", HOP.replace("3s", "60s"))).unwrap();
+    let mut victim = Command::new(env!("CARGO_BIN_EXE_xltcp-emu"))
+        .arg(&path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let vpid = victim.id();
+    let mut waited = 0;
+    while namespaces_of(vpid).len() < 2 && waited < 100 {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        namespaces_of(vpid).len(),
+        2,
+        "the run set up its namespaces"
+    );
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert_eq!(
+        namespaces_of(vpid).len(),
+        2,
+        "a killed run leaves its namespaces"
+    );
+    // A namespace that looks like ours but whose owner (pid 1) is alive.
+    let foreign = "xltcp-1-ch";
+    assert!(Command::new("ip")
+        .args(["netns", "add", foreign])
+        .status()
+        .unwrap()
+        .success());
+    let removed = xltcp_emu::plumbing::clean_leftovers();
+    let present = xltcp_emu::plumbing::emulator_namespaces();
+    let _ = Command::new("ip").args(["netns", "del", foreign]).status();
+    assert_eq!(
+        removed,
+        vec![format!("xltcp-{vpid}-ch"), format!("xltcp-{vpid}-sh")]
+    );
+    assert!(
+        present.iter().any(|(n, _)| n == foreign),
+        "a live owner's namespace is kept"
+    );
+    assert!(namespaces_of(vpid).is_empty());
+    assert!(!std::path::Path::new(&format!("/run/xltcp-emu/{vpid}")).exists());
+}
+
+/// Sends raw bytes out of the CH host's TUN device (AF_PACKET), so they
+/// reach the base station exactly as written.
+fn inject(ns: &str, dev: &str, packets: &[Vec<u8>]) -> bool {
+    let hex: Vec<String> = packets
+        .iter()
+        .map(|p| p.iter().map(|b| format!("{b:02x}")).collect())
+        .collect();
+    let script = format!(
+        "import socket\ns = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))\n\
+         for h in {hex:?}:\n    s.sendto(bytes.fromhex(h), ('{dev}', 0x0800))\n"
+    );
+    Command::new("ip")
+        .args(["netns", "exec", ns, "python3", "-c", &script])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn malformed_packets_from_a_host_are_counted_with_their_reason() {
+    let Some(_one) = emu_or_skip("malformed_packets_are_counted") else {
+        return;
+    };
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped malformed_packets_are_counted: python3 is needed to write raw frames");
+        return;
+    }
+    let s = scenario(&format!(
+        "{}\n[[flow]]\nstart = \"2s\"\n",
+        HOP.replace("3s", "4s")
+    ));
+    let names = xltcp_emu::plumbing::Names::for_pid(std::process::id());
+    // A TCP segment from the flow's CH address with its checksum broken.
+    let mut bad = vec![
+        0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 1, 0, 1, 10, 2, 0, 1,
+    ];
+    bad.extend([
+        0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0x10, 0, 0xde, 0xad, 0, 0,
+    ]);
+    let ip_sum = !ones_complement(&bad[..20]);
+    bad[10..12].copy_from_slice(&ip_sum.to_be_bytes());
+    let packets = vec![
+        bad,
+        vec![0x45, 0, 0],
+        [0x60, 0, 0, 0, 0, 0, 59, 64]
+            .into_iter()
+            .chain([0; 32])
+            .collect(),
+    ];
+    let result = std::thread::scope(|sc| {
+        let run = sc.spawn(|| xltcp_emu::run(&s, EmuOptions::default()));
+        let mut waited = 0;
+        while namespaces_of(std::process::id()).len() < 2 && waited < 100 {
+            std::thread::sleep(Duration::from_millis(100));
+            waited += 1;
+        }
+        std::thread::sleep(Duration::from_millis(700));
+        let sent = inject(&names.ns_ch, &names.dev_ch, &packets);
+        (run.join().unwrap(), sent)
+    });
+    let (sum, sent) = result;
+    assert!(sent, "raw frames written");
+    let sum = sum.expect("emulation runs");
+    let got: Vec<(&str, u64)> = sum
+        .emu
+        .rejected
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        got,
+        vec![("bad_tcp_checksum", 1), ("ipv6", 1), ("truncated", 1)]
+    );
+}
+
+fn ones_complement(data: &[u8]) -> u16 {
+    let mut sum: u32 = data
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum as u16
+}
+
+#[test]
+fn a_user_who_is_not_root_is_refused_with_exit_2() {
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: needs setpriv (util-linux)");
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: needs root to drop privileges");
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("xltcp-emu-notroot-{}.toml", std::process::id()));
+    std::fs::write(&path, format!("{HOP}\n[[flow]]\n")).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_xltcp-emu"),
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("Permission denied") {
+        eprintln!("skipped a_user_who_is_not_root_is_refused: the unprivileged user cannot read the test files: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("needs root"), "{err}");
+}
+
+#[test]
+fn the_signal_socket_publishes_blockages_and_takes_injected_ones() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some(_one) = emu_or_skip("the_signal_socket") else {
+        return;
+    };
+    let text = format!(
+        "{}\n[wireless.availability]\nmodel = \"onoff\"\non = \"1s\"\noff = \"500ms\"\n[[flow]]\n",
+        HOP.replace("3s", "3200ms")
+    );
+    let s = scenario(&text);
+    let sock = std::env::temp_dir().join(format!("xltcp-emu-test-{}.sock", std::process::id()));
+    let (sum, lines) = std::thread::scope(|sc| {
+        let run = sc.spawn(|| {
+            xltcp_emu::run(
+                &s,
+                EmuOptions {
+                    signal_socket: Some(&sock),
+                    ..Default::default()
+                },
+            )
+        });
+        let mut stream = None;
+        for _ in 0..100 {
+            if let Ok(c) = std::os::unix::net::UnixStream::connect(&sock) {
+                stream = Some(c);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let stream = stream.expect("the socket accepts a client");
+        let mut writer = stream.try_clone().unwrap();
+        let mut lines: Vec<serde_json::Value> = Vec::new();
+        let (mut injected_start, mut injected_stop) = (false, false);
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let v: serde_json::Value = serde_json::from_str(&line).expect("JSON lines");
+            let (kind, cause) = (
+                v["type"].as_str().unwrap_or(""),
+                v["cause"].as_str().unwrap_or(""),
+            );
+            // After the scheduled blockage ends at 1.5 s, block the hop from
+            // outside, then unblock it ~200 ms later.
+            if kind == "pu_stop" && cause == "pu" && !injected_start {
+                writer.write_all(b"{\"type\":\"pu_start\"}\n").unwrap();
+                injected_start = true;
+            }
+            if kind == "pu_start" && cause == "external" && !injected_stop {
+                std::thread::sleep(Duration::from_millis(200));
+                writer.write_all(b"{\"type\":\"pu_stop\"}\n").unwrap();
+                injected_stop = true;
+            }
+            lines.push(v);
+        }
+        (run.join().unwrap().expect("emulation runs"), lines)
+    });
+    let kinds: Vec<(String, String, f64)> = lines
+        .iter()
+        .filter(|v| v["type"] != "delivered" && v["type"] != "undelivered")
+        .map(|v| {
+            (
+                v["type"].as_str().unwrap_or("").into(),
+                v["cause"].as_str().unwrap_or("").into(),
+                v["t"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(lines[0]["type"], "hello");
+    assert_eq!(lines[0]["capacity_bps"], 10_000_000);
+    assert_eq!(lines[1]["type"], "capacity");
+    let at = |kind: &str, cause: &str| {
+        kinds
+            .iter()
+            .filter(|k| k.0 == kind && k.1 == cause)
+            .map(|k| k.2)
+            .collect::<Vec<f64>>()
+    };
+    // The scenario's blockage, at its exact model times.
+    assert_eq!(at("pu_start", "pu"), vec![1.0]);
+    assert_eq!(at("tfp_start", "pu"), vec![1.0]);
+    assert_eq!(at("pu_stop", "pu"), vec![1.5]);
+    // The injected one; the forced-open hop ignores the 2.5 s blockage.
+    let (s0, s1) = (at("pu_start", "external"), at("pu_stop", "external"));
+    assert_eq!((s0.len(), s1.len()), (1, 1), "{kinds:?}");
+    assert!(
+        s0[0] > 1.5 && s0[0] < 1.7 && s1[0] > s0[0] + 0.15,
+        "{kinds:?}"
+    );
+    assert_eq!(lines.iter().filter(|v| v["type"] == "ack").count(), 2);
+    assert!(
+        lines
+            .iter()
+            .filter(|v| v["type"] == "delivered" && v["dir"] == "down")
+            .count()
+            > 500
+    );
+    let iv = &sum.emu.blocked_intervals;
+    assert_eq!(iv.len(), 2, "{iv:?}");
+    assert_eq!(iv[0], (1.0, 1.5));
+    assert!(
+        (iv[1].0 - s0[0]).abs() < 1e-6 && (iv[1].1 - s1[0]).abs() < 1e-6,
+        "{iv:?} vs {s0:?} {s1:?}"
+    );
+    assert!(!sock.exists(), "the socket file is removed");
+}

@@ -1,0 +1,141 @@
+"""The ``xltcp emu`` command: errors without the machine, one short run with it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from typer.testing import CliRunner
+
+from xltcp.cli import app
+
+
+def _core_has_emu() -> bool:
+    try:
+        from xltcp import _core
+    except ImportError:
+        return False
+    return all(hasattr(_core, n) for n in ("emu", "EmuUnavailable", "ScenarioError"))
+
+
+needs_emu_core = pytest.mark.skipif(
+    not _core_has_emu(), reason="needs a built xltcp._core with emu (maturin develop)"
+)
+
+
+def _machine_reason() -> str | None:
+    if os.geteuid() != 0:
+        return "the emulator needs root"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun"
+    if shutil.which("ip") is None or shutil.which("iperf3") is None:
+        return "needs iproute2 (ip netns) and iperf3"
+    return None
+
+
+needs_machine = pytest.mark.skipif(
+    _machine_reason() is not None, reason=f"emulator unavailable: {_machine_reason()}"
+)
+
+SCENARIO = """
+name = "emu-short"
+[sim]
+duration = "2s"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+rate = "10Mbps"
+delay = "5ms"
+[[flow]]
+"""
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+@needs_emu_core
+def test_bad_scenario_exit_2_with_message(write_toml, tmp_path):
+    scenario = write_toml('bogus_key = 1\n[[flow]]\nname = "a"\n')
+    result = invoke("emu", scenario, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert "bogus_key" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@needs_emu_core
+def test_bad_override_exit_2(write_toml, tmp_path):
+    scenario = write_toml(SCENARIO)
+    result = invoke("emu", scenario, "--set", "wireless.rate=fast", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "wireless.rate" in result.stderr
+
+
+@needs_emu_core
+@pytest.mark.skipif(os.geteuid() == 0, reason="checks the refusal of a non-root user")
+def test_not_root_exit_2(write_toml, tmp_path):
+    result = invoke("emu", write_toml(SCENARIO), "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "root" in result.stderr
+
+
+@needs_emu_core
+@needs_machine
+def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
+    out = tmp_path / "out"
+    result = invoke("emu", write_toml(SCENARIO), "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["engine"] == "emu"
+    for key in ("flows", "directions", "links", "accounting", "hop", "emu"):
+        assert key in summary
+    flow = summary["flows"][0]
+    assert flow["bytes_delivered"] > 500_000
+    assert 0 < flow["efficiency"] <= 1.05
+    acc = summary["accounting"]
+    assert acc["injected"] == acc["delivered"] + acc["dropped"] + acc["in_flight"]
+    late = summary["emu"]["lateness"]
+    assert late["count"] > 0 and late["median_us"] <= late["p99_us"]
+    assert (out / "pcap" / "wireless.pcap").is_file()
+    # Nothing of the run is left behind.
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"xltcp-{os.getpid()}-" not in listing
+
+
+@needs_emu_core
+@needs_machine
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_run_and_tears_down(write_toml, tmp_path, signame):
+    import signal
+    import sys
+    import time
+
+    scenario = write_toml(SCENARIO.replace('"2s"', '"30s"'))
+    cmd = [sys.executable, "-m", "xltcp", "emu", str(scenario), "--out", str(tmp_path), "-q"]
+    proc = subprocess.Popen(
+        cmd,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell may start children with SIGINT ignored; restore Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    mine = f"xltcp-{proc.pid}-"
+    for _ in range(100):
+        listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        if listing.count(mine) == 2:
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the run did not set up its namespaces")
+    time.sleep(0.5)
+    proc.send_signal(getattr(signal, signame))
+    assert proc.wait(timeout=20) == 130
+    assert "interrupted" in proc.stderr.read()
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert mine not in listing
