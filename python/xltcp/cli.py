@@ -494,7 +494,7 @@ def reproduce(
     quiet: bool = QUIET_OPT,
 ) -> None:
     """Reproduce a paper: its configurations over seeds, a table and figures."""
-    from xltcp.reproduce import PAPERS
+    from xltcp.reproduce import PAPERS, progress_bar
 
     if paper not in PAPERS:
         raise typer.BadParameter(
@@ -504,7 +504,8 @@ def reproduce(
     out_dir = out or Path("results") / f"reproduce-{paper}"
     module = PAPERS[paper]
     total = module.total_runs(len(seed_list), sweeps)
-    with user_errors(), _run_bar(quiet, total) as step:
+    bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
+    with user_errors(), bar as step:
         report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
     if not quiet:
         out_console.print(
@@ -513,34 +514,6 @@ def reproduce(
         out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
     if any(not c["met"] for c in report["checks"]):
         err_console.print("some targets are not met (see table.md)", markup=False)
-
-
-@contextlib.contextmanager
-def _run_bar(quiet: bool, total: int) -> Iterator[Callable[[str], None]]:
-    """A progress bar over the runs of a reproduction (stderr, terminals only)."""
-    if quiet or not err_console.is_terminal:
-        yield lambda _label: None
-        return
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-    )
-    with bar:
-        task = bar.add_task("starting", total=total)
-        started = [False]
-
-        def step(label: str) -> None:
-            # Called as each run starts: the previous one is done.
-            if started[0]:
-                bar.advance(task)
-            started[0] = True
-            bar.update(task, description=label)
-
-        yield step
 
 
 def _version(value: bool) -> None:

@@ -105,6 +105,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let wireless = read_wireless(cx, &mut t, &tcp, base_dir);
     t.finish(cx);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
+    super::load_cr::check_flow_mss(cx, &root, &wireless, &tcp, &flows);
     let mut t = root.table(cx, "output");
     let output = read_output(cx, &mut t);
     t.finish(cx);

@@ -92,10 +92,7 @@ pub(super) fn read_lrwpan(
     if min_be > max_be {
         t.invalid(cx, "min_be", "is larger than max_be", "min_be <= max_be");
     }
-    let mut max_payload = u32::from(frame_layout(layout).payload);
-    if tcp.timestamps {
-        max_payload = max_payload.saturating_sub(12);
-    }
+    let max_payload = max_payload(layout, tcp);
     if tcp.mss > max_payload {
         let msg = format!(
             "[tcp] mss = {} B does not fit a 127-byte 802.15.4 frame with this layout",
@@ -110,6 +107,41 @@ pub(super) fn read_lrwpan(
         max_csma_backoffs,
         min_be,
         max_be,
+    }
+}
+
+/// The largest MSS a frame of `layout` carries with `tcp`'s options.
+fn max_payload(layout: LayoutPreset, tcp: &TcpSpec) -> u32 {
+    let payload = u32::from(frame_layout(layout).payload);
+    if tcp.timestamps {
+        payload.saturating_sub(12)
+    } else {
+        payload
+    }
+}
+
+/// Every flow's own `[flow.tcp]` must fit the 802.15.4 frame too (`[tcp]`
+/// is checked with `[wireless]`).
+pub(super) fn check_flow_mss(
+    cx: &mut Cx,
+    root: &Tab,
+    wireless: &WirelessSpec,
+    tcp: &TcpSpec,
+    flows: &[FlowSpec],
+) {
+    let HopKind::Lrwpan(spec) = &wireless.kind else {
+        return;
+    };
+    for f in flows {
+        let max = max_payload(spec.layout, &f.tcp);
+        if f.tcp != *tcp && f.tcp.mss > max {
+            let msg = format!(
+                "flow {}: mss = {} B does not fit a 127-byte 802.15.4 frame",
+                f.name, f.tcp.mss
+            );
+            root.invalid(cx, "flow", msg, &format!("[flow.tcp] mss <= {max}B"));
+            return;
+        }
     }
 }
 

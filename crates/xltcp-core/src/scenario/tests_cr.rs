@@ -172,3 +172,18 @@ fn the_byun2016_presets_round_trip() {
         assert_eq!(again, s, "{name}");
     }
 }
+
+#[test]
+fn a_flow_mss_too_large_for_the_frame_is_an_error() {
+    let text = format!("{LRWPAN}[flow.tcp]\nmss = \"90B\"\n");
+    let e = errors(&text, &[]);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("flow flow0: mss = 90 B does not fit")),
+        "{e:?}"
+    );
+    let ok = format!("{LRWPAN}[flow.tcp]\nmss = \"70B\"\n");
+    if let Err(e) = load(&ok, &[]) {
+        panic!("{e}");
+    }
+}
