@@ -56,7 +56,9 @@
 //!   place: slow start adds one SMSS per ACK and congestion avoidance adds
 //!   SMSS*SMSS/cwnd per ACK whatever it acknowledges (cc.rs: with delayed
 //!   ACKs cwnd grows about half as fast as by byte counting), ssthresh on
-//!   fast retransmit from FlightSize - 3 SMSS (cc.rs), fast retransmit also
+//!   fast retransmit from FlightSize - 3 SMSS with Limited Transmit segments
+//!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
+//!   (recovery.rs), fast retransmit also
 //!   allowed when the ACK equals `recover` (recovery.rs), the first data
 //!   segment is ACKed at once (recv.rs). The 60 s RTO cap is `max_rto`'s
 //!   default in both profiles.

@@ -219,8 +219,13 @@ impl Endpoint {
     /// Fast retransmit: RFC 5681 §3.2 steps 2-3 with RFC 6582, or RFC 6675 §5 step 4.
     fn enter_recovery(&mut self, _now: Time) {
         let smss = u64::from(self.smss);
-        // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize.
-        let flight = (self.snd_max.since(self.snd_una).max(0) as u64).saturating_sub(self.lt_bytes);
+        // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize
+        // (ns-3 counts them: its BytesInFlight covers everything sent).
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let flight = match self.config.profile {
+            super::Profile::Rfc => outstanding.saturating_sub(self.lt_bytes),
+            super::Profile::Ns3 => outstanding,
+        };
         let profile = self.config.profile;
         self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
         self.recover = self.snd_max;

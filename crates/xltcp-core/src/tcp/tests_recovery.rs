@@ -339,3 +339,24 @@ fn ns3_profile_leaves_recovery_with_cwnd_at_ssthresh() {
     assert_eq!(ep.cwnd(), 5500);
     assert_eq!(ep.congestion_state(), CongestionState::Open);
 }
+
+#[test]
+fn ns3_profile_counts_limited_transmit_in_the_ssthresh_flight() {
+    let mut ep = established(Config {
+        profile: super::Profile::Ns3,
+        ..cfg()
+    });
+    ep.write(40_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    send!(ep, ms(200), peer(r(0), s(2000), 0));
+    send_segments(&mut ep, ms(200), 10_000, 3);
+    send!(ep, ms(210), peer(r(0), s(2000), 0));
+    send_segments(&mut ep, ms(210), 13_000, 1);
+    send!(ep, ms(211), peer(r(0), s(2000), 0));
+    send_segments(&mut ep, ms(211), 14_000, 1);
+    send!(ep, ms(212), peer(r(0), s(2000), 0));
+    assert!(recv!(ep, ms(212)).retransmission);
+    // ns-3: BytesInFlight covers the two Limited Transmit segments and
+    // leaves out the three dup-acked ones: (13000 - 3000) / 2.
+    assert_eq!(ep.ssthresh(), 5000);
+}
