@@ -33,8 +33,6 @@ NS3_BIN = ROOT / "bench" / "ns3" / "build" / "lossy_last_hop"
 
 def xltcp_run(p: float, seed: int, profile: str, duration: int) -> dict:
     overrides = [f"wireless.loss.down.p={p}", f"tcp.profile=\"{profile}\"", f"sim.duration={duration}s"]
-    if p == 0:
-        overrides[0] = "wireless.loss.down.model=\"none\""
     s = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))
     f = s["flows"][0]
     return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}
@@ -54,7 +52,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--duration", type=int, default=60)
     ap.add_argument("--profile", default="rfc", choices=["rfc", "ns3"])
-    ap.add_argument("--ns3-json", type=Path, help="ns-3 results from an earlier run (list of objects with p, seed, goodput_bps, retransmissions)")
+    ap.add_argument("--ns3-json", type=Path, help="ns-3 results of an earlier run (bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
     args = ap.parse_args()
     ps = [float(x) for x in args.p.split(",")]
@@ -62,15 +60,18 @@ def main() -> int:
 
     cached = {}
     if args.ns3_json:
-        for r in json.loads(args.ns3_json.read_text()):
-            cached[(float(r["p"]), int(r["seed"]))] = r
+        data = json.loads(args.ns3_json.read_text())
+        runs = data["runs"] if isinstance(data, dict) else data
+        for r in runs:
+            if r.get("fix_emulated_sack", True):
+                cached[(float(r["p"]), int(r["seed"]))] = r
     elif not NS3_BIN.exists():
         print(f"{NS3_BIN} missing: run bench/ns3/build.sh first", file=sys.stderr)
         return 2
 
     rows = []
     print(f"xltcp profile: {args.profile}; {args.seeds} seeds x {args.duration} s")
-    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} | {'diff':>7}")
+    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'diff':>7}")
     for p in ps:
         xs = [xltcp_run(p, s, args.profile, args.duration) for s in seeds]
         ns = [cached.get((p, s)) or ns3_run(p, s, args.duration) for s in seeds]
@@ -79,8 +80,9 @@ def main() -> int:
         xr = sum(r["retransmissions"] for r in xs) / len(xs)
         xt = sum(r["rto_count"] for r in xs) / len(xs)
         nr = sum(r["retransmissions"] for r in ns) / len(ns)
+        nt = sum(r.get("rto_count", float("nan")) for r in ns) / len(ns)
         diff = (xm - nm) / nm * 100 if nm else float("nan")
-        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} | {diff:>+6.1f}%")
+        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} {nt:>5.1f} | {diff:>+6.1f}%")
         rows.append({"p": p, "xltcp": xs, "ns3": ns, "xltcp_mean_mbps": xm, "ns3_mean_mbps": nm, "diff_pct": diff})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"profile": args.profile, "rows": rows}, indent=2) + "\n")

@@ -26,12 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "many-flows.toml"
 NS3_BIN = ROOT / "bench" / "ns3" / "build" / "many_flows"
 
-XLTCP_CHILD = """
-import json, sys
-from xltcp import _core
-s = json.loads(_core.run(sys.argv[1], None, None, ["sim.duration=" + sys.argv[2] + "s"], None))
-print(json.dumps({k: s[k] for k in ("events", "packets", "wall_seconds", "duration_s")}))
-"""
+RUNNER = ROOT / "target" / "release" / "examples" / "run"
 
 
 def peak_rss_of(cmd: list[str]) -> tuple[dict, int]:
@@ -42,24 +37,34 @@ def peak_rss_of(cmd: list[str]) -> tuple[dict, int]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed with status {proc.returncode}")
-    return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss * 1024
+    try:
+        result = json.loads(out)
+    except json.JSONDecodeError:
+        result = json.loads(out.strip().splitlines()[-1])
+    return result, usage.ru_maxrss * 1024
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--durations", default="60,600", help="simulated seconds for xltcp, comma-separated (default 60,600)")
     ap.add_argument("--no-ns3", action="store_true", help="skip ns-3")
+    ap.add_argument("--ns3-json", type=Path, help="reuse an earlier ns-3 result (bench/out/ns3_many_flows_60s.json)")
     args = ap.parse_args()
     durations = [int(d) for d in args.durations.split(",")]
 
     rows = []
+    # The core's own runner (no Python interpreter in the measured process).
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
     for d in durations:
-        r, rss = peak_rss_of([sys.executable, "-c", XLTCP_CHILD, str(SCENARIO), str(d)])
+        r, rss = peak_rss_of([str(RUNNER), str(SCENARIO), "--set", f"sim.duration={d}s"])
         rows.append(("xltcp", d, r["packets"], r["events"], r["wall_seconds"], rss))
-    base_rss = peak_rss_of([sys.executable, "-c", "import json; from xltcp import _core; print(json.dumps({}))"])[1]
 
     ns3 = None
-    if not args.no_ns3:
+    if args.ns3_json:
+        r = json.loads(args.ns3_json.read_text())
+        ns3 = ("ns-3 3.44", int(r["duration_s"]), r["packets"], r["events"], r["wall_seconds_run"], r["peak_rss_bytes"])
+        rows.append(ns3)
+    elif not args.no_ns3:
         if not NS3_BIN.exists():
             print(f"ns-3 binary {NS3_BIN} missing: run bench/ns3/build.sh (skipping ns-3)", file=sys.stderr)
         else:
@@ -71,7 +76,6 @@ def main() -> int:
     print(f"{'tool':<10} {'sim s':>6} {'packets':>12} {'events':>12} {'wall s':>8} {'pkts/s':>12} {'events/s':>12} {'peak RSS':>10}")
     for tool, d, pk, ev, wall, rss in rows:
         print(f"{tool:<10} {d:>6} {pk:>12} {ev:>12} {wall:>8.2f} {pk / wall:>12.0f} {ev / wall:>12.0f} {rss / 2**20:>8.1f}MiB")
-    print(f"(python interpreter + xltcp module alone: {base_rss / 2**20:.1f} MiB of the xltcp RSS)")
     if ns3:
         x = rows[0]
         print(f"xltcp / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second")

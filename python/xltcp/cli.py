@@ -386,11 +386,16 @@ def describe(echo: dict) -> List[str]:
     hop = echo.get("wireless", {})
     if isinstance(hop, dict) and hop:
         lines.append("wireless hop: " + _describe_hop(hop))
+    schemes = echo.get("schemes", {})
+    if isinstance(schemes, dict) and schemes:
+        lines.append("schemes: " + ", ".join(f"{k}={v}" for k, v in schemes.items()))
     return lines
 
 
 def _describe_hop(hop: dict) -> str:
     parts = [str(hop[key]) for key in ("rate", "delay", "queue") if key in hop]
+    if hop.get("kind") == "lrwpan":
+        parts.insert(0, f"802.15.4 ({hop.get('layout')} frames)")
     loss = hop.get("loss", {})
     if isinstance(loss, dict):
         for direction in ("down", "up"):
@@ -427,6 +432,13 @@ def demo(
     if not path.is_file():
         raise _error(f"the shipped demo scenario is missing ({path})", 1)
     run_scenario(path, seed, None, out, [], quiet, json_)
+    # The demo also draws its flows (RESULTS/plots/<flow>.png).
+    from xltcp.plot import plot_run
+
+    out_dir = out if out is not None else default_out_dir(runner.validate(path, []), path)
+    written = plot_run(out_dir)
+    if not quiet and not json_:
+        out_console.print(Text(f"plots in {out_dir / 'plots'} ({len(written)} flows)"))
 
 
 def _first_comment(path: Path) -> str:
@@ -453,6 +465,55 @@ def scenarios() -> None:
         listing.add_row(path.stem, _first_comment(path))
     out_console.print(listing)
     out_console.print(Text(f"in {folder}"), soft_wrap=True)
+
+
+@app.command()
+def plot(
+    results: Path = typer.Argument(..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."),
+) -> None:
+    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
+    if not (results / "timeseries").is_dir():
+        raise _error(f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2)
+    from xltcp.plot import plot_run
+
+    for path in plot_run(results):
+        out_console.print(f"wrote {path}")
+
+
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
+    seeds: Optional[str] = typer.Option(
+        "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Results folder (default: results/reproduce-PAPER)."
+    ),
+    sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
+    set_: Optional[List[str]] = SET_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Reproduce a paper: its configurations over seeds, a table and figures."""
+    from xltcp.reproduce import PAPERS, progress_bar
+
+    if paper not in PAPERS:
+        raise typer.BadParameter(
+            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}", param_hint="'PAPER'"
+        )
+    seed_list = _parse_seeds_option(seeds) or [1]
+    out_dir = out or Path("results") / f"reproduce-{paper}"
+    module = PAPERS[paper]
+    total = module.total_runs(len(seed_list), sweeps)
+    bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
+    with user_errors(), bar as step:
+        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
+    if not quiet:
+        out_console.print(
+            (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
+        )
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
+    if any(not c["met"] for c in report["checks"]):
+        err_console.print("some targets are not met (see table.md)", markup=False)
 
 
 def _version(value: bool) -> None:

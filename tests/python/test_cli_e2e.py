@@ -92,7 +92,7 @@ def test_run_writes_summary_with_documented_keys(demo, tmp_path):
         assert flow["direction"] in ("down", "up")
         assert flow["goodput_bps"] <= flow["oracle_bps"]
     for link in summary["links"]:
-        assert {"name", "packets_sent", "drops"} <= link.keys()
+        assert {"name", "transmitted", "drops"} <= link.keys()
 
 
 def test_run_prints_table(demo, tmp_path):

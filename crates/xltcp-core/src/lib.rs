@@ -6,8 +6,11 @@
 //! named streams ([`rng::stream`]).
 #![warn(missing_docs)]
 
+pub mod radio;
 pub mod rng;
 pub mod scenario;
+pub mod schemes;
+pub mod signal;
 pub mod sim;
 pub mod tcp;
 pub mod time;

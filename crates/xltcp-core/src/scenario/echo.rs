@@ -1,6 +1,9 @@
 //! The scenario echo written into results: every effective value, with
 //! units in the form people write them ("10Mbps", "20ms", "4MiB"), in the
-//! same shape as the TOML file (flows expanded).
+//! same shape as the TOML file (flows expanded, each with its full TCP
+//! settings; blocked intervals inline). The echo is itself a valid
+//! scenario: [`to_toml`] writes it, and loading that gives back the same
+//! [`Scenario`].
 
 use serde_json::{json, Value};
 
@@ -10,11 +13,12 @@ use super::units::{format_duration, format_period, format_queue, format_rate, fo
 /// The scenario as JSON, units readable; flows are listed after expansion,
 /// each with its effective TCP settings.
 pub fn echo(s: &Scenario) -> Value {
-    json!({
+    let mut v = json!({
         "name": s.name,
         "sim": {
             "duration": format_duration(s.sim.duration),
-            "seed": s.sim.seed,
+            // TOML integers are signed: larger seeds are written as strings.
+            "seed": i64::try_from(s.sim.seed).map_or_else(|_| json!(s.sim.seed.to_string()), |n| json!(n)),
             "sample_interval": format_duration(s.sim.sample_interval),
         },
         "tcp": tcp(&s.tcp),
@@ -26,7 +30,45 @@ pub fn echo(s: &Scenario) -> Value {
             "pcap_snaplen": s.output.pcap_snaplen,
             "timeseries": s.output.timeseries,
         },
+    });
+    // Tables at their defaults are left out, so that scenarios without
+    // them echo exactly as before they existed.
+    if s.schemes != SchemesSpec::default() {
+        v["schemes"] = schemes(&s.schemes);
+    }
+    if s.pu_detection != PuDetectionSpec::default() {
+        let p = &s.pu_detection;
+        v["pu_detection"] = json!({
+            "t_idle": format_duration(p.t_idle),
+            "signalling_delay": format_duration(p.signalling_delay),
+            "missed_detection": p.missed_detection,
+        });
+    }
+    v
+}
+
+fn schemes(s: &SchemesSpec) -> Value {
+    json!({
+        "cr_aware": s.cr_aware,
+        "local_recovery": match s.local_recovery {
+            LocalRecoverySpec::None => "none",
+            LocalRecoverySpec::Phy => "phy",
+            LocalRecoverySpec::Tcp => "tcp",
+        },
+        "cr_max_freeze": format_duration(s.cr_max_freeze),
+        "cr_probe_interval": format_duration(s.cr_probe_interval),
+        "cr_access_failures": s.cr_access_failures,
+        "lr_buffer": s.lr_buffer,
     })
+}
+
+/// The echo as a TOML document that loads back into the same scenario
+/// (for any scenario the loader accepts; an empty string if TOML cannot
+/// represent it).
+pub fn to_toml(s: &Scenario) -> String {
+    // An echo is a JSON object of tables, strings, numbers and booleans
+    // (no nulls), which TOML can always represent.
+    toml::to_string(&echo(s)).unwrap_or_default()
 }
 
 fn tcp(t: &TcpSpec) -> Value {
@@ -83,7 +125,7 @@ fn wireless(w: &WirelessSpec) -> Value {
             "start": if *start_blocked { "off" } else { "on" },
         }),
         AvailabilitySpec::Intervals(list) => json!({
-            "model": "file",
+            "model": "intervals",
             "intervals": list
                 .iter()
                 .map(|(a, b)| json!([format_duration(*a), format_duration(*b)]))
@@ -94,6 +136,20 @@ fn wireless(w: &WirelessSpec) -> Value {
     v["frame_overhead"] = json!(format_size(w.frame_overhead as u64));
     v["loss"] = json!({ "down": loss(&w.loss_down), "up": loss(&w.loss_up) });
     v["availability"] = availability;
+    if let HopKind::Lrwpan(l) = &w.kind {
+        v["kind"] = json!("lrwpan");
+        v["layout"] = json!(match l.layout {
+            LayoutPreset::TcpIpv4 => "tcp_ipv4",
+            LayoutPreset::Paper => "paper",
+        });
+        if let Some(db) = l.snr_db {
+            v["snr_db"] = json!(db);
+        }
+        v["max_frame_retries"] = json!(l.max_frame_retries);
+        v["max_csma_backoffs"] = json!(l.max_csma_backoffs);
+        v["min_be"] = json!(l.min_be);
+        v["max_be"] = json!(l.max_be);
+    }
     v
 }
 

@@ -14,6 +14,9 @@ use crate::time::Dur;
 /// At most this many flows after `count` expansion.
 pub const MAX_FLOWS: usize = 10_000;
 
+/// Longest flow name, count suffix included.
+const MAX_NAME: usize = 64;
+
 /// Loads the scenario file at `path` and applies `overrides`
 /// (`dotted.key=value`, see the module doc of `scenario`).
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
@@ -71,10 +74,15 @@ pub fn load_str(
     );
     let scenario = read_scenario(&mut cx, &doc, &default_name, base_dir);
     if cx.errors.is_empty() {
-        Ok(scenario)
-    } else {
-        Err(ScenarioError { errors: cx.errors })
+        return Ok(scenario);
     }
+    // File order first, then overrides, then whole-scenario problems.
+    cx.errors.sort_by_key(|d| match d.location {
+        Location::File { line, col } => (0, line, col),
+        Location::Override => (1, 0, 0),
+        Location::Whole => (2, 0, 0),
+    });
+    Err(ScenarioError { errors: cx.errors })
 }
 
 /// The whole document.
@@ -97,8 +105,16 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let wireless = read_wireless(cx, &mut t, &tcp, base_dir);
     t.finish(cx);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
+    super::load_cr::check_flow_mss(cx, &root, &wireless, &tcp, &flows);
     let mut t = root.table(cx, "output");
     let output = read_output(cx, &mut t);
+    t.finish(cx);
+    let mut t = root.table(cx, "schemes");
+    let lrwpan = matches!(wireless.kind, HopKind::Lrwpan(_));
+    let schemes = super::load_cr::read_schemes(cx, &mut t, lrwpan);
+    t.finish(cx);
+    let mut t = root.table(cx, "pu_detection");
+    let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
     t.finish(cx);
     root.finish(cx);
     Scenario {
@@ -109,6 +125,8 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
         wireless,
         flows,
         output,
+        schemes,
+        pu_detection,
     }
 }
 
@@ -124,7 +142,7 @@ fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
             "a duration > 0, e.g. \"60s\"",
         );
     }
-    let seed = t.read(cx, "seed", d.seed as i128, rd::int_in(0, u64::MAX as i128)) as u64;
+    let seed = t.read(cx, "seed", d.seed, rd::seed);
     let sample_interval = t.read(cx, "sample_interval", d.sample_interval, rd::dur);
     if sample_interval == Dur::ZERO {
         let allowed = "a duration > 0, e.g. \"100ms\"";
@@ -146,43 +164,60 @@ const RECOVERIES: &[(&str, RecoverySpec)] = &[
 /// `[tcp]` or `[flow.tcp]`: every key defaults to `base`'s value.
 fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
     let b = base.clone();
-    let profile = t.read(cx, "profile", b.profile, rd::choice(PROFILES));
-    let cc = t.read(cx, "cc", b.cc, rd::string);
-    if !KNOWN_CC.contains(&cc.as_str()) {
-        let msg = format!("unknown congestion control \"{cc}\"");
-        t.invalid(cx, "cc", msg, &KNOWN_CC.join(", "));
-    }
-    let recovery = t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES));
-    let sack = t.read(cx, "sack", b.sack, rd::boolean);
-    let timestamps = t.read(cx, "timestamps", b.timestamps, rd::boolean);
-    let window_scale = t.read(cx, "window_scale", b.window_scale, rd::boolean);
     let mss = t.read(cx, "mss", b.mss as u64, rd::size);
     if !(64..=65495).contains(&mss) {
-        let msg = format!("{mss} B is out of range");
-        t.invalid(cx, "mss", msg, "64B..=65495B");
+        t.invalid(
+            cx,
+            "mss",
+            format!("{mss} B is out of range"),
+            "64B..=65495B",
+        );
     }
     let iw = rd::int_in(1, 100);
-    let initial_window = t.read(cx, "initial_window", b.initial_window as i128, iw) as u32;
     let da = rd::int_in(1, 64);
-    let delayed_ack_segments = t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32;
-    let delayed_ack_timeout = t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur);
-    if delayed_ack_timeout == Dur::ZERO || delayed_ack_timeout >= Dur::from_millis(500) {
-        // RFC 1122 4.2.3.2: an ACK must not be delayed by 500 ms or more.
-        let msg = format!(
-            "{} is out of range (RFC 1122)",
-            units::format_duration(delayed_ack_timeout)
-        );
+    let spec = TcpSpec {
+        profile: t.read(cx, "profile", b.profile, rd::choice(PROFILES)),
+        cc: t.read(cx, "cc", b.cc, rd::string),
+        recovery: t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES)),
+        sack: t.read(cx, "sack", b.sack, rd::boolean),
+        timestamps: t.read(cx, "timestamps", b.timestamps, rd::boolean),
+        window_scale: t.read(cx, "window_scale", b.window_scale, rd::boolean),
+        mss: mss.clamp(64, 65495) as u32,
+        initial_window: t.read(cx, "initial_window", b.initial_window as i128, iw) as u32,
+        limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
+        delayed_ack_segments: t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32,
+        delayed_ack_timeout: t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur),
+        initial_rto: t.read(cx, "initial_rto", b.initial_rto, rd::dur),
+        min_rto: t.read(cx, "min_rto", b.min_rto, rd::dur),
+        max_rto: t.read(cx, "max_rto", b.max_rto, rd::dur),
+        rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
+        snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
+    };
+    check_tcp(cx, t, &spec);
+    spec
+}
+
+/// The rules of a TCP table. A rule that involves several keys is checked
+/// where one of them is written, so a `[tcp]` mistake is not repeated for
+/// every `[flow.tcp]`.
+fn check_tcp(cx: &mut Cx, t: &Tab, s: &TcpSpec) {
+    let written = |keys: &[&str]| keys.iter().any(|k| t.has(k));
+    if !KNOWN_CC.contains(&s.cc.as_str()) {
+        let msg = format!("unknown congestion control \"{}\"", s.cc);
+        t.invalid(cx, "cc", msg, &KNOWN_CC.join(", "));
+    }
+    let dat = s.delayed_ack_timeout;
+    // RFC 1122 4.2.3.2: an ACK must not be delayed by 500 ms or more.
+    if dat == Dur::ZERO || dat >= Dur::from_millis(500) {
+        let msg = format!("{} is out of range (RFC 1122)", units::format_duration(dat));
         t.invalid(cx, "delayed_ack_timeout", msg, "0 < timeout < 500ms");
     }
-    let initial_rto = t.read(cx, "initial_rto", b.initial_rto, rd::dur);
-    let min_rto = t.read(cx, "min_rto", b.min_rto, rd::dur);
-    let max_rto = t.read(cx, "max_rto", b.max_rto, rd::dur);
-    for (key, v) in [("initial_rto", initial_rto), ("min_rto", min_rto)] {
+    for (key, v) in [("initial_rto", s.initial_rto), ("min_rto", s.min_rto)] {
         if v == Dur::ZERO {
             t.invalid(cx, key, "must be longer than 0", "a duration > 0");
         }
     }
-    if min_rto > max_rto {
+    if s.min_rto > s.max_rto && written(&["min_rto", "max_rto"]) {
         let key = if t.has("max_rto") {
             "max_rto"
         } else {
@@ -190,42 +225,22 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         };
         let msg = format!(
             "min_rto ({}) is larger than max_rto ({})",
-            units::format_duration(min_rto),
-            units::format_duration(max_rto)
+            units::format_duration(s.min_rto),
+            units::format_duration(s.max_rto)
         );
         t.invalid(cx, key, msg, "min_rto <= max_rto");
     }
-    let rcv_buffer = t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size);
-    let snd_buffer = t.read(cx, "snd_buffer", b.snd_buffer, rd::size);
-    let mss_ok = (64..=65495).contains(&mss);
-    if mss_ok && !(mss..=1 << 30).contains(&rcv_buffer) {
-        let msg = format!("{} is out of range", units::format_size(rcv_buffer));
+    let mss = s.mss as u64;
+    if !(mss..=1 << 30).contains(&s.rcv_buffer) && written(&["rcv_buffer", "mss"]) {
+        let msg = format!("{} is out of range", units::format_size(s.rcv_buffer));
         t.invalid(cx, "rcv_buffer", msg, "mss..=1GiB");
     }
-    if mss_ok && snd_buffer < mss {
+    if s.snd_buffer < mss && written(&["snd_buffer", "mss"]) {
         let msg = format!(
             "{} is smaller than one segment",
-            units::format_size(snd_buffer)
+            units::format_size(s.snd_buffer)
         );
         t.invalid(cx, "snd_buffer", msg, ">= mss");
-    }
-    TcpSpec {
-        profile,
-        cc,
-        recovery,
-        sack,
-        timestamps,
-        window_scale,
-        mss: mss.min(u32::MAX as u64) as u32,
-        initial_window,
-        limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
-        delayed_ack_segments,
-        delayed_ack_timeout,
-        initial_rto,
-        min_rto,
-        max_rto,
-        rcv_buffer,
-        snd_buffer,
     }
 }
 
@@ -270,7 +285,12 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
 
 /// `[wireless]` with its `loss` and `availability` sub-tables.
 fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> WirelessSpec {
-    let link = read_link(cx, t, tcp);
+    let lrwpan = super::load_cr::read_hop_kind(cx, t);
+    let link = if lrwpan {
+        super::load_cr::read_lrwpan_link(cx, t)
+    } else {
+        read_link(cx, t, tcp)
+    };
     let frame_overhead = t.read(cx, "frame_overhead", 0, rd::size);
     if frame_overhead > 65535 {
         t.invalid(cx, "frame_overhead", "is too large", "0B..=65535B");
@@ -286,7 +306,15 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     let mut av = t.table(cx, "availability");
     let availability = read_availability(cx, &mut av, base_dir);
     av.finish(cx);
+    let kind = if lrwpan {
+        HopKind::Lrwpan(super::load_cr::read_lrwpan(
+            cx, t, tcp, &loss_down, &loss_up,
+        ))
+    } else {
+        HopKind::P2p
+    };
     WirelessSpec {
+        kind,
         link,
         loss_down,
         loss_up,
@@ -346,44 +374,70 @@ fn check_loss_probability(cx: &mut Cx, t: &Tab, key: &str, p: f64) {
     }
 }
 
-const AVAILABILITY_MODELS: &[(&str, u8)] = &[("always", 0), ("onoff", 1), ("file", 2)];
+const AVAILABILITY_MODELS: &[(&str, u8)] =
+    &[("always", 0), ("onoff", 1), ("file", 2), ("intervals", 3)];
 const START_STATES: &[(&str, bool)] = &[("on", false), ("off", true)];
 
 /// `[wireless.availability]`.
 fn read_availability(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> AvailabilitySpec {
     match t.read(cx, "model", 0, rd::choice(AVAILABILITY_MODELS)) {
-        1 => {
-            let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
-            let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
-            let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
-            for (key, p) in [("on", on), ("off", off)] {
-                if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
-                    if d == Dur::ZERO {
-                        t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
-                    }
-                }
-            }
-            let zero = Period::Fixed(Dur::ZERO);
-            AvailabilitySpec::OnOff {
-                on: on.unwrap_or(zero),
-                off: off.unwrap_or(zero),
-                start_blocked,
-            }
-        }
+        1 => read_onoff(cx, t),
         2 => {
             let Some(file) = t.required(cx, "file", "\"blocked.txt\"", rd::string) else {
                 return AvailabilitySpec::Intervals(Vec::new());
             };
-            match intervals::read_intervals(&base_dir.join(&file)) {
-                Ok(list) => AvailabilitySpec::Intervals(list),
-                Err(msg) => {
-                    let allowed = "one \"start end\" pair of seconds per line, sorted, disjoint";
-                    t.invalid(cx, "file", msg, allowed);
-                    AvailabilitySpec::Intervals(Vec::new())
-                }
+            let list = intervals::read_intervals(&base_dir.join(&file));
+            intervals_or_error(cx, t, "file", list)
+        }
+        3 => {
+            let example = "[[\"1s\", \"2.5s\"], [\"10s\", \"12s\"]]";
+            let list = t.required(cx, "intervals", example, intervals::from_val);
+            match list {
+                Some(list) => intervals_or_error(cx, t, "intervals", list),
+                None => AvailabilitySpec::Intervals(Vec::new()),
             }
         }
         _ => AvailabilitySpec::Always,
+    }
+}
+
+fn intervals_or_error(
+    cx: &mut Cx,
+    t: &Tab,
+    key: &str,
+    list: Result<Vec<(Dur, Dur)>, String>,
+) -> AvailabilitySpec {
+    match list {
+        Ok(list) => AvailabilitySpec::Intervals(list),
+        Err(msg) => {
+            t.invalid(
+                cx,
+                key,
+                msg,
+                "\"start end\" pairs, start < end, sorted, disjoint",
+            );
+            AvailabilitySpec::Intervals(Vec::new())
+        }
+    }
+}
+
+/// `model = "onoff"`.
+fn read_onoff(cx: &mut Cx, t: &mut Tab) -> AvailabilitySpec {
+    let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
+    let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
+    let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
+    for (key, p) in [("on", on), ("off", off)] {
+        if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
+            if d == Dur::ZERO {
+                t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
+            }
+        }
+    }
+    let zero = Period::Fixed(Dur::ZERO);
+    AvailabilitySpec::OnOff {
+        on: on.unwrap_or(zero),
+        off: off.unwrap_or(zero),
+        start_blocked,
     }
 }
 
@@ -420,6 +474,11 @@ fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<
             t.finish(cx);
             break;
         }
+        let longest = format!("{}.{}", entry.name, count - 1);
+        if count > 1 && longest.len() > MAX_NAME {
+            let msg = format!("\"{longest}\" (with its count suffix) is too long");
+            t.invalid(cx, "name", msg, &format!("at most {MAX_NAME} characters"));
+        }
         for k in 0..count {
             let mut flow = entry.clone();
             if count > 1 {
@@ -443,7 +502,7 @@ const APPS: &[(&str, bool)] = &[("bulk", false), ("file", true)];
 fn read_flow(cx: &mut Cx, t: &mut Tab, i: usize, tcp: &TcpSpec, sim: &SimSpec) -> FlowSpec {
     let name = t.read(cx, "name", format!("flow{i}"), rd::string);
     let name_ok = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
-    if name.is_empty() || name.len() > 64 || !name.chars().all(name_ok) {
+    if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(name_ok) {
         let msg = format!("\"{name}\" is not a valid flow name");
         t.invalid(cx, "name", msg, "1 to 64 letters, digits, _, -, .");
     }

@@ -17,15 +17,21 @@ mod diag;
 mod echo;
 mod intervals;
 mod load;
+mod load_cr;
 mod model;
 mod reader;
 mod tree;
 pub mod units;
 
 pub use diag::{Diagnostic, Location, ScenarioError};
-pub use echo::echo;
+pub use echo::{echo, to_toml};
 pub use load::{load_file, load_str, MAX_FLOWS};
+pub use load_cr::frame_layout;
 pub use model::*;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cr;

@@ -27,6 +27,11 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// `[output]` table.
     pub output: OutputSpec,
+    /// `[schemes]` table: the cross-layer schemes switched on.
+    pub schemes: SchemesSpec,
+    /// `[pu_detection]` table: primary-user detection at each station's PHY
+    /// (used by the `lrwpan` hop).
+    pub pu_detection: PuDetectionSpec,
 }
 
 /// Congestion controls the `cc` key accepts.
@@ -189,6 +194,138 @@ pub struct WirelessSpec {
     pub availability: AvailabilitySpec,
     /// `frame_overhead`: link-layer bytes added to each IP packet (default "0B"); <= 65535.
     pub frame_overhead: u32,
+    /// `kind`: "p2p" (default: a queue, rate and delay per direction) or
+    /// "lrwpan" (an IEEE 802.15.4 shared medium, see [`LrwpanSpec`]).
+    pub kind: HopKind,
+}
+
+/// How the wireless hop is modelled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HopKind {
+    /// `kind = "p2p"`: two point-to-point link directions gated by the
+    /// availability process.
+    P2p,
+    /// `kind = "lrwpan"`: one 802.15.4 MAC per station on a shared medium.
+    Lrwpan(LrwpanSpec),
+}
+
+/// How a TCP segment fills an 802.15.4 frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutPreset {
+    /// `layout = "tcp_ipv4"` (default): 9 B MAC header, 2 B FCS, real
+    /// IPv4 + TCP headers (options included); at most 76 B of payload.
+    TcpIpv4,
+    /// `layout = "paper"`: paper 000's compact frame: 19 B MAC header, 2 B
+    /// FCS, a 12-byte TCP header (plus options), no IP header; at most 94 B
+    /// of payload.
+    Paper,
+}
+
+/// `[wireless]` keys of `kind = "lrwpan"`. `rate` defaults to (and must
+/// be) "250kbps"; `delay` defaults to "0s" and is not used (the medium is
+/// one collision domain without propagation delay); `queue` (packets only)
+/// is each MAC's transmit queue. `[wireless.loss.*]` is the loss of each
+/// data frame and each MAC ACK travelling that way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LrwpanSpec {
+    /// `layout`: "tcp_ipv4" (default) or "paper".
+    pub layout: LayoutPreset,
+    /// `snr_db`: if set, every frame is lost with the O-QPSK packet error
+    /// rate at this SNR (802.15.4 Annex E) instead of `[wireless.loss]`.
+    pub snr_db: Option<f64>,
+    /// `max_frame_retries`: macMaxFrameRetries (default 3); 0..=7.
+    pub max_frame_retries: u8,
+    /// `max_csma_backoffs`: macMaxCSMABackoffs (default 4); 0..=5.
+    pub max_csma_backoffs: u8,
+    /// `min_be`: macMinBE (default 3); 0..=max_be.
+    pub min_be: u8,
+    /// `max_be`: macMaxBE (default 5); 3..=8.
+    pub max_be: u8,
+}
+
+impl Default for LrwpanSpec {
+    /// The standard's defaults with the `tcp_ipv4` layout.
+    fn default() -> Self {
+        LrwpanSpec {
+            layout: LayoutPreset::TcpIpv4,
+            snr_db: None,
+            max_frame_retries: 3,
+            max_csma_backoffs: 4,
+            min_be: 3,
+            max_be: 5,
+        }
+    }
+}
+
+/// Local recovery placement (paper 000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalRecoverySpec {
+    /// `local_recovery = "none"` (default).
+    None,
+    /// `"phy"`: the sender's link layer retransmits from its link buffer.
+    Phy,
+    /// `"tcp"`: the sender's TCP retransmits the reported segments.
+    Tcp,
+}
+
+/// `[schemes]`. Both schemes need `[wireless] kind = "lrwpan"`; CR-aware
+/// TCP runs at every wireless host, local recovery for uplink flows (data
+/// from the wireless host, reported on by the BS).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemesSpec {
+    /// `cr_aware`: CR-aware TCP at each wireless host (default false).
+    pub cr_aware: bool,
+    /// `local_recovery`: "none" (default), "phy" or "tcp".
+    pub local_recovery: LocalRecoverySpec,
+    /// `cr_max_freeze`: a freeze with no `pu_stop` ends after this long
+    /// (default "30s"); > 0.
+    pub cr_max_freeze: Dur,
+    /// `cr_probe_interval`: after `cr_access_failures` MAC channel-access
+    /// failures with no `pu_start` (a missed detection), TCP is frozen and
+    /// probes the channel with its oldest segment this often (default
+    /// "1s"); > 0.
+    pub cr_probe_interval: Dur,
+    /// `cr_access_failures`: consecutive MAC channel-access failures that
+    /// count as a missed `pu_start` (default 2); 1..=100.
+    pub cr_access_failures: u32,
+    /// `lr_buffer`: segments kept in PHY-LR's link buffer (default 64); 1..=4096.
+    pub lr_buffer: u32,
+}
+
+impl Default for SchemesSpec {
+    /// Nothing switched on.
+    fn default() -> Self {
+        SchemesSpec {
+            cr_aware: false,
+            local_recovery: LocalRecoverySpec::None,
+            cr_max_freeze: Dur::from_secs(30),
+            cr_probe_interval: Dur::from_secs(1),
+            cr_access_failures: 2,
+            lr_buffer: 64,
+        }
+    }
+}
+
+/// `[pu_detection]`: the primary-user detector at each station.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuDetectionSpec {
+    /// `t_idle`: silence before `pu_stop` (default "1s"); > 0.
+    pub t_idle: Dur,
+    /// `signalling_delay`: from a heard PU onset to `pu_start` (default "0s").
+    pub signalling_delay: Dur,
+    /// `missed_detection`: probability an ON period goes unheard (default 0); [0, 1].
+    pub missed_detection: f64,
+}
+
+impl Default for PuDetectionSpec {
+    /// The paper's setting: `t_idle` 1 s, instantaneous perfect detection.
+    fn default() -> Self {
+        PuDetectionSpec {
+            t_idle: Dur::from_secs(1),
+            signalling_delay: Dur::ZERO,
+            missed_detection: 0.0,
+        }
+    }
 }
 
 /// Data direction of a flow.

@@ -46,6 +46,8 @@ pub(crate) struct Tab<'t> {
     pub loc: Loc,
     entries: &'t Table,
     known: Vec<&'static str>,
+    /// Written as a table (absent tables and non-table values are not).
+    present: bool,
 }
 
 impl<'t> Tab<'t> {
@@ -60,21 +62,18 @@ impl<'t> Tab<'t> {
             loc: node.loc.clone(),
             entries,
             known: Vec::new(),
+            present: true,
         }
     }
 
     /// Reads the table at `node`, reporting a non-table value.
     pub fn of(cx: &mut Cx, path: String, node: &'t Node) -> Tab<'t> {
-        let entries = match &node.val {
-            Val::Table(t) => t,
+        let (entries, present) = match &node.val {
+            Val::Table(t) => (t, true),
             other => {
-                cx.err(
-                    &node.loc,
-                    &path,
-                    format!("expected a table, got {}", other.type_name()),
-                    None,
-                );
-                &EMPTY
+                let msg = format!("expected a table, got {}", other.type_name());
+                cx.err(&node.loc, &path, msg, None);
+                (&EMPTY, false)
             }
         };
         Tab {
@@ -82,6 +81,7 @@ impl<'t> Tab<'t> {
             loc: node.loc.clone(),
             entries,
             known: Vec::new(),
+            present,
         }
     }
 
@@ -94,9 +94,9 @@ impl<'t> Tab<'t> {
         }
     }
 
-    /// Whether this table was written at all (in the file or by `--set`).
+    /// Whether this table was written (in the file or by `--set`) as a table.
     pub fn exists(&self) -> bool {
-        self.loc != Loc::Nowhere
+        self.present
     }
 
     /// The raw value of `key`, marking it known.
@@ -127,6 +127,7 @@ impl<'t> Tab<'t> {
                 loc: Loc::Nowhere,
                 entries: &EMPTY,
                 known: Vec::new(),
+                present: false,
             },
         }
     }
@@ -328,6 +329,21 @@ pub(crate) fn int_in(lo: i128, hi: i128) -> impl FnOnce(&Val) -> Result<i128, St
         Val::Int(n) => Err(format!("expected an integer in {lo}..={hi}, got {n}")),
         _ => Err(wrong_type(val, &format!("an integer in {lo}..={hi}"))),
     }
+}
+
+/// A seed: an integer >= 0, or a string of digits for seeds above 2^63 - 1
+/// (TOML integers are signed 64-bit).
+pub(crate) fn seed(val: &Val) -> Result<u64, String> {
+    let parsed = match val {
+        Val::Int(n) => u64::try_from(*n).ok(),
+        Val::Str(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| match val {
+        Val::Int(n) => format!("expected a seed in 0..=18446744073709551615, got {n}"),
+        Val::Str(s) => format!("expected a seed in 0..=18446744073709551615, got \"{s}\""),
+        other => wrong_type(other, "an integer seed"),
+    })
 }
 
 /// A string.

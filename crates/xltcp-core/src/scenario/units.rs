@@ -120,7 +120,7 @@ fn scale_exact(d: Decimal, multiplier: u64, base: &str) -> Result<u64, String> {
             Err(format!("finer than one {base}"))
         };
     };
-    if num % den != 0 {
+    if !num.is_multiple_of(den) {
         return Err(format!("finer than one {base}"));
     }
     u64::try_from(num / den).map_err(|_| "too large".to_string())
@@ -305,11 +305,11 @@ pub fn format_duration(d: Dur) -> String {
 /// exact SI decimal ("1.5MB"), else bytes.
 pub fn format_size(bytes: u64) -> String {
     for (name, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{name}", bytes >> shift);
         }
     }
-    if bytes >= 1_000 && bytes % 100 == 0 {
+    if bytes >= 1_000 && bytes.is_multiple_of(100) {
         return format_exact(
             bytes,
             &[

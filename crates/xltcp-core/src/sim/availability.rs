@@ -49,10 +49,7 @@ impl Availability {
                 start_blocked,
             } => {
                 let first = draw(if *start_blocked { *off } else { *on }, &mut rng);
-                let kind = Kind::OnOff {
-                    on: *on,
-                    off: *off,
-                };
+                let kind = Kind::OnOff { on: *on, off: *off };
                 (kind, *start_blocked, Time::ZERO + first)
             }
             AvailabilitySpec::Intervals(list) => {

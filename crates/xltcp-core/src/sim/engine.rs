@@ -93,7 +93,8 @@ mod tests {
         q.schedule(Time(1), 'z');
         q.schedule(Time(5), 'a');
         q.schedule(Time(5), 'c');
-        let order: Vec<char> = std::iter::from_fn(|| q.pop_until(Time::NEVER).map(|e| e.1)).collect();
+        let order: Vec<char> =
+            std::iter::from_fn(|| q.pop_until(Time::NEVER).map(|e| e.1)).collect();
         assert_eq!(order, vec!['z', 'b', 'a', 'c']);
         assert_eq!(q.now(), Time(5));
         assert_eq!(q.popped(), 4);

@@ -152,7 +152,8 @@ impl Flow {
                     self.written += ep.write(want);
                     // RFC 9293 §3.10.4: CLOSE in SYN-SENT deletes the
                     // connection, so the application waits for it to open.
-                    let open = matches!(ep.state(), tcp::State::Established | tcp::State::CloseWait);
+                    let open =
+                        matches!(ep.state(), tcp::State::Established | tcp::State::CloseWait);
                     if self.written == bytes && !self.closed && open {
                         ep.close();
                         self.closed = true;

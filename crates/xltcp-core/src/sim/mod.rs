@@ -9,9 +9,11 @@ pub mod engine;
 pub mod flow;
 pub mod link;
 pub mod loss;
+pub mod lrwpan_hop;
 pub mod output;
 pub mod summary;
 pub mod world;
+pub mod world_cr;
 
 pub use summary::{DirectionSummary, FlowSummary, LinkSummary, Summary};
 pub use world::{Accounting, World};
@@ -49,9 +51,10 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
             let names: Vec<String> = scenario.flows.iter().map(|f| f.name.clone()).collect();
             let pcap = scenario.output.pcap.then(|| {
                 let mut groups: Vec<String> = Vec::new();
-                for i in 0..scenario.flows.len() {
-                    groups.push(format!("wired-{}", names[i]));
-                    groups.push(format!("wired-{}", names[i]));
+                for name in &names {
+                    // Both directions of a flow's access link in one file.
+                    groups.push(format!("wired-{name}"));
+                    groups.push(format!("wired-{name}"));
                 }
                 groups.push("wireless".into());
                 groups.push("wireless".into());
@@ -68,8 +71,14 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     };
     let started = opts.wall_clock.map(|c| c());
     let mut world = World::new(scenario.clone(), seed, output);
+    if opts.out_dir.is_some() && world.xl.hop.is_some() {
+        world.xl.log = Some(crate::signal::SignalLog::new());
+    }
     if !world.run(opts.progress) {
-        return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "run interrupted"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "run interrupted",
+        ));
     }
     world.output.finish()?;
     let mut summary = world.summary(scenario::echo(scenario));
@@ -78,6 +87,9 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     }
     if let Some(dir) = opts.out_dir {
         write_summary(dir, &summary)?;
+        if let Some(log) = &world.xl.log {
+            std::fs::write(dir.join("signals.jsonl"), log.to_jsonl())?;
+        }
     }
     Ok(summary)
 }

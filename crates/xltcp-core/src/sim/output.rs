@@ -48,7 +48,8 @@ impl Output {
             let ts = dir.join("timeseries");
             std::fs::create_dir_all(&ts)?;
             for name in flows {
-                let mut w = BufWriter::new(File::create(ts.join(format!("{}.csv", sanitize(name))))?);
+                let mut w =
+                    BufWriter::new(File::create(ts.join(format!("{}.csv", sanitize(name))))?);
                 writeln!(
                     w,
                     "time_s,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s,flight_bytes,snd_max_rel,snd_una_rel,goodput_bps,congestion_state,hop_blocked"
@@ -66,7 +67,10 @@ impl Output {
                     None => {
                         names.push(g);
                         let path: PathBuf = pdir.join(format!("{}.pcap", sanitize(g)));
-                        out.writers.push(PcapWriter::new(BufWriter::new(File::create(path)?), snaplen)?);
+                        out.writers.push(PcapWriter::new(
+                            BufWriter::new(File::create(path)?),
+                            snaplen,
+                        )?);
                         names.len() - 1
                     }
                 };
@@ -108,12 +112,18 @@ impl Output {
                 now.as_secs_f64(),
                 ep.cwnd(),
                 ep.ssthresh().min(u32::MAX as u64),
-                ep.srtt().map(|d| format!("{:.6}", d.as_secs_f64())).unwrap_or_default(),
+                ep.srtt()
+                    .map(|d| format!("{:.6}", d.as_secs_f64()))
+                    .unwrap_or_default(),
                 ep.rto().as_secs_f64(),
                 ep.flight_size(),
                 ep.snd_max().since(f.sender_iss).max(0),
                 ep.snd_una().since(f.sender_iss).max(0),
-                if now == Time::ZERO { 0.0 } else { bits / self.sample_interval_s },
+                if now == Time::ZERO {
+                    0.0
+                } else {
+                    bits / self.sample_interval_s
+                },
                 state,
                 hop_blocked as u8
             );
@@ -141,6 +151,12 @@ impl Output {
 /// A flow or link name made safe as a file name.
 pub fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }

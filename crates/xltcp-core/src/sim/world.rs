@@ -52,6 +52,13 @@ pub enum Ev {
     Sample,
     /// Progress report tick.
     Progress,
+    /// An event of the 802.15.4 hop.
+    Hop(super::lrwpan_hop::HopEv),
+    /// A flow's CR-aware deadline may be due.
+    Cr {
+        /// Flow index.
+        flow: u32,
+    },
 }
 
 /// Conservation of packets: everything injected is delivered, dropped with
@@ -85,16 +92,21 @@ pub struct World {
     pub(super) links: Vec<Link>,
     pub(super) flows: Vec<Flow>,
     /// Wired uplink (CH -> BS) of flow i is `2i`, downlink (BS -> CH) is `2i + 1`.
-    wl_down: usize,
-    wl_up: usize,
+    pub(super) wl_down: usize,
+    pub(super) wl_up: usize,
     pub(super) availability: Availability,
     /// Blocked time of the wireless hop so far, up to `blocked_since`.
     pub(super) blocked_total: Dur,
     blocked_since: Option<Time>,
     pub(super) accounting: Accounting,
-    next_uid: u64,
+    pub(super) next_uid: u64,
     pub(super) output: Output,
     end: Time,
+    /// Sampling and progress ticks popped: not part of the model, so not
+    /// counted in [`World::events`] (which must not depend on them).
+    observer_events: u64,
+    /// The 802.15.4 hop, the signal bus and the schemes.
+    pub(super) xl: super::world_cr::CrossLayer,
 }
 
 impl World {
@@ -105,16 +117,57 @@ impl World {
         let w = &scenario.wired;
         for i in 0..n as u32 {
             let none = || LossProcess::None;
-            links.push(Link::new(format!("ch{i}-bs"), Dest::Bs, w.rate_bps, w.delay, w.queue, 0, none(), false));
-            links.push(Link::new(format!("bs-ch{i}"), Dest::Ch(i), w.rate_bps, w.delay, w.queue, 0, none(), false));
+            links.push(Link::new(
+                format!("ch{i}-bs"),
+                Dest::Bs,
+                w.rate_bps,
+                w.delay,
+                w.queue,
+                0,
+                none(),
+                false,
+            ));
+            links.push(Link::new(
+                format!("bs-ch{i}"),
+                Dest::Ch(i),
+                w.rate_bps,
+                w.delay,
+                w.queue,
+                0,
+                none(),
+                false,
+            ));
         }
         let wl = &scenario.wireless;
         let loss = |spec, name: &str| LossProcess::new(spec, stream(seed, name));
-        let (rate, delay, queue, ovh) = (wl.link.rate_bps, wl.link.delay, wl.link.queue, wl.frame_overhead);
+        let (rate, delay, queue, ovh) = (
+            wl.link.rate_bps,
+            wl.link.delay,
+            wl.link.queue,
+            wl.frame_overhead,
+        );
         let wl_down = links.len();
-        links.push(Link::new("bs-air".into(), Dest::ShOfFlow, rate, delay, queue, ovh, loss(&wl.loss_down, "wireless.down.loss"), true));
+        links.push(Link::new(
+            "bs-air".into(),
+            Dest::ShOfFlow,
+            rate,
+            delay,
+            queue,
+            ovh,
+            loss(&wl.loss_down, "wireless.down.loss"),
+            true,
+        ));
         let wl_up = links.len();
-        links.push(Link::new("air-bs".into(), Dest::Bs, rate, delay, queue, ovh, loss(&wl.loss_up, "wireless.up.loss"), true));
+        links.push(Link::new(
+            "air-bs".into(),
+            Dest::Bs,
+            rate,
+            delay,
+            queue,
+            ovh,
+            loss(&wl.loss_up, "wireless.up.loss"),
+            true,
+        ));
 
         let mut iss_rng = stream(seed, "tcp.iss");
         let flows = scenario
@@ -126,9 +179,12 @@ impl World {
                 Flow::new(f.clone(), i as u32, iss)
             })
             .collect();
-        let availability = Availability::new(&wl.availability, stream(seed, "wireless.availability"));
+        let availability =
+            Availability::new(&wl.availability, stream(seed, "wireless.availability"));
         let end = Time::ZERO + scenario.sim.duration;
+        let xl = super::world_cr::CrossLayer::new(&scenario, seed);
         let mut world = World {
+            xl,
             seed,
             q: EventQueue::default(),
             links,
@@ -143,10 +199,14 @@ impl World {
             output,
             end,
             scenario,
+            observer_events: 0,
         };
         for i in 0..n {
             let start = Time::ZERO + world.flows[i].spec.start;
             world.q.schedule(start, Ev::Start { flow: i as u32 });
+        }
+        if world.xl.hop.is_some() && world.availability.blocked() {
+            world.hop_pu(Time::ZERO, true);
         }
         let change = world.availability.next_change();
         if change < end {
@@ -163,9 +223,9 @@ impl World {
         self.end
     }
 
-    /// Events processed so far.
+    /// Model events processed so far (sampling and progress ticks excluded).
     pub fn events(&self) -> u64 {
-        self.q.popped()
+        self.q.popped() - self.observer_events
     }
 
     /// Runs until the end of the scenario, calling `progress(done, total)`
@@ -183,20 +243,26 @@ impl World {
                 Ev::Timer { flow, side } => self.on_timer(now, flow as usize, side as usize),
                 Ev::Start { flow } => {
                     let f = &mut self.flows[flow as usize];
-                    f.blocked_before_start = self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s);
+                    f.blocked_before_start =
+                        self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s);
                     f.open(now);
                     let side = f.sender_side();
                     self.pump(now, flow as usize, side);
                 }
                 Ev::Availability => self.on_availability(now),
+                Ev::Hop(e) => self.on_hop(now, e),
+                Ev::Cr { flow } => self.on_cr_timer(now, flow as usize),
                 Ev::Sample => {
-                    self.output.sample(now, &mut self.flows, self.availability.blocked());
+                    self.observer_events += 1;
+                    self.output
+                        .sample(now, &mut self.flows, self.availability.blocked());
                     let next = now + self.scenario.sim.sample_interval;
                     if next <= self.end {
                         self.q.schedule(next, Ev::Sample);
                     }
                 }
                 Ev::Progress => {
+                    self.observer_events += 1;
                     if let Some(p) = progress.as_mut() {
                         if !p(now, self.end) {
                             return false;
@@ -211,7 +277,8 @@ impl World {
         if let Some(since) = self.blocked_since.take() {
             self.blocked_total += self.end - since;
         }
-        self.accounting.in_flight = self.links.iter().map(Link::held).sum();
+        self.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
+            + self.xl.hop.as_ref().map_or(0, |h| h.in_flight());
         true
     }
 
@@ -225,7 +292,13 @@ impl World {
             if let Some(p) = self.links[link].in_tx() {
                 self.output.capture(link, now, p);
             }
-            self.q.schedule(at, Ev::TxDone { link: link as u32, gen });
+            self.q.schedule(
+                at,
+                Ev::TxDone {
+                    link: link as u32,
+                    gen,
+                },
+            );
         }
         if let Some(at) = wake.arrival {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
@@ -239,7 +312,10 @@ impl World {
         self.accounting.dropped += 1;
     }
 
-    fn send(&mut self, now: Time, link: usize, p: Packet) {
+    pub(super) fn send(&mut self, now: Time, link: usize, p: Packet) {
+        if self.on_lrwpan(link) {
+            return self.hop_send(now, link, p);
+        }
         let open = self.open(link);
         let wake = self.links[link].offer(now, p, open);
         self.apply(now, link, wake);
@@ -262,14 +338,20 @@ impl World {
             // The BS forwards: from a wired host onto the air, from the air
             // to the flow's wired host.
             Dest::Bs if link == self.wl_up => self.send(now, 2 * flow + 1, p),
-            Dest::Bs => self.send(now, self.wl_down, p),
+            Dest::Bs => {
+                self.note_from_ch(&p);
+                self.send(now, self.wl_down, p)
+            }
             Dest::Ch(_) => self.deliver(now, flow, Side::Ch, &p),
             Dest::ShOfFlow => self.deliver(now, flow, Side::Sh, &p),
         }
     }
 
-    fn deliver(&mut self, now: Time, flow: usize, side: Side, p: &Packet) {
+    pub(super) fn deliver(&mut self, now: Time, flow: usize, side: Side, p: &Packet) {
         self.accounting.delivered += 1;
+        if side == Side::Sh && self.lr_intercept(now, flow, p) {
+            return;
+        }
         self.flows[flow].ep[side as usize].handle_segment(now, &p.tcp);
         self.pump(now, flow, side);
     }
@@ -289,20 +371,28 @@ impl World {
 
     /// After any input to an endpoint: run its applications, send what it
     /// wants to send, and (re)arm its timer.
-    fn pump(&mut self, now: Time, flow: usize, side: Side) {
+    pub(super) fn pump(&mut self, now: Time, flow: usize, side: Side) {
         let i = side as usize;
         let out_link = match side {
             Side::Ch => 2 * flow,
             Side::Sh => self.wl_up,
         };
         let (src, dst) = match side {
-            Side::Ch => (address(Side::Ch, flow as u32), address(Side::Sh, flow as u32)),
-            Side::Sh => (address(Side::Sh, flow as u32), address(Side::Ch, flow as u32)),
+            Side::Ch => (
+                address(Side::Ch, flow as u32),
+                address(Side::Sh, flow as u32),
+            ),
+            Side::Sh => (
+                address(Side::Sh, flow as u32),
+                address(Side::Ch, flow as u32),
+            ),
         };
         self.flows[flow].run_apps(side, now);
         loop {
             let f = &mut self.flows[flow];
-            let Some(tx) = f.ep[i].poll_transmit(now) else { break };
+            let Some(tx) = f.ep[i].poll_transmit(now) else {
+                break;
+            };
             let ip_id = f.ip_id[i];
             f.ip_id[i] = ip_id.wrapping_add(1);
             let packet = Packet {
@@ -319,24 +409,48 @@ impl World {
             };
             self.next_uid += 1;
             self.accounting.injected += 1;
+            self.lr_sent(flow, side, &packet);
             self.send(now, out_link, packet);
             // Sending may have freed send-buffer space (e.g. a FIN queued).
             self.flows[flow].run_apps(side, now);
         }
+        let mut rto = false;
+        while let Some(e) = self.flows[flow].ep[i].poll_event() {
+            if side == Side::Sh {
+                rto |= self.lr_tcp_event(flow, &e);
+            }
+        }
+        if rto && self.lr_actions(now, flow) {
+            // lr_actions pumped the endpoint again.
+            return;
+        }
         let f = &mut self.flows[flow];
-        while f.ep[i].poll_event().is_some() {}
         if let Some(t) = f.ep[i].poll_timeout() {
             let t = t.max(now);
             if t < f.timer_armed[i] {
                 f.timer_armed[i] = t;
-                self.q.schedule(t, Ev::Timer { flow: flow as u32, side: i as u8 });
+                self.q.schedule(
+                    t,
+                    Ev::Timer {
+                        flow: flow as u32,
+                        side: i as u8,
+                    },
+                );
             }
         }
     }
 
     fn on_availability(&mut self, now: Time) {
         self.availability.advance();
-        if self.availability.blocked() {
+        if self.xl.hop.is_some() {
+            let on = self.availability.blocked();
+            if on {
+                self.blocked_since = Some(now);
+            } else if let Some(since) = self.blocked_since.take() {
+                self.blocked_total += now - since;
+            }
+            self.hop_pu(now, on);
+        } else if self.availability.blocked() {
             self.blocked_since = Some(now);
             for link in [self.wl_down, self.wl_up] {
                 if let Some(why) = self.links[link].block() {

@@ -94,11 +94,19 @@ impl NewReno {
             w.cwnd += inc;
             self.bytes_acked = 0;
         } else {
-            // RFC 5681 §3.1: congestion avoidance by byte counting.
-            self.bytes_acked += acked;
-            if self.bytes_acked >= w.cwnd {
-                self.bytes_acked -= w.cwnd;
-                w.cwnd += smss;
+            match profile {
+                Profile::Rfc => {
+                    // RFC 5681 §3.1: congestion avoidance by byte counting.
+                    self.bytes_acked += acked;
+                    if self.bytes_acked >= w.cwnd {
+                        self.bytes_acked -= w.cwnd;
+                        w.cwnd += smss;
+                    }
+                }
+                // ns-3 adds SMSS*SMSS/cwnd per ACK whatever it acknowledges
+                // (RFC 5681 eq. 3), so with delayed ACKs cwnd grows by about
+                // half an SMSS per RTT.
+                Profile::Ns3 => w.cwnd += (smss * smss / w.cwnd.max(1)).max(1),
             }
         }
     }
@@ -136,6 +144,21 @@ mod tests {
         }
         cc.on_ack(&mut w, 1000, 1000, Profile::Rfc);
         assert_eq!(w.cwnd, 5000, "one SMSS after a full window of bytes");
+    }
+
+    #[test]
+    fn ns3_congestion_avoidance_counts_acks() {
+        let mut cc = CongestionControl::new_reno();
+        let mut w = Window {
+            cwnd: 4000,
+            ssthresh: 4000,
+        };
+        // Two-segment (delayed) ACKs grow cwnd by SMSS^2/cwnd each, not by
+        // what they acknowledge.
+        cc.on_ack(&mut w, 2000, 1000, Profile::Ns3);
+        assert_eq!(w.cwnd, 4250);
+        cc.on_ack(&mut w, 2000, 1000, Profile::Ns3);
+        assert_eq!(w.cwnd, 4250 + 1_000_000 / 4250);
     }
 
     #[test]

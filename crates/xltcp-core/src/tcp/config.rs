@@ -27,8 +27,8 @@ pub enum Profile {
 /// Configuration of one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// Payload bytes per full segment (SMSS) before option overhead; also the
-    /// MSS option value sent in the SYN.
+    /// Payload bytes per full segment (SMSS), whatever options the segment
+    /// carries; also the MSS option value sent in the SYN.
     pub mss: u32,
     /// Initial window in segments (RFC 6928: 10).
     pub initial_window: u32,

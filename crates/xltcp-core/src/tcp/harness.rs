@@ -27,14 +27,24 @@ pub struct Harness {
     in_flight: Vec<(Time, u64, Dir, Segment)>,
     order: u64,
     sent: [u64; 2],
+    right_edge: [Option<SeqNum>; 2],
     pub lost: [u64; 2],
     loss: LossFn,
     /// Bytes the client still has to write.
     pub to_write: u64,
     /// Bytes the server application has read.
     pub read: u64,
+    /// Bytes the server still has to write (data in the other direction).
+    pub to_write_b: u64,
+    /// Bytes the client application has read.
+    pub read_a: u64,
     pub close_when_done: bool,
     pub steps: u64,
+    /// When set, the server reads at most `read_chunk` bytes once per period.
+    pub read_period: Option<Dur>,
+    /// Bytes per periodic read.
+    pub read_chunk: u64,
+    next_read: Time,
 }
 
 impl Harness {
@@ -52,12 +62,18 @@ impl Harness {
             in_flight: Vec::new(),
             order: 0,
             sent: [0; 2],
+            right_edge: [None; 2],
             lost: [0; 2],
             loss,
             to_write: 0,
             read: 0,
+            to_write_b: 0,
+            read_a: 0,
             close_when_done: false,
             steps: 0,
+            read_period: None,
+            read_chunk: u64::MAX,
+            next_read: Time::ZERO,
         }
     }
 
@@ -72,6 +88,15 @@ impl Harness {
                 while let Some(t) = ep.poll_transmit(self.now) {
                     any = true;
                     let i = dir as usize;
+                    // RFC 9293 SHLD-14: the right edge never moves left.
+                    if t.segment.flags.ack() && !t.segment.flags.syn() && !t.segment.flags.rst() {
+                        let w = u64::from(t.segment.window) << ep.rcv_wscale;
+                        let edge = t.segment.ack + w as u32;
+                        if let Some(prev) = self.right_edge[i] {
+                            assert!(edge >= prev, "{dir:?} window shrank");
+                        }
+                        self.right_edge[i] = Some(edge);
+                    }
                     let n = self.sent[i];
                     self.sent[i] += 1;
                     if (self.loss)(dir, n, &t.segment) {
@@ -94,10 +119,27 @@ impl Harness {
                 self.a.close();
                 any = true;
             }
-            let r = self.b.read(u64::MAX);
+            let r = match self.read_period {
+                None => self.b.read(u64::MAX),
+                Some(p) if self.now >= self.next_read && self.b.readable() > 0 => {
+                    self.next_read = self.now + p;
+                    self.b.read(self.read_chunk)
+                }
+                Some(_) => 0,
+            };
             self.read += r;
             any |= r > 0;
-            if self.b.state() == State::CloseWait {
+            if self.to_write_b > 0
+                && matches!(self.b.state(), State::Established | State::CloseWait)
+            {
+                let n = self.b.write(self.to_write_b);
+                self.to_write_b -= n;
+                any |= n > 0;
+            }
+            let ra = self.a.read(u64::MAX);
+            self.read_a += ra;
+            any |= ra > 0;
+            if self.b.state() == State::CloseWait && self.to_write_b == 0 {
                 self.b.close();
                 any = true;
             }
@@ -110,7 +152,9 @@ impl Harness {
     /// The earliest pending arrival or timer.
     fn next_deadline(&self) -> Option<Time> {
         let arrivals = self.in_flight.iter().map(|e| e.0).min();
-        [arrivals, self.a.poll_timeout(), self.b.poll_timeout()]
+        let read = (self.read_period.is_some() && self.b.readable() > 0)
+            .then_some(self.next_read.max(self.now));
+        [arrivals, read, self.a.poll_timeout(), self.b.poll_timeout()]
             .into_iter()
             .flatten()
             .min()

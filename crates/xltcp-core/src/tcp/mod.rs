@@ -30,15 +30,49 @@
 //!   times the largest segment seen so far has arrived unacknowledged.
 //! - No Nagle: a partial segment is sent when it is the tail of the written
 //!   data (or half the largest window seen, RFC 9293 §3.8.6.2.1).
-//! - With timestamps, the payload per segment is the MSS minus 12 bytes, and
-//!   every ACK that advances SND.UNA yields an RTT sample from TSecr
+//! - The persist timer runs whenever nothing is in flight and the peer's
+//!   window is too small for the next segment: with a zero window it sends a
+//!   one-byte probe (SND.NXT rolled back, as BSD), with a small non-zero
+//!   window it sends what fits (the SWS override timer). This also recovers
+//!   from a lost window update.
+//! - Limited Transmit with SACK uses the RFC 3042 allowance, not the
+//!   RFC 6675 §5 step 3 pipe rule, and does not check that the dupACK brought
+//!   new SACK information.
+//! - During go-back-N after a timeout, bytes SACKed again since the timeout
+//!   are skipped and do not count as in flight.
+//! - A dupACK in the RFC 6675 sense (new SACK information) counts only when
+//!   it does not advance SND.UNA.
+//! - Pure ACKs carry SND.MAX as their sequence number (SND.NXT while a
+//!   zero-window probe is outstanding).
+//! - `Config::mss` is the payload per full segment, whatever the options
+//!   (with timestamps, 1448 B is what Linux sends over a 1500 B MTU); it is
+//!   also the MSS option value. With timestamps every ACK that advances SND.UNA yields an RTT sample from TSecr
 //!   (1 ms clock). PAWS is not implemented.
-//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). No RST is ever sent; a
-//!   received RST inside the window closes the endpoint.
-//! - `Profile::Ns3` switches, each in one place: slow start adds one SMSS per
-//!   ACK (cc.rs), ssthresh on fast retransmit from FlightSize - 3 SMSS (cc.rs),
-//!   the first data segment is ACKed at once (recv.rs). The 60 s RTO cap is
-//!   `max_rto`'s default in both profiles.
+//! - TIME-WAIT lasts 2 s (2*MSL with MSL = 1 s). A closed endpoint (and a
+//!   listening one, to an ACK) answers with a RST (RFC 9293 §3.10.7.1-2), so
+//!   a peer whose last ACK came too late still closes; a received RST inside
+//!   the window closes the endpoint (no RFC 5961 challenge ACKs).
+//! - `Profile::Ns3` follows ns-3 3.44 where it differs, each switch in one
+//!   place: slow start adds one SMSS per ACK and congestion avoidance adds
+//!   SMSS*SMSS/cwnd per ACK whatever it acknowledges (cc.rs: with delayed
+//!   ACKs cwnd grows about half as fast as by byte counting), ssthresh on
+//!   fast retransmit from FlightSize - 3 SMSS with Limited Transmit segments
+//!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
+//!   (recovery.rs), fast retransmit also
+//!   allowed when the ACK equals `recover` (recovery.rs), the first data
+//!   segment is ACKed at once (recv.rs). The 60 s RTO cap is `max_rto`'s
+//!   default in both profiles.
+//! - On a timeout, ssthresh = max((FlightSize - data known delivered)/2,
+//!   2*SMSS): SACKed bytes, or one SMSS per duplicate ACK without SACK, are
+//!   left out. RFC 5681 eq. (4) is an upper bound ("no more than"); the
+//!   literal FlightSize after a long NewReno recovery counts a window of data
+//!   the receiver already holds, and the next slow start overshoots again.
+//!   Linux and ns-3 leave the same data out.
+//!
+//! Hooks for cross-layer schemes: [`Endpoint::freeze`] / [`Endpoint::resume`]
+//! (CR-aware TCP). New congestion controllers are variants of
+//! [`CongestionControl`]; a new loss recovery is a variant of [`Recovery`]
+//! handled in `recovery.rs` and `send.rs`.
 //!
 //! Poll order: after every input, call `poll_transmit` until it returns
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
@@ -55,11 +89,20 @@ mod stats;
 mod timers;
 
 #[cfg(test)]
+#[macro_use]
+mod fixture;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cr;
+#[cfg(test)]
 mod tests_harness;
+#[cfg(test)]
+mod tests_recovery;
+#[cfg(test)]
+mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{Config, Profile, Recovery};
@@ -216,6 +259,10 @@ pub struct Endpoint {
     pub(crate) dupacks: u32,
     /// Bytes sent by Limited Transmit since the last new ACK.
     pub(crate) lt_bytes: u64,
+    /// Bytes that duplicate ACKs show have left the network without being
+    /// cumulatively acknowledged (one SMSS per dupACK, as Linux's Reno
+    /// `sacked_out`); only used without SACK.
+    pub(crate) dup_delivered: u64,
     /// RFC 6582 `recover`, exclusive (see module doc); also RFC 6675 RecoveryPoint.
     pub(crate) recover: SeqNum,
     pub(crate) cstate: CongestionState,
@@ -228,6 +275,11 @@ pub struct Endpoint {
     pub(crate) persist_backoff: u32,
     pub(crate) probe_due: bool,
     pub(crate) frozen: bool,
+    /// cwnd, ssthresh and the RTT estimator (so the RTO value) at the
+    /// freeze, restored at the resume.
+    pub(crate) frozen_state: Option<(Window, RttEstimator)>,
+    /// Ranges a local-recovery agent asked to retransmit now.
+    pub(crate) lr_rtx: VecDeque<(SeqNum, SeqNum)>,
     // Receive side.
     pub(crate) irs: SeqNum,
     pub(crate) rcv_nxt: SeqNum,
@@ -239,12 +291,16 @@ pub struct Endpoint {
     pub(crate) unread: u64,
     /// SACK blocks in the order last reported.
     pub(crate) sack_reported: Vec<(SeqNum, SeqNum)>,
+    /// Spare buffer for reordering the SACK blocks.
+    pub(crate) sack_scratch: Vec<(SeqNum, SeqNum)>,
     pub(crate) ack_now: bool,
     pub(crate) unacked_bytes: u64,
     pub(crate) rcv_mss_seen: u32,
     pub(crate) data_received: bool,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
+    /// A reset answering a segment that found no connection.
+    pub(crate) reset_reply: Option<Segment>,
 }
 
 impl Endpoint {
@@ -289,6 +345,7 @@ impl Endpoint {
             last_data_sent: None,
             dupacks: 0,
             lt_bytes: 0,
+            dup_delivered: 0,
             recover: iss,
             cstate: CongestionState::Open,
             partial_acks: 0,
@@ -299,6 +356,8 @@ impl Endpoint {
             persist_backoff: 0,
             probe_due: false,
             frozen: false,
+            frozen_state: None,
+            lr_rtx: VecDeque::new(),
             irs: SeqNum(0),
             rcv_nxt: SeqNum(0),
             rcv_adv: SeqNum(0),
@@ -306,12 +365,14 @@ impl Endpoint {
             rcv_fin: None,
             unread: 0,
             sack_reported: Vec::new(),
+            sack_scratch: Vec::new(),
             ack_now: false,
             unacked_bytes: 0,
             rcv_mss_seen: 0,
             data_received: false,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
+            reset_reply: None,
             config,
         }
     }
@@ -375,9 +436,9 @@ impl Endpoint {
 
     /// Free bytes in the send buffer.
     pub fn send_buffer_space(&self) -> u64 {
-        self.config
-            .snd_buffer
-            .saturating_sub(self.send_buffer_used())
+        // Sequence comparisons hold within 2^31: keep the buffer below 2^30.
+        let buffer = self.config.snd_buffer.min(1 << 30);
+        buffer.saturating_sub(self.send_buffer_used())
     }
 
     /// Written bytes not yet acknowledged.
@@ -390,7 +451,8 @@ impl Endpoint {
     pub fn close(&mut self) {
         match self.state {
             State::Closed | State::Listen | State::SynSent => self.close_now(),
-            State::SynReceived | State::Established => {
+            State::SynReceived => self.fin_queued = true,
+            State::Established => {
                 self.fin_queued = true;
                 self.set_state(State::FinWait1);
             }
@@ -421,6 +483,9 @@ impl Endpoint {
     /// CR-aware hook: stops sending data and cancels the RTO timer, keeping
     /// cwnd, ssthresh and the RTO value.
     pub fn freeze(&mut self, _now: Time) {
+        if !self.frozen {
+            self.frozen_state = Some((self.win, self.rtt.clone()));
+        }
         self.frozen = true;
         self.timers.stop(Timer::Rto);
         self.timers.stop(Timer::Persist);
@@ -433,11 +498,27 @@ impl Endpoint {
             return;
         }
         self.frozen = false;
+        if let Some((win, rtt)) = self.frozen_state.take() {
+            // What ACKs that arrived during the freeze did to the window and
+            // the estimator is undone: the freeze keeps them as they were.
+            self.win = win;
+            self.rtt = rtt;
+        }
         if self.snd_max > self.snd_una {
             self.pending_rtx = Some(self.snd_una);
             self.timers.set(Timer::Rto, now + self.rtt.rto());
         }
         self.update_timers(now);
+    }
+
+    /// Local-recovery hook: retransmit the data in `[left, right)` now, in
+    /// full-size segments, whatever cwnd says (clipped to what is
+    /// outstanding: `[SND.UNA, SND.MAX)`). Ignored while frozen until the
+    /// resume.
+    pub fn retransmit_range(&mut self, left: SeqNum, right: SeqNum) {
+        if left < right {
+            self.lr_rtx.push_back((left, right));
+        }
     }
 
     /// Whether the endpoint is frozen (see [`freeze`](Self::freeze)).

@@ -91,6 +91,12 @@ impl Endpoint {
         self.scoreboard.advance(ack);
         self.consecutive_rtos = 0;
         self.take_rtt_sample(now, seg);
+        // One acknowledged byte range fills a hole; the rest of it was
+        // already counted as delivered by the dupACKs it caused.
+        let smss = u64::from(self.smss);
+        self.dup_delivered = self
+            .dup_delivered
+            .saturating_sub(data_acked.saturating_sub(smss));
         let mut restart_timer = true;
         match (self.cstate, self.recovery) {
             (CongestionState::Recovery, Recovery::NewReno) => {
@@ -105,6 +111,7 @@ impl Endpoint {
             (state, _) => {
                 self.dupacks = 0;
                 self.lt_bytes = 0;
+                self.dup_delivered = 0;
                 let profile = self.config.profile;
                 self.cc
                     .on_ack(&mut self.win, data_acked, u64::from(self.smss), profile);
@@ -134,9 +141,14 @@ impl Endpoint {
     fn newreno_ack(&mut self, acked: u64) -> bool {
         let smss = u64::from(self.smss);
         if self.snd_una >= self.recover {
-            // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+            // RFC 6582 §3.2 step 3, full ACK: cwnd = min(ssthresh,
+            // max(FlightSize, SMSS) + SMSS); ns-3 takes the other option the
+            // RFC allows, cwnd = ssthresh.
             let flight = self.snd_max.since(self.snd_una).max(0) as u64;
-            self.win.cwnd = self.win.ssthresh.min(flight.max(smss) + smss);
+            self.win.cwnd = match self.config.profile {
+                super::Profile::Rfc => self.win.ssthresh.min(flight.max(smss) + smss),
+                super::Profile::Ns3 => self.win.ssthresh,
+            };
             self.exit_recovery();
             true
         } else {
@@ -156,6 +168,7 @@ impl Endpoint {
 
     fn exit_recovery(&mut self) {
         self.dupacks = 0;
+        self.dup_delivered = 0;
         self.lt_bytes = 0;
         self.partial_acks = 0;
         self.rescue_rxt = None;
@@ -165,6 +178,7 @@ impl Endpoint {
     /// A duplicate ACK (RFC 5681 §2, or RFC 6675 §2 with SACK).
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
+        self.dup_delivered += smss;
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.
@@ -180,7 +194,13 @@ impl Endpoint {
             Recovery::NewReno => {
                 // RFC 6582 §3.2 step 2, careful variant: only if the ACK
                 // covers more than recover (exclusive, see module doc).
-                if self.dupacks == 3 && self.snd_una > self.recover {
+                // ns-3 also accepts an ACK equal to it (`m_highRxAckMark >=
+                // m_recover`).
+                let covers = match self.config.profile {
+                    super::Profile::Rfc => self.snd_una > self.recover,
+                    super::Profile::Ns3 => self.snd_una >= self.recover,
+                };
+                if self.dupacks == 3 && covers {
                     self.enter_recovery(now);
                 }
             }
@@ -199,8 +219,13 @@ impl Endpoint {
     /// Fast retransmit: RFC 5681 §3.2 steps 2-3 with RFC 6582, or RFC 6675 §5 step 4.
     fn enter_recovery(&mut self, _now: Time) {
         let smss = u64::from(self.smss);
-        // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize.
-        let flight = (self.snd_max.since(self.snd_una).max(0) as u64).saturating_sub(self.lt_bytes);
+        // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize
+        // (ns-3 counts them: its BytesInFlight covers everything sent).
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let flight = match self.config.profile {
+            super::Profile::Rfc => outstanding.saturating_sub(self.lt_bytes),
+            super::Profile::Ns3 => outstanding,
+        };
         let profile = self.config.profile;
         self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
         self.recover = self.snd_max;
@@ -276,9 +301,22 @@ impl Endpoint {
         self.stats.rto_count += 1;
         let smss = u64::from(self.smss);
         let first = self.consecutive_rtos == 0;
-        let flight = self.snd_max.since(self.snd_una).max(0) as u64;
-        // RFC 5681 eq. (4); ssthresh kept on a repeated timeout.
+        // RFC 5681 eq. (4) sets ssthresh to *no more than* max(FlightSize/2,
+        // 2*SMSS). Data the receiver is known to hold above a hole (SACKed,
+        // or one SMSS per duplicate ACK without SACK) has left the network,
+        // so it is left out, as Linux and ns-3 do: after a long NewReno
+        // recovery the literal FlightSize counts a whole window of delivered
+        // data and the next slow start overshoots again.
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let delivered = if self.sack_ok {
+            self.scoreboard.sacked_bytes()
+        } else {
+            self.dup_delivered
+        };
+        let flight = outstanding.saturating_sub(delivered).max(smss);
+        // ssthresh kept on a repeated timeout.
         self.cc.on_rto(&mut self.win, flight, smss, first);
+        self.dup_delivered = 0;
         self.consecutive_rtos += 1;
         // RFC 6582 §3.2 step 4 / RFC 6675 §5.1: recover = HighData, leave recovery.
         self.recover = self.snd_max;
@@ -303,10 +341,20 @@ impl Endpoint {
         });
     }
 
-    /// Whether the sender is blocked by a zero window with data to send and
-    /// nothing in flight below SND.NXT.
+    /// Whether the sender is blocked by the peer's window with nothing in
+    /// flight below SND.NXT: a zero window, or one too small for sender SWS
+    /// avoidance to use. Only the persist timer can then unblock it (a
+    /// window update may have been lost).
     pub(crate) fn persist_mode(&self) -> bool {
-        self.snd_wnd == 0 && self.snd_nxt == self.snd_una && self.has_unsent()
+        if self.snd_nxt != self.snd_una || !self.has_unsent() {
+            return false;
+        }
+        let unsent = self.snd_buf_end.since(self.snd_nxt).max(0) as u64;
+        if unsent == 0 {
+            // Only the FIN is left; it needs no window.
+            return false;
+        }
+        self.snd_wnd < unsent.min(u64::from(self.smss))
     }
 
     /// Data or a FIN waits at or above SND.NXT.

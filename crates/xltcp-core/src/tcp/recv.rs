@@ -4,14 +4,14 @@
 
 use super::{Endpoint, Event, Profile, Recovery, State, Timer};
 use crate::time::{Dur, Time};
-use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum};
+use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 
 /// MSS assumed when the peer sends no MSS option (RFC 9293 §3.7.1).
 const DEFAULT_MSS: u32 = 536;
-/// Bytes of the timestamps option with its padding (RFC 7323).
-const TS_OPTION_LEN: u32 = 12;
 /// Largest shift allowed by RFC 7323 §2.3.
 const MAX_WSCALE: u8 = 14;
+/// Longest payload accepted (an IPv4 datagram cannot carry more).
+const MAX_PAYLOAD: u32 = 65_535;
 /// TIME-WAIT length: 2*MSL with MSL = 1 s.
 pub const TIME_WAIT: Dur = Dur::from_secs(2);
 
@@ -26,12 +26,20 @@ impl Endpoint {
                 ack: seg.ack,
             });
         }
+        if seg.payload_len > MAX_PAYLOAD {
+            // No real segment is that long; its sequence space would wrap.
+            self.stats.dropped_bad_state += 1;
+            return;
+        }
         if seg.dst_port != self.local_port || seg.src_port != self.remote_port {
             self.stats.dropped_bad_state += 1;
             return;
         }
         match self.state {
-            State::Closed => self.stats.dropped_bad_state += 1,
+            State::Closed => {
+                self.stats.dropped_bad_state += 1;
+                self.queue_reset(seg);
+            }
             State::Listen => self.on_listen(seg),
             State::SynSent => self.on_syn_sent(now, seg),
             _ => self.on_synchronized(now, seg),
@@ -71,13 +79,8 @@ impl Endpoint {
                 self.rcv_wscale = 0;
             }
         }
-        let overhead = if self.ts_ok { TS_OPTION_LEN } else { 0 };
-        self.smss = self
-            .config
-            .mss
-            .min(peer_mss)
-            .saturating_sub(overhead)
-            .max(1);
+        // `mss` is the payload per segment; options do not reduce it.
+        self.smss = self.config.mss.min(peer_mss).max(1);
         self.recovery = match self.config.recovery {
             Recovery::Sack if self.sack_ok => Recovery::Sack,
             _ => Recovery::NewReno,
@@ -89,22 +92,16 @@ impl Endpoint {
         self.rcv_nxt = seg.seq + 1;
         self.rcv_adv = self.rcv_nxt + u32::from(self.syn_window());
         self.last_ack_sent = self.rcv_nxt;
-        self.reset_initial_window();
-    }
-
-    /// cwnd = IW, or one segment if the SYN was retransmitted (RFC 5681 §3.1).
-    fn reset_initial_window(&mut self) {
-        let segments = if self.syn_retransmitted {
-            1
-        } else {
-            self.config.initial_window.max(1)
-        };
-        self.win.cwnd = segments as u64 * self.smss as u64;
+        self.win.cwnd = u64::from(self.config.initial_window.max(1)) * u64::from(self.smss);
     }
 
     fn on_listen(&mut self, seg: &Segment) {
         if !seg.flags.syn() || seg.flags.ack() || seg.flags.rst() {
             self.stats.dropped_bad_state += 1;
+            if seg.flags.ack() {
+                // RFC 9293 §3.10.7.2: an ACK in LISTEN gets a reset.
+                self.queue_reset(seg);
+            }
             return;
         }
         self.negotiate(seg);
@@ -151,9 +148,38 @@ impl Endpoint {
         if self.syn_retransmitted {
             // RFC 6298 (5.7): RTO back to 3 s once data transfer starts.
             self.rtt.reset_after_syn_timeout();
+            // RFC 5681 §3.1: after a lost SYN or SYN-ACK, IW = 1 segment.
+            self.win.cwnd = u64::from(self.smss);
         }
         self.consecutive_rtos = 0;
         self.timers.stop(Timer::Rto);
+    }
+
+    /// RFC 9293 §3.10.7.1: the reset answering a segment that has no
+    /// connection (never for a reset).
+    fn queue_reset(&mut self, seg: &Segment) {
+        if seg.flags.rst() {
+            return;
+        }
+        let (seq, ack, flags) = if seg.flags.ack() {
+            (seg.ack, SeqNum(0), TcpFlags::RST)
+        } else {
+            (
+                SeqNum(0),
+                seg.seq + seg.seq_len(),
+                TcpFlags::RST | TcpFlags::ACK,
+            )
+        };
+        self.reset_reply = Some(Segment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq,
+            ack,
+            flags,
+            window: 0,
+            options: TcpOptions::default(),
+            payload_len: 0,
+        });
     }
 
     fn reset(&mut self) {
@@ -176,6 +202,10 @@ impl Endpoint {
         if !self.acceptable(seg) {
             if !seg.flags.rst() {
                 self.ack_now = true;
+            }
+            if self.state == State::TimeWait && seg.flags.fin() {
+                // RFC 9293 §3.10.7.4: a retransmitted FIN restarts the 2*MSL wait.
+                self.timers.set(Timer::TimeWait, now + TIME_WAIT);
             }
             let end = seg.seq + seg.seq_len();
             if seg.payload_len > 0 && end <= self.rcv_nxt {
@@ -210,6 +240,10 @@ impl Endpoint {
             }
             self.syn_acked(now, seg);
             self.set_state(State::Established);
+            if self.fin_queued {
+                // RFC 9293 §3.10.4: a CLOSE in SYN-RECEIVED waits for ESTABLISHED.
+                self.set_state(State::FinWait1);
+            }
         }
         if !self.on_ack_segment(now, seg) {
             return;
@@ -352,7 +386,9 @@ impl Endpoint {
         let containing = |ooo: &[(SeqNum, SeqNum)], s: SeqNum| {
             ooo.iter().copied().find(|&(l, r)| l <= s && s < r)
         };
-        let mut order: Vec<(SeqNum, SeqNum)> = Vec::with_capacity(self.ooo.len());
+        // Reuses last round's buffer: no allocation per segment.
+        let mut order = std::mem::take(&mut self.sack_scratch);
+        order.clear();
         let mut push = |b: Option<(SeqNum, SeqNum)>| {
             if let Some(b) = b {
                 if !order.contains(&b) {
@@ -369,7 +405,7 @@ impl Endpoint {
         for &b in self.ooo.iter().rev() {
             push(Some(b));
         }
-        self.sack_reported = order;
+        self.sack_scratch = std::mem::replace(&mut self.sack_reported, order);
     }
 
     /// SACK blocks for the next ACK: up to 4, 3 with timestamps.

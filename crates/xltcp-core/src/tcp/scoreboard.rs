@@ -64,22 +64,18 @@ impl Scoreboard {
             return 0;
         }
         let before = self.sacked_bytes();
+        // Ranges [i, j) touch or overlap the block; merge them in place.
+        let i = self.ranges.partition_point(|&(_, r)| r < b.left);
+        let j = self.ranges.partition_point(|&(l, _)| l <= b.right);
         let (mut left, mut right) = (b.left, b.right);
-        let mut kept = Vec::with_capacity(self.ranges.len() + 1);
-        for &(l, r) in &self.ranges {
-            if r < left || l > right {
-                kept.push((l, r));
-            } else {
-                left = left.min(l);
-                right = right.max(r);
-            }
+        if i < j {
+            left = left.min(self.ranges[i].0);
+            right = right.max(self.ranges[j - 1].1);
+            self.ranges.drain(i + 1..j);
+            self.ranges[i] = (left, right);
+        } else {
+            self.ranges.insert(i, (left, right));
         }
-        let pos = kept
-            .iter()
-            .position(|&(l, _)| l > left)
-            .unwrap_or(kept.len());
-        kept.insert(pos, (left, right));
-        self.ranges = kept;
         self.sacked_bytes() - before
     }
 
@@ -125,20 +121,33 @@ impl Scoreboard {
     }
 
     /// The un-SACKed holes in `[una, high_data)`, lowest first.
-    pub fn holes(&self, una: SeqNum, high_data: SeqNum) -> Vec<(SeqNum, SeqNum)> {
-        let mut holes = Vec::new();
+    pub fn holes(
+        &self,
+        una: SeqNum,
+        high_data: SeqNum,
+    ) -> impl Iterator<Item = (SeqNum, SeqNum)> + '_ {
         let mut at = una;
-        for &(l, r) in &self.ranges {
-            if l > at {
-                holes.push((at, l.min(high_data)));
+        let mut ranges = self.ranges.iter();
+        let mut done = false;
+        std::iter::from_fn(move || {
+            while !done {
+                let hole = match ranges.next() {
+                    Some(&(l, r)) => {
+                        let hole = (at, l.min(high_data));
+                        at = at.max(r);
+                        hole
+                    }
+                    None => {
+                        done = true;
+                        (at, high_data)
+                    }
+                };
+                if hole.0 < hole.1 {
+                    return Some(hole);
+                }
             }
-            at = at.max(r);
-        }
-        if at < high_data {
-            holes.push((at, high_data));
-        }
-        holes.retain(|&(l, r)| l < r);
-        holes
+            None
+        })
     }
 
     /// RFC 6675 SetPipe(): un-SACKed bytes in `[una, high_data)` not judged
@@ -168,11 +177,10 @@ impl Scoreboard {
         new_data: bool,
         rescue_allowed: bool,
     ) -> Option<NextSeg> {
-        let holes = self.holes(una, high_data);
         let highest = self.highest_sacked();
         // Candidates for rules 1 and 3: un-SACKed bytes above HighRxt and
         // below the highest SACKed byte.
-        let candidates = holes.iter().filter_map(|&(l, r)| {
+        let candidates = self.holes(una, high_data).filter_map(|(l, r)| {
             let start = l.max(high_rxt);
             match highest {
                 Some(h) if start < r && start < h => Some((start, r)),
@@ -199,7 +207,7 @@ impl Scoreboard {
         // RFC 6675 NextSeg (4): one rescue retransmission per recovery, of
         // the segment holding the highest un-SACKed outstanding byte.
         if rescue_allowed {
-            if let Some(&(l, r)) = holes.last() {
+            if let Some((l, r)) = self.holes(una, high_data).last() {
                 let start = l.max(r - smss);
                 return Some(NextSeg::Rescue {
                     seq: start,
@@ -313,5 +321,87 @@ mod tests {
             })
         );
         assert!(!s.is_lost(SeqNum(0), 100));
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    //! The scoreboard against a per-byte model.
+    use super::*;
+    use proptest::prelude::*;
+
+    const SMSS: u64 = 10;
+    const BASE: u32 = u32::MAX - 100; // exercise wrap-around
+
+    fn seq(k: u32) -> SeqNum {
+        SeqNum(BASE.wrapping_add(k))
+    }
+
+    proptest! {
+        #[test]
+        fn matches_a_byte_model(
+            blocks in proptest::collection::vec((0u32..200, 1u32..40), 0..12),
+            una in 0u32..100,
+            high_rxt in 0u32..200,
+        ) {
+            let mut sb = Scoreboard::default();
+            let mut model = [false; 240];
+            for &(l, n) in &blocks {
+                let new = sb.add(SackBlock { left: seq(l), right: seq(l + n) });
+                let mut fresh = 0;
+                for b in &mut model[l as usize..(l + n) as usize] {
+                    fresh += u64::from(!*b);
+                    *b = true;
+                }
+                prop_assert_eq!(new, fresh);
+            }
+            sb.advance(seq(una));
+            for b in &mut model[..una as usize] {
+                *b = false;
+            }
+            // Ranges: sorted, disjoint, non-adjacent, equal to the model.
+            let mut from_ranges = [false; 240];
+            for w in sb.ranges().windows(2) {
+                prop_assert!(w[0].1 < w[1].0);
+            }
+            for &(l, r) in sb.ranges() {
+                for k in (l - seq(0))..(r - seq(0)) {
+                    from_ranges[k as usize] = true;
+                }
+            }
+            prop_assert_eq!(&from_ranges[..], &model[..]);
+            // IsLost per byte.
+            let high = 240u32;
+            for s in una..high {
+                let above: Vec<usize> = (s as usize + 1..240).filter(|&k| model[k]).collect();
+                let mut ranges = 0;
+                for (i, &k) in above.iter().enumerate() {
+                    if i == 0 || above[i - 1] + 1 != k {
+                        ranges += 1;
+                    }
+                }
+                let lost = ranges >= 3 || above.len() as u64 > 2 * SMSS;
+                if !model[s as usize] {
+                    prop_assert_eq!(sb.is_lost(seq(s), SMSS), lost, "byte {}", s);
+                }
+            }
+            // SetPipe per byte.
+            let mut pipe = 0;
+            for s in una..high {
+                if model[s as usize] {
+                    continue;
+                }
+                let above: Vec<usize> = (s as usize + 1..240).filter(|&k| model[k]).collect();
+                let mut ranges = 0;
+                for (i, &k) in above.iter().enumerate() {
+                    if i == 0 || above[i - 1] + 1 != k {
+                        ranges += 1;
+                    }
+                }
+                let lost = ranges >= 3 || above.len() as u64 > 2 * SMSS;
+                pipe += u64::from(!lost) + u64::from(s < high_rxt);
+            }
+            prop_assert_eq!(sb.pipe(seq(una), seq(high), seq(high_rxt), SMSS), pipe);
+        }
     }
 }

@@ -19,13 +19,22 @@ impl Endpoint {
     /// The next segment to send, if any. Call until `None`.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
-        let t = self.next_transmit(now)?;
-        self.account(now, &t);
+        let t = self.next_transmit(now);
+        if let Some(t) = &t {
+            self.account(now, t);
+        }
         self.update_timers(now);
-        Some(t)
+        t
     }
 
     fn next_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if let Some(segment) = self.reset_reply.take() {
+            self.stats.resets_sent += 1;
+            return Some(Transmit {
+                segment,
+                retransmission: false,
+            });
+        }
         match self.state {
             State::Closed | State::Listen => return None,
             State::SynSent | State::SynReceived => {
@@ -37,6 +46,9 @@ impl Endpoint {
             if let Some(t) = self.pending_retransmission(now) {
                 return Some(t);
             }
+            if let Some(t) = self.lr_retransmission(now) {
+                return Some(t);
+            }
             if let Some(t) = self.probe(now) {
                 return Some(t);
             }
@@ -45,7 +57,15 @@ impl Endpoint {
             }
         }
         if self.ack_now {
-            let seg = self.segment(now, self.snd_nxt, 0, TcpFlags::ACK);
+            // A pure ACK carries SND.MAX (as BSD does), so that it stays
+            // acceptable after a go-back-N; SND.NXT while a zero-window probe
+            // is outstanding, where only RCV.NXT is acceptable.
+            let seq = if self.snd_wnd == 0 {
+                self.snd_nxt
+            } else {
+                self.snd_max
+            };
+            let seg = self.segment(now, seq, 0, TcpFlags::ACK);
             return Some(Transmit {
                 segment: seg,
                 retransmission: false,
@@ -200,7 +220,15 @@ impl Endpoint {
         if seq >= self.snd_max {
             return None;
         }
-        let room = self.snd_max.since(seq) as u64;
+        // Up to SND.MAX, stopping short of data the receiver SACKed.
+        let end = self
+            .scoreboard
+            .ranges()
+            .iter()
+            .map(|r| r.0)
+            .find(|&l| l > seq)
+            .map_or(self.snd_max, |l| l.min(self.snd_max));
+        let room = end.since(seq) as u64;
         let t = self.data_segment(now, seq, room, Advance::Stay)?;
         if self.sack_recovery() {
             let end = seq + t.segment.payload_len;
@@ -211,17 +239,47 @@ impl Endpoint {
         Some(t)
     }
 
+    /// The next segment of a range asked for by
+    /// [`retransmit_range`](Endpoint::retransmit_range), sent whatever cwnd
+    /// says.
+    fn lr_retransmission(&mut self, now: Time) -> Option<Transmit> {
+        while let Some((left, right)) = self.lr_rtx.pop_front() {
+            let left = left.max(self.snd_una);
+            let right = right.min(self.snd_max);
+            if left >= right {
+                continue;
+            }
+            let Some(t) = self.data_segment(now, left, right.since(left) as u64, Advance::Stay)
+            else {
+                continue;
+            };
+            let end = left + t.segment.payload_len;
+            if end < right {
+                self.lr_rtx.push_front((end, right));
+            }
+            return Some(t);
+        }
+        None
+    }
+
     fn sack_recovery(&self) -> bool {
         self.recovery == Recovery::Sack && self.cstate == CongestionState::Recovery
     }
 
-    /// A zero-window probe: one byte of new data beyond the window.
+    /// The persist timer fired: with a zero window, a probe of one byte of
+    /// new data beyond the window (RFC 9293 §3.8.6.1); with a window too
+    /// small for SWS avoidance, the override: send what the window allows
+    /// (RFC 9293 §3.8.6.2.1).
     fn probe(&mut self, now: Time) -> Option<Transmit> {
         if !std::mem::take(&mut self.probe_due) || !self.persist_mode() {
             return None;
         }
-        self.stats.zero_window_probes += 1;
-        self.data_segment(now, self.snd_nxt, 1, Advance::Stay)
+        if self.snd_wnd == 0 {
+            self.stats.zero_window_probes += 1;
+            self.data_segment(now, self.snd_nxt, 1, Advance::Stay)
+        } else {
+            self.data_segment(now, self.snd_nxt, self.snd_wnd, Advance::Nxt)
+        }
     }
 
     /// Whether the state lets data or a FIN go out.
@@ -260,7 +318,20 @@ impl Endpoint {
             limit += u64::from(self.dupacks.min(2)) * smss;
         }
         let limit = limit.min(self.snd_wnd);
-        let in_flight = self.snd_nxt.since(self.snd_una).max(0) as u64;
+        // Going back N after a timeout, bytes SACKed since then below
+        // SND.NXT are not in flight (elsewhere FlightSize is SND.NXT - SND.UNA).
+        let sacked_below: u64 = if self.cstate == CongestionState::Loss {
+            self.scoreboard
+                .ranges()
+                .iter()
+                .filter(|r| r.0 < self.snd_nxt)
+                .map(|&(l, r)| (r.min(self.snd_nxt) - l) as u64)
+                .sum()
+        } else {
+            0
+        };
+        let in_flight =
+            (self.snd_nxt.since(self.snd_una).max(0) as u64).saturating_sub(sacked_below);
         let mut usable = limit.saturating_sub(in_flight);
         if let Some(&(l, _)) = self.scoreboard.ranges().iter().find(|r| r.0 > self.snd_nxt) {
             usable = usable.min((l - self.snd_nxt) as u64);

@@ -40,6 +40,15 @@ pub struct Stats {
     pub duplicate_bytes_received: u64,
     /// Resets received and accepted.
     pub resets_received: u64,
+    /// Resets sent (answers to segments that found no connection).
+    pub resets_sent: u64,
     /// SACK blocks ignored because they lay outside (SND.UNA, SND.MAX].
     pub invalid_sack_blocks: u64,
+}
+
+impl Stats {
+    /// Segments dropped for any reason (out of window, bad ACK, bad state).
+    pub fn dropped_segments(&self) -> u64 {
+        self.dropped_out_of_window + self.dropped_bad_ack + self.dropped_bad_state
+    }
 }

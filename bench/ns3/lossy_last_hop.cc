@@ -1,0 +1,251 @@
+// Reference scenario: one bulk TCP flow over a lossy last hop.
+//
+//   CH --(100 Mbps, 10 ms)-- BS --(10 Mbps, 1 ms)-- SH
+//
+// Point-to-point links, DropTail device queues, no traffic-control queue disc.
+// Data packets arriving at SH are dropped i.i.d. with probability p. Prints one
+// JSON object on stdout.
+
+#include "scenario_common.h"
+
+#include <set>
+
+using namespace ns3;
+using namespace xltcp;
+
+namespace
+{
+
+/// Counters filled by trace sinks during the run.
+struct Counters
+{
+    uint64_t dataSegmentsSent{0};     ///< data segments handed to IP by the sender
+    uint64_t retransmissions{0};      ///< of which retransmissions (socket trace)
+    uint64_t belowHighestSent{0};     ///< data segments starting below the highest byte sent
+    uint32_t highestSent{0};          ///< highest sequence number sent + 1
+    bool anySent{false};              ///< whether highestSent is valid
+    uint64_t wirelessDrops{0};        ///< packets dropped by the error model at SH
+    uint64_t dataArrivals{0};         ///< data segments that reached SH's IP layer
+    uint64_t duplicateArrivals{0};    ///< of which carried a segment SH already had
+    double lastDuplicateS{-1.0};      ///< simulated time of the last duplicate arrival
+    std::set<uint32_t> seenSegments;  ///< start sequence numbers received at SH
+};
+
+Counters g_counters;
+
+void
+OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> /* s */)
+{
+    uint32_t len = packet->GetSize();
+    if (len == 0)
+    {
+        return;
+    }
+    ++g_counters.dataSegmentsSent;
+    uint32_t seq = header.GetSequenceNumber().GetValue();
+    if (g_counters.anySent && SequenceNumber32(seq) < SequenceNumber32(g_counters.highestSent))
+    {
+        ++g_counters.belowHighestSent;
+    }
+    uint32_t end = seq + len;
+    if (!g_counters.anySent || SequenceNumber32(end) > SequenceNumber32(g_counters.highestSent))
+    {
+        g_counters.highestSent = end;
+        g_counters.anySent = true;
+    }
+}
+
+void
+OnSenderRetransmission(Ptr<const Packet> /* p */,
+                       const TcpHeader& /* h */,
+                       const Address& /* local */,
+                       const Address& /* peer */,
+                       Ptr<const TcpSocketBase> /* s */)
+{
+    ++g_counters.retransmissions;
+}
+
+void
+OnSocketCreated(Ptr<XlSenderSocket> socket)
+{
+    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
+    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+}
+
+// The stock sender's socket exists once the application has started.
+void
+ConnectStockSenderTraces()
+{
+    const std::string sockets = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContext(sockets + "Tx", MakeCallback(&OnSenderTx));
+    Config::ConnectWithoutContext(sockets + "Retransmission",
+                                  MakeCallback(&OnSenderRetransmission));
+}
+
+// Every data segment that survives the wireless hop: a start sequence number
+// seen before means the sender retransmitted a segment that had not been lost.
+void
+OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    TcpHeader tcp;
+    copy->RemoveHeader(tcp);
+    if (copy->GetSize() == 0)
+    {
+        return;
+    }
+    ++g_counters.dataArrivals;
+    if (!g_counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
+    {
+        ++g_counters.duplicateArrivals;
+        g_counters.lastDuplicateS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+OnWirelessDrop(Ptr<const Packet> /* p */)
+{
+    ++g_counters.wirelessDrops;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    auto processStart = std::chrono::steady_clock::now();
+
+    double p = 0.0;
+    uint32_t seed = 1;
+    double duration = 60.0;
+    bool fixEmulatedSack = true;
+    uint32_t queuePackets = 100;
+    bool stockSender = false;
+    double connTimeout = 1.0;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
+    cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
+    cmd.AddValue("duration", "simulated time in seconds", duration);
+    cmd.AddValue("fixEmulatedSack",
+                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
+                 fixEmulatedSack);
+    cmd.AddValue("stockSender",
+                 "use ns-3's BulkSendApplication and TcpSocketBase instead (no fix, no RTO count)",
+                 stockSender);
+    cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
+    cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+    ConfigureTcpDefaults(Seconds(connTimeout));
+
+    NodeContainer nodes;
+    nodes.Create(3);
+    Ptr<Node> ch = nodes.Get(0);
+    Ptr<Node> bs = nodes.Get(1);
+    Ptr<Node> sh = nodes.Get(2);
+
+    std::string queueSize = std::to_string(queuePackets) + "p";
+    PointToPointHelper wired;
+    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    wired.SetChannelAttribute("Delay", StringValue("10ms"));
+    wired.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper wireless;
+    wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    wireless.SetChannelAttribute("Delay", StringValue("1ms"));
+    wireless.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+
+    NetDeviceContainer chBs = wired.Install(ch, bs);
+    NetDeviceContainer bsSh = wireless.Install(bs, sh);
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addresses;
+    addresses.SetBase("10.1.1.0", "255.255.255.0");
+    addresses.Assign(chBs);
+    addresses.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Assign() installed FqCoDel on every device; take it off again.
+    uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
+    uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
+
+    // i.i.d. loss on the data direction of the wireless hop (into SH).
+    Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
+    loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    loss->SetRate(p);
+    bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+
+    const uint16_t port = 5000;
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinkApps = sinkHelper.Install(sh);
+    sinkApps.Start(Seconds(0));
+    Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkApps.Get(0));
+
+    Ptr<BulkSource> source;
+    if (stockSender)
+    {
+        // Cross-check: ns-3's own BulkSendApplication and TcpSocketBase.
+        BulkSendHelper bulk("ns3::TcpSocketFactory",
+                            InetSocketAddress(bsShIf.GetAddress(1), port));
+        bulk.SetAttribute("SendSize", UintegerValue(16 * kSegmentSize));
+        bulk.Install(ch).Start(Seconds(0));
+        Simulator::Schedule(MilliSeconds(1), &ConnectStockSenderTraces);
+    }
+    else
+    {
+        source = CreateObject<BulkSource>();
+        source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+        source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
+        ch->AddApplication(source);
+        source->SetStartTime(Seconds(0));
+    }
+
+    bsSh.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnWirelessDrop));
+    TraceTcDrops(nodes);
+    sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
+
+    Simulator::Stop(Seconds(duration));
+    auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    double runWall = SecondsSince(runStart);
+
+    uint64_t delivered = sink->GetTotalRx();
+    Ptr<XlSenderSocket> socket = source ? source->GetSocket() : nullptr;
+    JsonObject out;
+    out.Num("p", p)
+        .Int("seed", seed)
+        .Num("duration_s", duration)
+        .Bool("fix_emulated_sack", fixEmulatedSack && !stockSender)
+        .Bool("stock_sender", stockSender)
+        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
+        .Int("bytes_delivered", delivered)
+        .Int("data_segments_sent", g_counters.dataSegmentsSent)
+        .Int("retransmissions", g_counters.retransmissions)
+        .Int("retransmissions_below_highest", g_counters.belowHighestSent)
+        .Num("rto_count", socket ? static_cast<double>(socket->GetRtoCount()) : -1.0)
+        .Int("emulated_sack_resets", socket ? socket->GetMarkResets() : 0)
+        .Int("wireless_drops", g_counters.wirelessDrops)
+        .Int("queue_drops", DeviceQueueDrops(nodes) + g_tcDrops)
+        .Int("data_arrivals_at_sh", g_counters.dataArrivals)
+        .Int("duplicate_arrivals_at_sh", g_counters.duplicateArrivals)
+        .Num("last_duplicate_arrival_s", g_counters.lastDuplicateS)
+        .Int("queue_discs_before_removal", queueDiscsBefore)
+        .Int("queue_discs_after_removal", queueDiscsAfter)
+        .Int("events", Simulator::GetEventCount())
+        .Num("wall_seconds_run", runWall);
+    Simulator::Destroy();
+    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
+    std::printf("%s\n", out.ToString().c_str());
+    return 0;
+}

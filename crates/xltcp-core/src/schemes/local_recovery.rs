@@ -1,0 +1,307 @@
+//! Local recovery (paper 000, Byun 2016, §4): the BS watches the sequence
+//! numbers of the TCP data arriving over the wireless hop and, when a gap
+//! appears, reports it to the sender; the sender retransmits what the
+//! report marks lost.
+//!
+//! - [`GapMonitor`] (at the BS, one per uplink flow): tracks the data seen
+//!   over the air as a cumulative point plus received ranges above it.
+//!   When a segment starts beyond everything seen so far (a new hole), it
+//!   returns an [`LrReport`]: the cumulative point and up to three received
+//!   blocks. The blocks are the **lowest** three ranges, so the holes
+//!   between the cumulative point and the last block are exactly the data
+//!   not yet seen at the BS.
+//! - [`LrAgent`] (at the sender): PHY-LR ([`LrMode::Phy`]) resends the
+//!   reported holes from a link buffer of recently sent data packets
+//!   ([`LrAction::Resend`]); TCP-LR ([`LrMode::Tcp`]) asks the sender's
+//!   TCP to retransmit them now ([`LrAction::Retransmit`], see
+//!   [`crate::tcp::Endpoint::retransmit_range`]) and, on every RTO, to
+//!   retransmit every hole still known lost.
+//!
+//! On the wire the report is a real TCP segment the BS forges toward the
+//! sender (from the receiver's address and port): an ACK whose
+//! acknowledgment number is the BS's cumulative point and whose SACK
+//! option carries the blocks. It is consumed by the sender's agent and
+//! never reaches its TCP (its ACK number speaks for the BS, not for the
+//! receiver, so giving it to TCP would acknowledge data the receiver may
+//! not have). The engine marks it so the agent can tell it from the
+//! receiver's own ACKs.
+//!
+//! Sans-IO: inputs `on_*`, outputs drained with `poll_action`.
+
+use crate::time::Time;
+use crate::wire::{Packet, Segment, SeqNum};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Most blocks in one report.
+pub const MAX_REPORT_BLOCKS: usize = 3;
+
+/// Received ranges tracked above the cumulative point, at most.
+const MAX_RANGES: usize = 64;
+
+/// A loss report from the BS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LrReport {
+    /// All data below this has been seen at the BS.
+    pub cum: SeqNum,
+    /// Up to three received blocks above `cum`, lowest first.
+    pub blocks: Vec<(SeqNum, SeqNum)>,
+}
+
+impl LrReport {
+    /// The holes the report marks lost: from `cum` to the first block and
+    /// between consecutive blocks.
+    pub fn holes(&self) -> Vec<(SeqNum, SeqNum)> {
+        let mut holes = Vec::with_capacity(self.blocks.len());
+        let mut at = self.cum;
+        for &(l, r) in &self.blocks {
+            if l > at {
+                holes.push((at, l));
+            }
+            at = at.max(r);
+        }
+        holes
+    }
+}
+
+/// Counters of local recovery (BS and sender together).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LrStats {
+    /// Reports the BS sent.
+    pub reports_sent: u64,
+    /// Reports the sender's agent received.
+    pub reports_received: u64,
+    /// Holes the received reports marked lost.
+    pub holes_reported: u64,
+    /// Segments resent by the link layer (PHY-LR).
+    pub link_resends: u64,
+    /// Reported holes (or parts) that were not in the link buffer (PHY-LR).
+    pub holes_not_buffered: u64,
+    /// Ranges handed to TCP for retransmission (TCP-LR).
+    pub tcp_retransmit_requests: u64,
+    /// Retransmission requests made on an RTO (TCP-LR).
+    pub rto_requests: u64,
+    /// Data segments seen at the BS below its cumulative point.
+    pub duplicates_at_bs: u64,
+}
+
+/// Gap detection at the BS for one flow's data over the wireless hop.
+#[derive(Clone, Debug, Default)]
+pub struct GapMonitor {
+    cum: Option<SeqNum>,
+    high: SeqNum,
+    ranges: Vec<(SeqNum, SeqNum)>,
+    /// Counters of the BS side.
+    pub stats: LrStats,
+}
+
+impl GapMonitor {
+    /// A monitor that has seen nothing.
+    pub fn new() -> GapMonitor {
+        GapMonitor::default()
+    }
+
+    /// The cumulative point, once data or a SYN was seen.
+    pub fn cum(&self) -> Option<SeqNum> {
+        self.cum
+    }
+
+    /// A segment from the sender arrived at the BS over the air; returns a
+    /// report if it opened a new hole.
+    pub fn on_data(&mut self, seg: &Segment) -> Option<LrReport> {
+        if seg.flags.syn() {
+            self.cum = Some(seg.seq + 1);
+            self.high = seg.seq + 1;
+            self.ranges.clear();
+            return None;
+        }
+        let len = seg.payload_len + u32::from(seg.flags.fin());
+        if len == 0 {
+            return None;
+        }
+        let cum = *self.cum.get_or_insert(seg.seq);
+        if self.ranges.is_empty() && self.high < cum {
+            self.high = cum;
+        }
+        let (start, end) = (seg.seq, seg.seq + len);
+        if end <= cum {
+            self.stats.duplicates_at_bs += 1;
+            return None;
+        }
+        let new_hole = start > self.high.max(cum);
+        self.insert(start.max(cum), end);
+        self.high = self.high.max(end);
+        if !new_hole {
+            return None;
+        }
+        self.stats.reports_sent += 1;
+        Some(LrReport {
+            cum: self.cum.unwrap_or(cum),
+            blocks: self
+                .ranges
+                .iter()
+                .take(MAX_REPORT_BLOCKS)
+                .copied()
+                .collect(),
+        })
+    }
+
+    /// Adds `[l, r)` to the ranges and moves the cumulative point.
+    fn insert(&mut self, l: SeqNum, r: SeqNum) {
+        let (mut l, mut r) = (l, r);
+        let mut keep = Vec::with_capacity(self.ranges.len() + 1);
+        for &(a, b) in &self.ranges {
+            if b < l || a > r {
+                keep.push((a, b));
+            } else {
+                l = l.min(a);
+                r = r.max(b);
+            }
+        }
+        keep.push((l, r));
+        keep.sort_by_key(|x| x.0);
+        let mut cum = self.cum.unwrap_or(l);
+        keep.retain(|&(a, b)| {
+            if a <= cum {
+                cum = cum.max(b);
+                false
+            } else {
+                true
+            }
+        });
+        keep.truncate(MAX_RANGES);
+        self.cum = Some(cum);
+        self.ranges = keep;
+    }
+}
+
+/// Where the sender retransmits reported holes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LrMode {
+    /// PHY-LR: the link layer, from its own buffer.
+    Phy,
+    /// TCP-LR: TCP, from its send buffer.
+    Tcp,
+}
+
+/// What the engine must do at the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LrAction {
+    /// PHY-LR: hand this buffered packet to the link layer again.
+    Resend(Packet),
+    /// TCP-LR: call `retransmit_range(left, right)` on the sender's TCP.
+    Retransmit {
+        /// First sequence number.
+        left: SeqNum,
+        /// One past the last.
+        right: SeqNum,
+    },
+}
+
+/// The sender-side agent of local recovery.
+#[derive(Debug)]
+pub struct LrAgent {
+    mode: LrMode,
+    capacity: usize,
+    buffer: VecDeque<Packet>,
+    known_lost: Vec<(SeqNum, SeqNum)>,
+    actions: VecDeque<LrAction>,
+    /// Counters of the sender side.
+    pub stats: LrStats,
+}
+
+impl LrAgent {
+    /// An agent; `capacity` is PHY-LR's link buffer in packets.
+    pub fn new(mode: LrMode, capacity: usize) -> LrAgent {
+        LrAgent {
+            mode,
+            capacity: capacity.max(1),
+            buffer: VecDeque::new(),
+            known_lost: Vec::new(),
+            actions: VecDeque::new(),
+            stats: LrStats::default(),
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> LrMode {
+        self.mode
+    }
+
+    /// The sender handed `p` to its link layer (PHY-LR keeps data packets).
+    pub fn on_sent(&mut self, p: &Packet) {
+        if self.mode != LrMode::Phy || p.tcp.payload_len == 0 {
+            return;
+        }
+        self.buffer.retain(|b| b.tcp.seq != p.tcp.seq);
+        if self.buffer.len() >= self.capacity {
+            self.buffer.pop_front();
+        }
+        self.buffer.push_back(*p);
+    }
+
+    /// A cumulative ACK from the receiver reached the sender: forget what
+    /// it covers.
+    pub fn on_ack(&mut self, ack: SeqNum) {
+        self.buffer.retain(|b| b.tcp.seq + b.tcp.payload_len > ack);
+        self.known_lost.retain_mut(|h| {
+            h.0 = h.0.max(ack);
+            h.0 < h.1
+        });
+    }
+
+    /// A report from the BS reached the sender.
+    pub fn on_report(&mut self, _now: Time, report: &LrReport) {
+        self.stats.reports_received += 1;
+        let holes = report.holes();
+        self.stats.holes_reported += holes.len() as u64;
+        match self.mode {
+            LrMode::Phy => {
+                for &(l, r) in &holes {
+                    let mut found = false;
+                    for b in &self.buffer {
+                        let (bl, br) = (b.tcp.seq, b.tcp.seq + b.tcp.payload_len);
+                        if bl < r && br > l {
+                            found = true;
+                            let mut again = *b;
+                            again.meta.retransmission = true;
+                            self.actions.push_back(LrAction::Resend(again));
+                            self.stats.link_resends += 1;
+                        }
+                    }
+                    if !found {
+                        self.stats.holes_not_buffered += 1;
+                    }
+                }
+            }
+            LrMode::Tcp => {
+                for &(left, right) in &holes {
+                    self.actions.push_back(LrAction::Retransmit { left, right });
+                    self.stats.tcp_retransmit_requests += 1;
+                }
+                self.known_lost = holes;
+            }
+        }
+    }
+
+    /// The sender's TCP timed out: TCP-LR retransmits every hole still
+    /// known lost.
+    pub fn on_rto(&mut self) {
+        if self.mode != LrMode::Tcp {
+            return;
+        }
+        for &(left, right) in &self.known_lost {
+            self.actions.push_back(LrAction::Retransmit { left, right });
+            self.stats.rto_requests += 1;
+        }
+    }
+
+    /// The next action for the engine.
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<LrAction> {
+        self.actions.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,337 @@
+//! The cross-layer vocabulary: what a lower layer tells the schemes above it.
+//!
+//! A [`Signal`] is produced by the wireless hop (the PHY's primary-user
+//! detector, the MAC's delivery reports, the channel model) and consumed by
+//! the schemes (CR-aware TCP, C-Snoop, DSASync, ...). The same values travel
+//! in both engines: in the simulator as Rust values, in the emulator as
+//! line-delimited JSON, one object per line, tagged by `"type"` in
+//! snake_case:
+//!
+//! ```text
+//! {"type":"pu_start"}
+//! {"type":"tfp_start","cause":"pu_on"}
+//! {"type":"delivered","frame":42}
+//! {"type":"snr","iface":0,"db":7.5}
+//! ```
+//!
+//! A [`SignalRecord`] stamps a signal with the time and the node that
+//! emitted it; a [`SignalLog`] is an append-only trace of records that
+//! writes and reads that JSON-lines form.
+
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// Why a transmission freeze period (TFP) began or ended: any interval in
+/// which a wireless node may not send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TfpCause {
+    /// A primary user is transmitting on the channel (`pu_on`).
+    PuOn,
+    /// The whole cell is in a sensing quiet period (`cell_sensing`).
+    CellSensing,
+    /// This node is sensing (`node_sensing`, DSASync's `node_i_sensing`).
+    NodeSensing,
+    /// The cell is switching channel (`switching`).
+    Switching,
+}
+
+/// One cross-layer signal.
+///
+/// Serialised as an internally tagged JSON object: `{"type": "<snake_case
+/// variant>", <fields>}`. A non-finite `Snr::db` serialises as `null` and
+/// does not read back; emitters send finite values only.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Signal {
+    /// The PHY detected a primary user's transmission: stop sending.
+    PuStart,
+    /// No primary-user transmission has been heard for `t_idle`: resume.
+    PuStop,
+    /// A transmission freeze period began.
+    TfpStart {
+        /// What froze the node.
+        cause: TfpCause,
+    },
+    /// A transmission freeze period ended.
+    TfpEnd {
+        /// What had frozen the node.
+        cause: TfpCause,
+    },
+    /// The MAC received the link-layer ACK of `frame` (C-Snoop's `DELIVERED`).
+    Delivered {
+        /// The opaque frame id given to the MAC.
+        frame: u64,
+    },
+    /// The MAC gave up on `frame` (C-Snoop's `UNDELIVERED`): retry limit or
+    /// channel-access failure.
+    Undelivered {
+        /// The opaque frame id given to the MAC.
+        frame: u64,
+    },
+    /// A new signal-to-noise estimate on an interface.
+    Snr {
+        /// The interface index at the emitting node.
+        iface: u8,
+        /// SNR in dB.
+        db: f64,
+    },
+    /// The hop's capacity changed (e.g. a rate change after a channel switch).
+    Capacity {
+        /// New capacity in bit/s.
+        bps: u64,
+    },
+    /// The cell moved to another channel.
+    ChannelSwitch {
+        /// The new channel number.
+        channel: u16,
+    },
+}
+
+impl Signal {
+    /// The snake_case name used as the JSON `"type"` tag.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Signal::PuStart => "pu_start",
+            Signal::PuStop => "pu_stop",
+            Signal::TfpStart { .. } => "tfp_start",
+            Signal::TfpEnd { .. } => "tfp_end",
+            Signal::Delivered { .. } => "delivered",
+            Signal::Undelivered { .. } => "undelivered",
+            Signal::Snr { .. } => "snr",
+            Signal::Capacity { .. } => "capacity",
+            Signal::ChannelSwitch { .. } => "channel_switch",
+        }
+    }
+}
+
+/// A signal stamped with when and where it was emitted.
+///
+/// JSON form: the signal's own fields flattened beside `t_ns` (the time in
+/// nanoseconds since the start of the run) and `node`, e.g.
+/// `{"t_ns":1000,"node":2,"type":"pu_stop"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "RecordWire", from = "RecordWire")]
+pub struct SignalRecord {
+    /// When the signal was emitted.
+    pub at: Time,
+    /// The emitting node's index in the topology.
+    pub node: u32,
+    /// The signal.
+    pub signal: Signal,
+}
+
+/// The JSON shape of a [`SignalRecord`] (`Time` itself is not serialised).
+#[derive(Clone, Copy, Serialize, Deserialize)]
+struct RecordWire {
+    t_ns: u64,
+    node: u32,
+    #[serde(flatten)]
+    signal: Signal,
+}
+
+impl From<SignalRecord> for RecordWire {
+    fn from(r: SignalRecord) -> RecordWire {
+        RecordWire {
+            t_ns: r.at.as_nanos(),
+            node: r.node,
+            signal: r.signal,
+        }
+    }
+}
+
+impl From<RecordWire> for SignalRecord {
+    fn from(w: RecordWire) -> SignalRecord {
+        SignalRecord {
+            at: Time(w.t_ns),
+            node: w.node,
+            signal: w.signal,
+        }
+    }
+}
+
+/// An append-only trace of signals, in emission order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SignalLog {
+    records: Vec<SignalRecord>,
+}
+
+impl SignalLog {
+    /// An empty log.
+    pub fn new() -> SignalLog {
+        SignalLog::default()
+    }
+
+    /// Appends `signal`, emitted by `node` at `at`.
+    pub fn push(&mut self, at: Time, node: u32, signal: Signal) {
+        self.records.push(SignalRecord { at, node, signal });
+    }
+
+    /// Every record, in emission order.
+    pub fn records(&self) -> &[SignalRecord] {
+        &self.records
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the log holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The log as line-delimited JSON: one record per line, each line ending
+    /// in `\n`.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        for r in &self.records {
+            // A record holds only integers, enums and an f64; the only
+            // failure is a non-finite f64, which serde_json writes as null.
+            if let Ok(line) = serde_json::to_string(r) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Reads a log written by [`SignalLog::to_jsonl`]; blank lines are skipped.
+    /// Errors name the 1-based line that failed.
+    pub fn from_jsonl(text: &str) -> Result<SignalLog, JsonlError> {
+        let mut log = SignalLog::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record = serde_json::from_str(line).map_err(|source| JsonlError {
+                line: i + 1,
+                source,
+            })?;
+            log.records.push(record);
+        }
+        Ok(log)
+    }
+}
+
+/// A line of a signal trace that is not a valid record.
+#[derive(Debug, thiserror::Error)]
+#[error("signal trace line {line}: {source}")]
+pub struct JsonlError {
+    /// The 1-based line number.
+    pub line: usize,
+    /// What serde_json objected to.
+    pub source: serde_json::Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(s: &Signal) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    #[test]
+    fn signals_serialise_tagged_in_snake_case() {
+        assert_eq!(json(&Signal::PuStart), r#"{"type":"pu_start"}"#);
+        assert_eq!(json(&Signal::PuStop), r#"{"type":"pu_stop"}"#);
+        assert_eq!(
+            json(&Signal::TfpStart {
+                cause: TfpCause::PuOn
+            }),
+            r#"{"type":"tfp_start","cause":"pu_on"}"#
+        );
+        assert_eq!(
+            json(&Signal::TfpEnd {
+                cause: TfpCause::NodeSensing
+            }),
+            r#"{"type":"tfp_end","cause":"node_sensing"}"#
+        );
+        assert_eq!(
+            json(&Signal::Delivered { frame: 7 }),
+            r#"{"type":"delivered","frame":7}"#
+        );
+        assert_eq!(
+            json(&Signal::Undelivered { frame: 8 }),
+            r#"{"type":"undelivered","frame":8}"#
+        );
+        assert_eq!(
+            json(&Signal::Snr { iface: 1, db: -2.5 }),
+            r#"{"type":"snr","iface":1,"db":-2.5}"#
+        );
+        assert_eq!(
+            json(&Signal::Capacity { bps: 250_000 }),
+            r#"{"type":"capacity","bps":250000}"#
+        );
+        assert_eq!(
+            json(&Signal::ChannelSwitch { channel: 26 }),
+            r#"{"type":"channel_switch","channel":26}"#
+        );
+    }
+
+    #[test]
+    fn name_matches_the_json_tag() {
+        let all = [
+            Signal::PuStart,
+            Signal::PuStop,
+            Signal::TfpStart {
+                cause: TfpCause::Switching,
+            },
+            Signal::TfpEnd {
+                cause: TfpCause::CellSensing,
+            },
+            Signal::Delivered { frame: 1 },
+            Signal::Undelivered { frame: 1 },
+            Signal::Snr { iface: 0, db: 3.0 },
+            Signal::Capacity { bps: 1 },
+            Signal::ChannelSwitch { channel: 1 },
+        ];
+        for s in all {
+            let v: serde_json::Value = serde_json::from_str(&json(&s)).unwrap();
+            assert_eq!(v["type"], s.name());
+            let back: Signal = serde_json::from_str(&json(&s)).unwrap();
+            assert_eq!(back, s);
+        }
+    }
+
+    #[test]
+    fn log_round_trips_through_jsonl() {
+        let mut log = SignalLog::new();
+        log.push(Time(1_000), 2, Signal::PuStart);
+        log.push(
+            Time(2_000_000_000),
+            2,
+            Signal::TfpStart {
+                cause: TfpCause::PuOn,
+            },
+        );
+        log.push(
+            Time(3_500_000_000),
+            0,
+            Signal::Snr {
+                iface: 0,
+                db: 12.25,
+            },
+        );
+        let text = log.to_jsonl();
+        assert_eq!(
+            text,
+            concat!(
+                "{\"t_ns\":1000,\"node\":2,\"type\":\"pu_start\"}\n",
+                "{\"t_ns\":2000000000,\"node\":2,\"type\":\"tfp_start\",\"cause\":\"pu_on\"}\n",
+                "{\"t_ns\":3500000000,\"node\":0,\"type\":\"snr\",\"iface\":0,\"db\":12.25}\n",
+            )
+        );
+        assert_eq!(SignalLog::from_jsonl(&text).unwrap(), log);
+        assert_eq!(log.len(), 3);
+    }
+
+    #[test]
+    fn bad_line_is_reported_by_number() {
+        let text = "{\"t_ns\":1,\"node\":0,\"type\":\"pu_stop\"}\n\n{\"type\":\"warp\"}\n";
+        let err = SignalLog::from_jsonl(text).unwrap_err();
+        assert_eq!(err.line, 3);
+    }
+}

@@ -1,0 +1,248 @@
+//! Scripted tests of the receive side: delayed and immediate ACKs, SACK
+//! blocks, the advertised window, zero window and window updates.
+
+use super::fixture::*;
+use super::{Config, Profile};
+use crate::time::Time;
+
+fn sacked(
+    mut seg: crate::wire::Segment,
+    blocks: &[(crate::wire::SeqNum, crate::wire::SeqNum)],
+) -> crate::wire::Segment {
+    seg.options.sack = blocks_of(blocks);
+    seg
+}
+
+#[test]
+fn delayed_ack_on_the_second_full_segment() {
+    let mut ep = established(cfg());
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(400)));
+    assert_eq!(ep.readable(), 1000);
+    send!(ep, ms(250), peer(r(1000), s(0), 1000));
+    // Right edge kept: 64000 - 2000 unread.
+    expect!(ep, ms(250), ours(s(0), r(2000), 0, 62_000));
+    expect_nothing!(ep, ms(250));
+    assert_eq!(ep.poll_timeout(), None);
+}
+
+#[test]
+fn delayed_ack_timer_fires_after_the_timeout() {
+    let mut ep = established(cfg());
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    ep.handle_timeout(ms(399));
+    expect_nothing!(ep, ms(399));
+    ep.handle_timeout(ms(400));
+    expect!(ep, ms(400), ours(s(0), r(1000), 0, 63_000));
+    assert_eq!(ep.stats().acks_sent, 2, "handshake ACK and this one");
+}
+
+#[test]
+fn no_delay_with_one_segment_per_ack() {
+    let mut ep = established(Config {
+        delayed_ack_segments: 1,
+        ..cfg()
+    });
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    expect!(ep, ms(200), ours(s(0), r(1000), 0, 63_000));
+}
+
+#[test]
+fn ns3_profile_acks_the_first_data_segment_at_once() {
+    let mut ep = established(Config {
+        profile: Profile::Ns3,
+        ..cfg()
+    });
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    expect!(ep, ms(200), ours(s(0), r(1000), 0, 63_000));
+    send!(ep, ms(210), peer(r(1000), s(0), 1000));
+    expect_nothing!(ep, ms(210));
+}
+
+#[test]
+fn immediate_ack_out_of_order_and_on_gap_fill() {
+    let mut ep = established(sack_cfg());
+    send!(ep, ms(200), peer(r(1000), s(0), 1000));
+    expect!(
+        ep,
+        ms(200),
+        sacked(ours(s(0), r(0), 0, WIN), &[(r(1000), r(2000))])
+    );
+    assert_eq!(ep.stats().out_of_order_segments, 1);
+    assert_eq!(ep.readable(), 0);
+    // Filling the gap: immediate ACK for both, no SACK block left.
+    send!(ep, ms(210), peer(r(0), s(0), 1000));
+    expect!(ep, ms(210), ours(s(0), r(2000), 0, 62_000));
+    assert_eq!(ep.readable(), 2000);
+}
+
+#[test]
+fn immediate_ack_for_a_duplicate_segment() {
+    let mut ep = established(cfg());
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    send!(ep, ms(201), peer(r(1000), s(0), 1000));
+    let _ = recv!(ep, ms(201));
+    send!(ep, ms(300), peer(r(0), s(0), 1000));
+    expect!(ep, ms(300), ours(s(0), r(2000), 0, 62_000));
+    assert_eq!(ep.stats().duplicate_bytes_received, 1000);
+}
+
+#[test]
+fn sack_blocks_most_recent_first_at_most_four() {
+    let mut ep = established(sack_cfg());
+    let mut expected: Vec<(crate::wire::SeqNum, crate::wire::SeqNum)> = Vec::new();
+    for (i, k) in [1000u32, 3000, 5000, 7000, 9000].into_iter().enumerate() {
+        let t = ms(200 + i as u64);
+        send!(ep, t, peer(r(k), s(0), 1000));
+        expected.insert(0, (r(k), r(k + 1000)));
+        expected.truncate(4);
+        expect!(ep, t, sacked(ours(s(0), r(0), 0, WIN), &expected));
+    }
+    // r(4000) joins 3000..4000 and 5000..6000: that block comes first, then
+    // the most recently reported ones, 1000..2000 included again.
+    send!(ep, ms(300), peer(r(4000), s(0), 1000));
+    let blocks = [
+        (r(3000), r(6000)),
+        (r(9000), r(10_000)),
+        (r(7000), r(8000)),
+        (r(1000), r(2000)),
+    ];
+    expect!(ep, ms(300), sacked(ours(s(0), r(0), 0, WIN), &blocks));
+    // The gap at r(0) fills: RCV.NXT moves to r(2000), no trigger block.
+    send!(ep, ms(310), peer(r(0), s(0), 1000));
+    let blocks = [(r(3000), r(6000)), (r(9000), r(10_000)), (r(7000), r(8000))];
+    expect!(ep, ms(310), sacked(ours(s(0), r(2000), 0, 62_000), &blocks));
+}
+
+#[test]
+fn three_sack_blocks_with_timestamps() {
+    let c = Config {
+        timestamps: true,
+        ..sack_cfg()
+    };
+    let mut sa = syn_ack(&c);
+    sa.options.timestamps = Some((777, 0));
+    let mut ep = super::Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    let _ = recv!(ep, ms(0));
+    send!(ep, ms(100), sa);
+    let ack = recv!(ep, ms(100)).segment;
+    assert_eq!(ack.options.timestamps, Some((100, 777)));
+    assert_eq!(ep.smss(), 1000, "the MSS is the payload, options aside");
+    assert_eq!(
+        ep.srtt(),
+        Some(crate::time::Dur::from_millis(100)),
+        "TSecr echoes TSval 0 of the SYN"
+    );
+    for (i, k) in [1000u32, 3000, 5000, 7000].into_iter().enumerate() {
+        let mut seg = peer(r(k), s(0), 100);
+        seg.options.timestamps = Some((800 + i as u32, 100));
+        send!(ep, ms(200), seg);
+        let a = recv!(ep, ms(200)).segment;
+        assert_eq!(a.options.sack.len(), (i + 1).min(3));
+        assert_eq!(
+            a.options.timestamps,
+            Some((200, 777)),
+            "out of order: TS.Recent kept"
+        );
+    }
+}
+
+#[test]
+fn zero_window_keeps_the_edge_and_opens_after_reads() {
+    let mut ep = established(Config {
+        rcv_buffer: 4000,
+        ..cfg()
+    });
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    send!(ep, ms(201), peer(r(1000), s(0), 1000));
+    expect!(ep, ms(201), ours(s(0), r(2000), 0, 2000));
+    send!(ep, ms(202), peer(r(2000), s(0), 1000));
+    send!(ep, ms(203), peer(r(3000), s(0), 1000));
+    expect!(ep, ms(203), ours(s(0), r(4000), 0, 0));
+    // A probe beyond the zero window: dropped, counted, answered.
+    send!(ep, ms(300), peer(r(4000), s(0), 1));
+    expect!(ep, ms(300), ours(s(0), r(4000), 0, 0));
+    assert_eq!(ep.stats().dropped_out_of_window, 1);
+    // Reads below the update threshold send nothing (receiver SWS).
+    assert_eq!(ep.read(500), 500);
+    expect_nothing!(ep, ms(310));
+    assert_eq!(ep.read(500), 500);
+    expect_nothing!(ep, ms(320));
+    // Opening by 2 MSS (= half the buffer) sends a window update.
+    assert_eq!(ep.read(1000), 1000);
+    expect!(ep, ms(330), ours(s(0), r(4000), 0, 2000));
+    assert_eq!(ep.stats().bytes_delivered, 2000);
+}
+
+#[test]
+fn window_is_never_shrunk_by_scaling_rounding() {
+    let c = Config {
+        window_scale: true,
+        rcv_buffer: 100_000,
+        ..cfg()
+    };
+    let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+    ep.connect(ms(0));
+    let syn = recv!(ep, ms(0)).segment;
+    assert_eq!(syn.options.window_scale, Some(1));
+    assert_eq!(syn.window, 65_535);
+    send!(ep, ms(100), syn_ack(&c));
+    // 100000 >> 1.
+    assert_eq!(recv!(ep, ms(100)).segment.window, 50_000);
+    // 999 bytes arrive: the edge stays; 99001 is odd, so the field rounds up.
+    send!(ep, ms(200), peer(r(0), s(0), 999));
+    ep.handle_timeout(ms(400));
+    let a = recv!(ep, ms(400)).segment;
+    assert_eq!(a.ack, r(999));
+    assert_eq!(a.window, 49_501);
+    assert!(r(999) + 2 * 49_501 >= r(0) + 100_000);
+    let _ = Time::ZERO;
+}
+
+use super::Endpoint;
+
+mod reassembly_model {
+    //! Any arrival order of a stream's segments, with duplicates, delivers
+    //! it whole; every SACK block lies in received, unacknowledged data; the
+    //! first block holds the segment that triggered the ACK.
+    use super::super::fixture::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_arrival_order_reassembles(
+            order in Just((0u32..20).collect::<Vec<_>>()).prop_shuffle(),
+            dups in proptest::collection::vec(0u32..20, 0..10),
+        ) {
+            let mut ep = established(sack_cfg());
+            let mut got = [false; 20];
+            let arrivals: Vec<u32> = order.iter().copied().chain(dups).collect();
+            for (i, &k) in arrivals.iter().enumerate() {
+                let t = ms(200 + i as u64);
+                send!(ep, t, peer(r(1000 * k), s(0), 1000));
+                got[k as usize] = true;
+                while let Some(tx) = ep.poll_transmit(t) {
+                    let seg = tx.segment;
+                    let blocks = seg.options.sack.as_slice();
+                    for b in blocks {
+                        prop_assert!(b.left >= seg.ack && b.left < b.right);
+                        let (l, r_) = ((b.left - r(0)) / 1000, (b.right - r(0)) / 1000);
+                        for j in l..r_ {
+                            prop_assert!(got[j as usize]);
+                        }
+                    }
+                    let seq = r(1000 * k);
+                    if seq > seg.ack {
+                        let first = blocks[0];
+                        prop_assert!(first.left <= seq && seq < first.right);
+                    }
+                }
+            }
+            prop_assert_eq!(ep.rcv_nxt(), r(20_000));
+            prop_assert_eq!(ep.readable(), 20_000);
+            prop_assert!(ep.ooo.is_empty());
+        }
+    }
+}

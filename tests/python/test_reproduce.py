@@ -1,0 +1,105 @@
+"""``xltcp reproduce byun2016``: the six presets, the table, the figures and
+the sweeps, on short runs."""
+
+import csv
+import json
+
+from typer.testing import CliRunner
+
+from xltcp.cli import app
+from xltcp.reproduce import byun2016
+
+from conftest import needs_core
+
+pytestmark = needs_core
+
+SHORT = ["sim.duration=20s"]
+
+
+def test_presets_are_shipped():
+    for name, _ in byun2016.CONFIGS:
+        assert byun2016.preset(name).is_file(), name
+
+
+def test_reproduce_writes_table_figures_and_checks(tmp_path):
+    out = tmp_path / "r"
+    result = CliRunner().invoke(
+        app,
+        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]],
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("table.csv", "table.md", "fig3_goodput.png", "fig4_sequence.png"):
+        assert (out / name).stat().st_size > 0, name
+    with open(out / "table.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["config"] for r in rows] == [label for _, label in byun2016.CONFIGS]
+    assert all(r["seeds"] == "3" for r in rows)
+    # Only the CR-aware rows have a twin ratio.
+    assert [bool(r["ratio_to_twin_mean"]) for r in rows] == [False] * 3 + [True] * 3
+    report = json.loads((out / "reproduce.json").read_text())
+    assert [c["target"][:8] for c in report["checks"]][:1] == ["ordering"]
+    assert len(report["checks"]) == 5
+    for name, _ in byun2016.CONFIGS:
+        assert (out / "runs" / name / "seed-2" / "summary.json").is_file()
+    assert "NewReno+CR" in result.output
+
+
+def test_ratios_are_paired_per_seed():
+    results = {name: [] for name, _ in byun2016.CONFIGS}
+    for seed, (plain, cr) in enumerate([(100.0, 300.0), (200.0, 400.0)]):
+        for name, _ in byun2016.CONFIGS:
+            value = cr if name.endswith("-cr") else plain
+            results[name].append({"seed": seed, "packets": value})
+    cell = byun2016.ratios(results)["tcp-lr-cr"]
+    assert cell.mean == 2.5  # mean of 3.0 and 2.0, not 700 / 300
+
+
+def test_sweeps_write_one_row_per_value_and_config(tmp_path):
+    rows = byun2016.run_sweeps([1], tmp_path, ["sim.duration=10s"])
+    values = sum(len(v) for _, _, v, _ in byun2016.SWEEPS)
+    assert len(rows) == values * len(byun2016.SWEEP_CONFIGS)
+    for sweep, _, _, _ in byun2016.SWEEPS:
+        assert (tmp_path / f"sweep_{sweep}.png").stat().st_size > 0
+    assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
+
+
+def test_unknown_paper_is_a_user_error(tmp_path):
+    result = CliRunner().invoke(app, ["reproduce", "nosuch", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+
+
+def _synthetic(packets: dict) -> dict:
+    return {
+        name: [{"seed": s, "packets": packets[name] + s, "efficiency": 0.5} for s in range(3)]
+        for name, _ in byun2016.CONFIGS
+    }
+
+
+def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
+    packets = {
+        "newreno": 10.0,
+        "phy-lr": 11.0,
+        "tcp-lr": 20.0,
+        "newreno-cr": 40.0,
+        "phy-lr-cr": 50.0,
+        "tcp-lr-cr": 60.0,
+    }
+    found = byun2016.checks(_synthetic(packets))
+    assert [met for _, met, _ in found] == [True, True, True, True, False]
+    packets["phy-lr-cr"] = 70.0  # PHY-LR+CR above TCP-LR+CR breaks the order
+    sweep = [
+        {
+            "sweep": "t_idle",
+            "value": 0.1,
+            "config": "tcp-lr-cr",
+            "efficiency_mean": 0.93,
+            "efficiency_ci95": 0.01,
+        }
+    ]
+    found = byun2016.checks(_synthetic(packets), sweep)
+    assert found[0][1] is False
+    assert found[-1] == (
+        "TCP-LR+CR >= 90 % of the bound with t_idle 0.1 s, perfect detection",
+        True,
+        "0.930 ± 0.010",
+    )
