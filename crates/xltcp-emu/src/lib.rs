@@ -28,7 +28,7 @@ pub mod signals;
 pub mod summary;
 pub mod tun;
 
-pub use orchestrate::{run, EmuOptions};
+pub use orchestrate::{run, supported, EmuOptions};
 pub use summary::EmuSummary;
 
 /// Why an emulation could not run or finish.

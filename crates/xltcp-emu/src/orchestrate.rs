@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use xltcp_core::scenario::{self, Direction, Scenario};
+use xltcp_core::scenario::{self, Direction, HopKind, LocalRecoverySpec, Scenario};
 use xltcp_core::sim::flow::Side;
 use xltcp_core::sim::summary::HopSummary;
 use xltcp_core::sim::LinkSummary;
@@ -53,12 +53,7 @@ pub struct EmuOptions<'a> {
 /// Runs `scenario` on real Linux TCP through the emulated hop.
 pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, EmuError> {
     let wall = Clock::start();
-    if scenario.flows.len() > MAX_FLOWS {
-        return Err(EmuError::Unsupported(format!(
-            "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
-            scenario.flows.len()
-        )));
-    }
+    supported(scenario)?;
     plumbing::preflight()?;
     plumbing::clean_leftovers();
     let seed = opts.seed.unwrap_or(scenario.sim.seed);
@@ -76,6 +71,31 @@ pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, 
         std::fs::write(dir.join("summary.json"), text)?;
     }
     Ok(summary)
+}
+
+/// Refuses what the emulator does not model yet, saying so.
+pub fn supported(s: &Scenario) -> Result<(), EmuError> {
+    if s.flows.len() > MAX_FLOWS {
+        return Err(EmuError::Unsupported(format!(
+            "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
+            s.flows.len()
+        )));
+    }
+    if s.wireless.kind != HopKind::P2p {
+        return Err(EmuError::Unsupported(
+            "the emulator models the point-to-point wireless hop only ([wireless] kind = \"p2p\"); \
+             the lrwpan hop runs in the simulator"
+                .into(),
+        ));
+    }
+    if s.schemes.cr_aware || s.schemes.local_recovery != LocalRecoverySpec::None {
+        return Err(EmuError::Unsupported(
+            "the emulator does not run the cross-layer schemes yet ([schemes] cr_aware, local_recovery); \
+             they run in the simulator"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Settings Linux applies per namespace, taken from the first flow.

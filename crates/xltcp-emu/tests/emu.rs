@@ -441,3 +441,28 @@ fn the_signal_socket_publishes_blockages_and_takes_injected_ones() {
     );
     assert!(!sock.exists(), "the socket file is removed");
 }
+
+#[test]
+fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
+    let p2p = scenario(&format!("{HOP}\n[[flow]]\n"));
+    assert!(xltcp_emu::supported(&p2p).is_ok());
+    let mut lrwpan = p2p.clone();
+    lrwpan.wireless.kind = xltcp_core::scenario::HopKind::Lrwpan(Default::default());
+    let err = xltcp_emu::supported(&lrwpan).unwrap_err();
+    assert!(
+        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("lrwpan"),
+        "{err}"
+    );
+    let mut schemes = p2p.clone();
+    schemes.schemes.cr_aware = true;
+    assert!(xltcp_emu::supported(&schemes)
+        .unwrap_err()
+        .to_string()
+        .contains("cr_aware"));
+    let mut many = p2p.clone();
+    many.flows = vec![p2p.flows[0].clone(); 65];
+    assert!(xltcp_emu::supported(&many)
+        .unwrap_err()
+        .to_string()
+        .contains("at most 64"));
+}
