@@ -44,10 +44,10 @@ fn out_dir(name: &str, engine: &str) -> PathBuf {
     d
 }
 
-fn run_sim(s: &Scenario, seed: u64, name: &str) -> Outcome {
+fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
     let mut s = s.clone();
     s.output.pcap = true;
-    let dir = out_dir(name, "sim");
+    let dir = out_dir(name, label);
     let sum = sim::run(
         &s,
         sim::RunOptions {
@@ -159,8 +159,9 @@ fn check_properties(s: &Scenario, seed: u64, o: &Outcome) {
 
 fn conformance_sim(name: &str, text: &str) {
     let s = scenario(text);
-    let o = run_sim(&s, 7, name);
+    let o = run_sim(&s, 7, name, "sim");
     check_properties(&s, 7, &o);
+    let _ = std::fs::remove_dir_all(out_dir(name, "sim"));
 }
 
 fn conformance_emu(name: &str, text: &str) {
@@ -171,7 +172,7 @@ fn conformance_emu(name: &str, text: &str) {
     let o = run_emu(&s, 7, name);
     check_properties(&s, 7, &o);
     // Same scenario and seed, same hop: the engines agree on the bound.
-    let reference = run_sim(&s, 7, name);
+    let reference = run_sim(&s, 7, name, "sim-reference");
     for (i, (e, r)) in o.flows.iter().zip(&reference.flows).enumerate() {
         assert!(
             (e.1 - r.1).abs() <= 1e-9 * r.1,
@@ -180,6 +181,8 @@ fn conformance_emu(name: &str, text: &str) {
             r.1
         );
     }
+    let _ = std::fs::remove_dir_all(out_dir(name, "emu"));
+    let _ = std::fs::remove_dir_all(out_dir(name, "sim-reference"));
 }
 
 /// Adds a scenario to the suite: one test per engine.

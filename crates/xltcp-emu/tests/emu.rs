@@ -79,6 +79,7 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
         assert!(*t < 20_000_000_000);
     }
     assert!(out.join("summary.json").is_file() && out.join("apps/flow0.json").is_file());
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -207,6 +208,7 @@ fn leftovers_of_a_killed_run_are_cleaned_and_nothing_else() {
     );
     assert!(namespaces_of(vpid).is_empty());
     assert!(!std::path::Path::new(&format!("/run/xltcp-emu/{vpid}")).exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Sends raw bytes out of the CH host's TUN device (AF_PACKET), so they
@@ -290,6 +292,7 @@ fn malformed_packets_from_a_host_are_counted_with_their_reason() {
         got,
         vec![("bad_tcp_checksum", 1), ("ipv6", 1), ("truncated", 1)]
     );
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 fn ones_complement(data: &[u8]) -> u16 {
