@@ -195,6 +195,13 @@ pub fn parse(bytes: &[u8]) -> Result<ParsedPacket, ParseError> {
     parse_with(bytes, ParseOptions::default())
 }
 
+/// Whether a checksum field holds the computed value. In one's-complement
+/// arithmetic 0x0000 and 0xFFFF are both zero (RFC 1071 §2), and senders
+/// (Linux among them) write either.
+fn same_checksum(computed: u16, field: u16) -> bool {
+    computed == field || (computed | field == 0xFFFF && (computed == 0 || field == 0))
+}
+
 /// [`parse`] with a choice of what to verify.
 pub fn parse_with(bytes: &[u8], opts: ParseOptions) -> Result<ParsedPacket, ParseError> {
     let layout = locate(bytes)?;
@@ -202,12 +209,13 @@ pub fn parse_with(bytes: &[u8], opts: ParseOptions) -> Result<ParsedPacket, Pars
     let ip = &datagram[..layout.ip_header_len];
     if opts.verify_checksums {
         // RFC 791 §3.1: the header checksum covers the header only.
-        if ip_checksum_of(ip) != read_u16(ip, IP_CHECKSUM) {
+        if !same_checksum(ip_checksum_of(ip), read_u16(ip, IP_CHECKSUM)) {
             return Err(ParseError::BadIpChecksum);
         }
         // RFC 9293 §3.1: pseudo-header, TCP header and payload.
         let tcp = &datagram[layout.ip_header_len..];
-        if tcp_checksum_of(datagram, layout.ip_header_len) != read_u16(tcp, TCP_CHECKSUM) {
+        let computed = tcp_checksum_of(datagram, layout.ip_header_len);
+        if !same_checksum(computed, read_u16(tcp, TCP_CHECKSUM)) {
             return Err(ParseError::BadTcpChecksum);
         }
     }

@@ -437,3 +437,25 @@ fn pcap_snaplen_is_raised_to_whole_headers() {
     assert_eq!(w.snaplen(), MIN_SNAPLEN);
     assert_eq!(w.get_ref()[16..20], MIN_SNAPLEN.to_le_bytes());
 }
+
+/// RFC 1071: a checksum field of 0xFFFF stands for a computed 0x0000 (and a
+/// sender may write either); refusing it would stall a real flow for good,
+/// since every retransmission carries the same checksum.
+#[test]
+fn a_zero_checksum_written_as_ffff_is_accepted() {
+    let mut bytes = bytes_of(&data(100));
+    let tcp = IPV4_HEADER_LEN;
+    // The urgent pointer is covered by the checksum and ignored by the
+    // parser: choose it so that the computed checksum becomes 0x0000.
+    bytes[tcp + 18..tcp + 20].copy_from_slice(&[0, 0]);
+    bytes[tcp + 16..tcp + 18].copy_from_slice(&[0, 0]);
+    let c = super::checksum::tcp_checksum_of(&bytes, tcp);
+    bytes[tcp + 18..tcp + 20].copy_from_slice(&c.to_be_bytes());
+    assert_eq!(super::checksum::tcp_checksum_of(&bytes, tcp), 0);
+    bytes[tcp + 16..tcp + 18].copy_from_slice(&0xFFFFu16.to_be_bytes());
+    assert!(parse(&bytes).is_ok(), "0xFFFF is zero too");
+    bytes[tcp + 16..tcp + 18].copy_from_slice(&0u16.to_be_bytes());
+    assert!(parse(&bytes).is_ok());
+    bytes[tcp + 16..tcp + 18].copy_from_slice(&0xFFFEu16.to_be_bytes());
+    assert_eq!(parse(&bytes).unwrap_err(), ParseError::BadTcpChecksum);
+}
