@@ -163,9 +163,6 @@ pub struct HopCounters {
     pub data_segments: Vec<[u64; 2]>,
     /// Deadlines dispatched.
     pub events: u64,
-    /// Datagrams whose checksum field held the other one's-complement
-    /// zero (0xFFFF for 0x0000): valid, accepted.
-    pub checksum_ffff: u64,
 }
 
 /// The hop: links, availability, deadlines and held datagrams.
@@ -392,22 +389,6 @@ impl Hop {
         };
         let mut packet = match parse_with(bytes, verify) {
             Ok(p) => p.into_packet(),
-            // A checksum field of 0xFFFF where the computed one is 0x0000
-            // (or the reverse) is the same value in one's complement and
-            // valid (RFC 1071 §1); Linux sends it about once in 65536
-            // segments. Verify by the full sum, then take the packet.
-            Err(ParseError::BadTcpChecksum | ParseError::BadIpChecksum)
-                if checksums_valid(bytes) =>
-            {
-                self.counters.checksum_ffff += 1;
-                let unchecked = ParseOptions {
-                    verify_checksums: false,
-                };
-                match parse_with(bytes, unchecked) {
-                    Ok(p) => p.into_packet(),
-                    Err(e) => return self.reject(now, reject_reason(&e), bytes),
-                }
-            }
             Err(ParseError::NotTcp(_)) => match stand_in(bytes) {
                 Some(p) => p,
                 None => return self.reject(now, "bad_ip_checksum", bytes),
@@ -673,30 +654,6 @@ fn stand_in(bytes: &[u8]) -> Option<Packet> {
         },
         meta: PacketMeta::default(),
     })
-}
-
-/// Whether the IPv4 header and TCP checksums of a structurally valid
-/// datagram verify by the full one's-complement sum (RFC 1071 §1: the sum
-/// over the data and the checksum field is all ones).
-pub fn checksums_valid(bytes: &[u8]) -> bool {
-    let ihl = (bytes[0] & 0x0f) as usize * 4;
-    let total = u16::from_be_bytes([bytes[2], bytes[3]]) as usize;
-    ones_complement_sum(&bytes[..ihl]) == 0xffff && tcp_sum(&bytes[..total], ihl) == 0xffff
-}
-
-/// One's-complement sum of the TCP pseudo-header (RFC 9293 §3.1) and segment.
-fn tcp_sum(datagram: &[u8], ihl: usize) -> u16 {
-    let seg = &datagram[ihl..];
-    let len = seg.len() as u32;
-    let mut sum = 6 + len;
-    for at in [12, 14, 16, 18] {
-        sum += u16::from_be_bytes([datagram[at], datagram[at + 1]]) as u32;
-    }
-    sum += ones_complement_sum(seg) as u32;
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    sum as u16
 }
 
 fn ones_complement_sum(data: &[u8]) -> u16 {

@@ -518,7 +518,6 @@ fn build_summary(
             rejected: strings(&hop.counters.rejected),
             dropped_other: strings(&hop.counters.dropped_other),
             non_tcp_forwarded: hop.counters.non_tcp,
-            checksum_ffff: hop.counters.checksum_ffff,
             blocked_intervals: hop
                 .blocked_intervals
                 .iter()

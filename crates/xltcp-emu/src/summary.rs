@@ -40,9 +40,6 @@ pub struct EmuDetails {
     pub dropped_other: BTreeMap<String, u64>,
     /// Non-TCP IPv4 datagrams carried.
     pub non_tcp_forwarded: u64,
-    /// Datagrams accepted whose checksum field was 0xFFFF for a computed
-    /// 0x0000 (the same one's-complement value).
-    pub checksum_ffff: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
     pub blocked_intervals: Vec<(f64, f64)>,
     /// Bytes each flow's application reported received (iperf3's own
