@@ -92,6 +92,19 @@ def run_table(summary: dict) -> Table:
             _count(flow.get("retransmissions")),
             _count(flow.get("rto_count")),
         )
+    # With several flows in a direction, each flow's efficiency is against
+    # what it could have had alone; the direction's row is against the hop.
+    for d in summary.get("directions", []):
+        if d.get("flows", 0) > 1:
+            table.add_row(
+                f"all {d.get('flows')} {d.get('direction')}",
+                str(d.get("direction")),
+                human_rate(d.get("goodput_bps")),
+                percent(d.get("efficiency")),
+                "",
+                "",
+                style="bold",
+            )
     return table
 
 

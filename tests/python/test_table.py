@@ -105,3 +105,17 @@ def test_aggregate_table_shows_mean_and_half_width():
     row = next(line for line in text.splitlines() if "bulk0" in line)
     for cell in ("7.00 ± 2.01 Mbit/s", "73.7 ± 21.1 %", "22.8 ± 34.8", "1.0"):
         assert cell in row
+
+
+def test_run_table_adds_a_direction_row_when_flows_share_the_hop():
+    two = dict(SUMMARY)
+    two["flows"] = [dict(SUMMARY["flows"][0], name=n, efficiency=0.45) for n in ("a", "b")]
+    two["directions"] = [
+        {"direction": "down", "flows": 2, "goodput_bps": 9.0e6, "efficiency": 0.92}
+    ]
+    text = render(table.run_table(two))
+    row = next(line for line in text.splitlines() if "all 2 down" in line)
+    assert "9.00 Mbit/s" in row and "92.0 %" in row
+    # A lone flow in its direction gets no extra row.
+    one = dict(SUMMARY, directions=[{"direction": "down", "flows": 1, "efficiency": 0.8}])
+    assert "all 1" not in render(table.run_table(one))
