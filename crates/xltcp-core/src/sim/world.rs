@@ -472,7 +472,7 @@ impl World {
         }
     }
 
-    /// Whether a flow's data direction crosses the wireless hop downward.
+    /// The wireless link that carries a flow's data (`bs-air` down, `air-bs` up).
     pub fn data_link(&self, flow: usize) -> usize {
         match self.flows[flow].spec.direction {
             Direction::Down => self.wl_down,
