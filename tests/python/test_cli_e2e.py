@@ -162,3 +162,10 @@ def test_demo_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "demo, seed 1" in result.stdout
     assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 1
+
+
+def test_run_refuses_an_emulator_only_congestion_control(tmp_path):
+    demo = xltcp.shipped_scenario("demo")
+    result = invoke("run", demo, *SHORT, "--set", 'tcp.cc="cubic"', "--out", tmp_path)
+    assert result.exit_code == 2
+    assert "runs only in the emulator" in result.output

@@ -198,3 +198,11 @@ fn writing_traces_does_not_change_the_results() {
     assert!(ticks > 50);
     assert_eq!(with, without);
 }
+
+#[test]
+fn the_simulator_refuses_a_congestion_control_only_the_emulator_has() {
+    let sc = load(BASE, &["tcp.cc=\"cubic\""]);
+    let err = sim::run(&sc, RunOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Unsupported);
+    assert!(err.to_string().contains("xltcp emu"), "{err}");
+}

@@ -97,6 +97,9 @@ fn run(
         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
             Err(PyKeyboardInterrupt::new_err("interrupted"))
         }
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+            Err(ScenarioError::new_err(format!("{path}: {e}")))
+        }
         Err(e) => Err(PyRuntimeError::new_err(match out_dir {
             Some(d) => format!("{d}: {e}"),
             None => e.to_string(),

@@ -34,8 +34,10 @@ pub struct Scenario {
     pub pu_detection: PuDetectionSpec,
 }
 
-/// Congestion controls the `cc` key accepts.
-pub const KNOWN_CC: &[&str] = &["newreno"];
+/// Congestion controls the `cc` key accepts. The simulator models
+/// `newreno`; `cubic` names Linux's CUBIC for the emulator (`xltcp emu`),
+/// and the simulator refuses it.
+pub const KNOWN_CC: &[&str] = &["newreno", "cubic"];
 
 /// `[sim]`.
 #[derive(Clone, Debug, PartialEq)]

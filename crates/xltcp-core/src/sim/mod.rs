@@ -40,9 +40,17 @@ pub struct RunOptions<'a> {
 
 /// Runs `scenario` to its end.
 ///
-/// Errors are I/O errors of the output folder only; the scenario is valid
-/// by construction.
+/// Errors: `Unsupported` for a scenario the simulator does not model (a
+/// congestion control only the emulator has), `Interrupted` when `progress`
+/// stopped the run, and I/O errors of the output folder.
 pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary> {
+    if let Some(f) = scenario.flows.iter().find(|f| f.tcp.cc != "newreno") {
+        let msg = format!(
+            "flow {}: tcp.cc = \"{}\" runs only in the emulator (xltcp emu); the simulator models newreno",
+            f.name, f.tcp.cc
+        );
+        return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, msg));
+    }
     let seed = opts.seed.unwrap_or(scenario.sim.seed);
     let output = match opts.out_dir {
         None => Output::none(),
