@@ -9,7 +9,7 @@
 //! received bytes) are kept beside it; their byte count runs over the
 //! application's own interval, so it is a cross-check, not the goodput.
 //!
-//! The oracle bound is the simulator's formula (`sim/summary.rs`), with
+//! The oracle bound is the simulator's formula (`xltcp_core::sim::oracle`), with
 //! the usable time of the hop as the emulation measured it.
 
 use crate::apps::AppResult;
@@ -18,6 +18,7 @@ use crate::hop::Hop;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use xltcp_core::scenario::{AppSpec, Direction, FlowSpec, Scenario};
+use xltcp_core::sim::oracle;
 use xltcp_core::sim::summary::HopSummary;
 use xltcp_core::sim::{Accounting, DirectionSummary, FlowSummary, LinkSummary};
 use xltcp_core::time::{Dur, Time};
@@ -90,14 +91,6 @@ pub struct EmuSummary {
     pub emu: EmuDetails,
 }
 
-fn payload_share(mss: u32, header: u32, overhead: u32) -> f64 {
-    mss as f64 / (mss + header + overhead) as f64
-}
-
-fn headers(f: &FlowSpec) -> u32 {
-    40 + if f.tcp.timestamps { 12 } else { 0 }
-}
-
 /// Blocked time within `[from, to]`.
 fn blocked_within(intervals: &[(Time, Time)], from: Time, to: Time) -> Dur {
     intervals.iter().fold(Dur::ZERO, |acc, &(a, b)| {
@@ -110,37 +103,20 @@ fn blocked_within(intervals: &[(Time, Time)], from: Time, to: Time) -> Dur {
     })
 }
 
-/// The oracle bound of the simulator (`sim/summary.rs`), in bits.
-fn oracle_bits(s: &Scenario, hop: &Hop, f: &FlowSpec, from: Dur) -> f64 {
-    let t = s.sim.duration;
-    let start = from.min(t);
-    let end = Time::ZERO + t;
-    let wired = s.wired.rate_bps as f64
-        * payload_share(f.tcp.mss, headers(f), 0)
-        * (t - start).as_secs_f64();
+/// Payload rate of the hop for `f`'s data direction while usable.
+fn wireless_rate(s: &Scenario, hop: &Hop, f: &FlowSpec) -> f64 {
     let link = hop.links.len() - if f.direction == Direction::Down { 2 } else { 1 };
-    let loss = hop.links[link].mean_loss();
-    let rate = s.wireless.link.rate_bps as f64
-        * payload_share(f.tcp.mss, headers(f), s.wireless.frame_overhead)
-        / (1.0 + loss);
-    let usable = (t - start) - blocked_within(&hop.blocked_intervals, Time::ZERO + start, end);
-    let mut bits = wired.min(rate * usable.as_secs_f64());
-    if let AppSpec::File { bytes } = f.app {
-        bits = bits.min(bytes as f64 * 8.0);
-    }
-    bits
+    oracle::p2p_wireless_rate(s, f, hop.links[link].mean_loss())
 }
 
-/// The hop's bound for the direction of `f`, from time zero, in bits.
-fn hop_bits(s: &Scenario, hop: &Hop, f: &FlowSpec) -> f64 {
-    let link = hop.links.len() - if f.direction == Direction::Down { 2 } else { 1 };
-    let loss = hop.links[link].mean_loss();
-    let rate = s.wireless.link.rate_bps as f64
-        * payload_share(f.tcp.mss, headers(f), s.wireless.frame_overhead)
-        / (1.0 + loss);
-    let end = Time::ZERO + s.sim.duration;
-    let usable = s.sim.duration - blocked_within(&hop.blocked_intervals, Time::ZERO, end);
-    rate * usable.as_secs_f64()
+/// The simulator's oracle bound of `f`, in bits, with the hop's usable
+/// time as the emulation measured it.
+fn oracle_bits(s: &Scenario, hop: &Hop, f: &FlowSpec) -> f64 {
+    let t = s.sim.duration;
+    let start = f.start.min(t);
+    let end = Time::ZERO + t;
+    let usable = (t - start) - blocked_within(&hop.blocked_intervals, Time::ZERO + start, end);
+    oracle::flow_bits(s, f, wireless_rate(s, hop, f), usable)
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
@@ -175,7 +151,7 @@ pub fn flow_summaries(
             let r = apps[i].clone().unwrap_or_default();
             let delivered = hop.delivered_by_end()[i];
             let goodput = delivered as f64 * 8.0 / t;
-            let oracle = oracle_bits(s, hop, f, f.start) / t;
+            let oracle = oracle_bits(s, hop, f) / t;
             let sender = if f.direction == Direction::Down { 0 } else { 1 };
             let alone = s.flows.iter().filter(|g| g.direction == f.direction).count() == 1;
             let ns = if sender == 0 { "ch" } else { "sh" };
@@ -215,11 +191,10 @@ pub fn direction_summaries(
                 .collect();
             let first = &s.flows[*idx.first()?];
             let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
-            let sum: f64 = idx
-                .iter()
-                .map(|&i| oracle_bits(s, hop, &s.flows[i], s.flows[i].start))
-                .sum();
-            let oracle = sum.min(hop_bits(s, hop, first)) / t;
+            let sum: f64 = idx.iter().map(|&i| oracle_bits(s, hop, &s.flows[i])).sum();
+            let end = Time::ZERO + s.sim.duration;
+            let usable = s.sim.duration - blocked_within(&hop.blocked_intervals, Time::ZERO, end);
+            let oracle = oracle::direction_bits(sum, wireless_rate(s, hop, first), usable) / t;
             Some(DirectionSummary {
                 direction: name_of(d),
                 flows: idx.len(),

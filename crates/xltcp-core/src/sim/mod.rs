@@ -10,6 +10,7 @@ pub mod flow;
 pub mod link;
 pub mod loss;
 pub mod lrwpan_hop;
+pub mod oracle;
 pub mod output;
 pub mod summary;
 pub mod world;

@@ -3,17 +3,7 @@
 //! # The oracle bound
 //!
 //! The most goodput the scenario allows a flow, were it alone and perfectly
-//! served. For a full-duplex point-to-point hop of rate `R`:
-//!
-//! ```text
-//! capacity  = R * MSS / (MSS + IP + TCP headers + link overhead)      (payload share of a frame)
-//! wireless  = capacity_wireless / (1 + p)                             (each lost frame repaired by one retransmission; p = mean loss of the data direction)
-//! bits      = min(capacity_wired * (T - start),
-//!                 wireless * usable time of the hop in [start, T],
-//!                 file size * 8)
-//! oracle    = bits / T
-//! ```
-//!
+//! served; the formula (shared with the emulator) is in [`super::oracle`].
 //! `T` is the run's duration and the usable time counts every second the hop
 //! was not blocked. ACKs travel the other direction of the full-duplex hop
 //! and cost the data direction nothing. Handshake and slow start are not
@@ -35,12 +25,11 @@
 //! does not forgive. Collisions between the two stations are not in the
 //! formula either: a lossless, PU-free uplink reaches about 88 % of it.
 
-use super::flow::Flow;
 use super::link::{Link, LinkStats};
+use super::oracle;
 use super::world::{Accounting, World};
 use crate::radio::lrwpan::{FrameLayout, OracleCapacity};
-use crate::scenario::{AppSpec, Direction, HopKind, LrwpanSpec, TcpSpec};
-use crate::time::Dur;
+use crate::scenario::{Direction, HopKind, LrwpanSpec, TcpSpec};
 use serde::Serialize;
 
 /// Per-flow results.
@@ -147,31 +136,13 @@ pub struct Summary {
     pub local_recovery: Option<crate::schemes::LrStats>,
 }
 
-fn payload_share(mss: u32, header: u32, overhead: u32) -> f64 {
-    mss as f64 / (mss + header + overhead) as f64
-}
-
-fn headers(f: &Flow) -> u32 {
-    40 + if f.spec.tcp.timestamps { 12 } else { 0 }
-}
-
 impl World {
     fn flow_oracle_bits(&self, i: usize) -> f64 {
         let f = &self.flows[i];
         let t = self.scenario.sim.duration;
-        let start = f.spec.start.min(t);
-        let mss = f.spec.tcp.mss;
-        let wired = &self.scenario.wired;
-        let wired_bits =
-            wired.rate_bps as f64 * payload_share(mss, headers(f), 0) * (t - start).as_secs_f64();
-        let wl_rate = self.wireless_rate(i);
         let blocked_after = self.blocked_total - f.blocked_before_start;
-        let usable = (t - start) - blocked_after;
-        let mut bits = wired_bits.min(wl_rate * usable.as_secs_f64());
-        if let AppSpec::File { bytes } = f.spec.app {
-            bits = bits.min(bytes as f64 * 8.0);
-        }
-        bits
+        let usable = (t - f.spec.start.min(t)) - blocked_after;
+        oracle::flow_bits(&self.scenario, &f.spec, self.wireless_rate(i), usable)
     }
 
     /// The results of the finished run.
@@ -191,7 +162,8 @@ impl World {
                 // The hop carries at most its capacity during its usable
                 // time, and no flow more than its own bound.
                 let sum: f64 = idx.iter().map(|&i| self.flow_oracle_bits(i)).sum();
-                let oracle = sum.min(self.hop_oracle_bits(first)) / t;
+                let usable = self.scenario.sim.duration - self.blocked_total;
+                let oracle = oracle::direction_bits(sum, self.wireless_rate(first), usable) / t;
                 Some(DirectionSummary {
                     direction: name_of(d),
                     flows: idx.len(),
@@ -234,13 +206,6 @@ impl World {
         }
     }
 
-    /// The hop's bound for the direction of flow `i` (from time zero).
-    fn hop_oracle_bits(&self, i: usize) -> f64 {
-        let rate = self.wireless_rate(i);
-        let usable: Dur = self.scenario.sim.duration - self.blocked_total;
-        rate * usable.as_secs_f64()
-    }
-
     /// A link direction's counters; the wireless directions of the 802.15.4
     /// hop from its own counters: transmitted = frames put on the air,
     /// drops: `queue_full` = a full MAC queue, `loss` = the retry limit (or a
@@ -279,8 +244,7 @@ impl World {
             return lrwpan_capacity(spec, &f.spec.tcp, hop, f.spec.direction).bps();
         }
         let loss = self.links[self.data_link(i)].mean_loss();
-        wl.link.rate_bps as f64 * payload_share(f.spec.tcp.mss, headers(f), wl.frame_overhead)
-            / (1.0 + loss)
+        oracle::p2p_wireless_rate(&self.scenario, &f.spec, loss)
     }
 
     fn flow_summary(&self, i: usize, t: f64) -> FlowSummary {
