@@ -20,6 +20,7 @@
 //! ([`REPORT_UID`]) so the sender's agent can tell it from the receiver's
 //! ACKs. It is injected, carried and delivered like any packet.
 
+use super::engine::EventQueue;
 use super::flow::{address, Side};
 use super::lrwpan_hop::{HopEv, HopOut, LrwpanHop};
 use super::world::{Ev, World};
@@ -169,29 +170,29 @@ impl World {
         } else {
             (flow, 0)
         };
-        let mut out = std::mem::take(&mut self.xl.out);
-        if let Some(hop) = self.xl.hop.as_mut() {
-            hop.enqueue(now, from, to, p, &mut self.q, &mut out);
-        }
-        self.hop_outputs(now, &mut out);
-        self.xl.out = out;
+        self.drive_hop(now, |hop, q, out| hop.enqueue(now, from, to, p, q, out));
     }
 
     /// A hop event.
     pub(super) fn on_hop(&mut self, now: Time, ev: HopEv) {
-        let mut out = std::mem::take(&mut self.xl.out);
-        if let Some(hop) = self.xl.hop.as_mut() {
-            hop.handle(now, ev, &mut self.q, &mut out);
-        }
-        self.hop_outputs(now, &mut out);
-        self.xl.out = out;
+        self.drive_hop(now, |hop, q, out| hop.handle(now, ev, q, out));
     }
 
     /// The PU came on or went off.
     pub(super) fn hop_pu(&mut self, now: Time, on: bool) {
+        self.drive_hop(now, |hop, q, out| hop.set_pu(now, on, q, out));
+    }
+
+    /// Calls into the 802.15.4 hop (if there is one) with the queue and the
+    /// reusable output buffer, then acts on what it produced.
+    fn drive_hop(
+        &mut self,
+        now: Time,
+        call: impl FnOnce(&mut LrwpanHop, &mut EventQueue<Ev>, &mut Vec<HopOut>),
+    ) {
         let mut out = std::mem::take(&mut self.xl.out);
         if let Some(hop) = self.xl.hop.as_mut() {
-            hop.set_pu(now, on, &mut self.q, &mut out);
+            call(hop, &mut self.q, &mut out);
         }
         self.hop_outputs(now, &mut out);
         self.xl.out = out;
