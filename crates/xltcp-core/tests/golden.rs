@@ -1,0 +1,145 @@
+//! Golden outputs: every shipped scenario, seeds 1-3, gives exactly the
+//! files recorded in `tests/golden/` (a SHA-256 per output file).
+//!
+//! This pins behaviour across refactors: a change that moves any byte of
+//! `summary.json`, a time series, `signals.jsonl` or a pcap shows up here
+//! as the list of files that differ. Scenarios with at most ten flows run
+//! with pcaps on (96-byte snaplen), so captures are pinned too.
+//!
+//! When a change of behaviour is intended, record the new outputs with
+//! `XLTCP_BLESS=1 cargo test --test golden` and say why in the commit.
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use xltcp_core::scenario;
+use xltcp_core::sim::{self, RunOptions};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn record_path(name: &str) -> PathBuf {
+    let file = name.trim_end_matches(".toml").replace('/', "__");
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{file}.sha256"))
+}
+
+fn files_under(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_under(&p, base, out);
+        } else {
+            out.push(p.strip_prefix(base).unwrap().to_path_buf());
+        }
+    }
+}
+
+/// The record of one scenario: a line per (seed, file) with its hash.
+fn outputs(name: &str) -> String {
+    let path = repo().join("scenarios").join(name);
+    let plain = scenario::load_file(&path, &[]).expect("shipped scenario loads");
+    let overrides: Vec<String> = if plain.flows.len() <= 10 {
+        vec!["output.pcap=true".into(), "output.pcap_snaplen=96".into()]
+    } else {
+        Vec::new()
+    };
+    let s = scenario::load_file(&path, &overrides).expect("overrides apply");
+    let mut lines = String::new();
+    for seed in 1..=3u64 {
+        let dir = std::env::temp_dir().join(format!(
+            "xltcp-golden-{}-{}-{seed}",
+            std::process::id(),
+            name.replace('/', "_")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        sim::run(
+            &s,
+            RunOptions {
+                seed: Some(seed),
+                out_dir: Some(&dir),
+                ..RunOptions::default()
+            },
+        )
+        .expect("run");
+        let mut files = Vec::new();
+        files_under(&dir, &dir, &mut files);
+        for f in files {
+            let bytes = std::fs::read(dir.join(&f)).unwrap();
+            let hash = Sha256::digest(&bytes);
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+            lines.push_str(&format!("seed={seed} {} {hex}\n", f.display()));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    lines
+}
+
+fn check(name: &str) {
+    let got = outputs(name);
+    let path = record_path(name);
+    if std::env::var_os("XLTCP_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("no record {}; run with XLTCP_BLESS=1", path.display()));
+    let differ: Vec<&str> = got
+        .lines()
+        .zip(want.lines())
+        .filter(|(g, w)| g != w)
+        .map(|(g, _)| g)
+        .collect();
+    assert!(
+        differ.is_empty() && got.lines().count() == want.lines().count(),
+        "{name}: outputs differ from the record:\n{}\n(files: {} now, {} recorded)",
+        differ.join("\n"),
+        got.lines().count(),
+        want.lines().count()
+    );
+}
+
+/// Every shipped scenario has a golden test below.
+#[test]
+fn every_shipped_scenario_is_recorded() {
+    let mut files = Vec::new();
+    let dir = repo().join("scenarios");
+    files_under(&dir, &dir, &mut files);
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "toml"))
+    {
+        let name = f.display().to_string();
+        assert!(
+            record_path(&name).exists() || std::env::var_os("XLTCP_BLESS").is_some(),
+            "scenario {name} has no golden record: add a test to tests/golden.rs"
+        );
+    }
+}
+
+macro_rules! golden {
+    ($($test:ident => $file:literal,)*) => {$(
+        #[test]
+        fn $test() {
+            check($file);
+        }
+    )*};
+}
+
+golden! {
+    demo => "demo.toml",
+    lossy_last_hop => "lossy-last-hop.toml",
+    many_flows => "many-flows.toml",
+    pu_blockage => "pu-blockage.toml",
+    byun2016_newreno => "byun2016/newreno.toml",
+    byun2016_newreno_cr => "byun2016/newreno-cr.toml",
+    byun2016_phy_lr => "byun2016/phy-lr.toml",
+    byun2016_phy_lr_cr => "byun2016/phy-lr-cr.toml",
+    byun2016_tcp_lr => "byun2016/tcp-lr.toml",
+    byun2016_tcp_lr_cr => "byun2016/tcp-lr-cr.toml",
+}
