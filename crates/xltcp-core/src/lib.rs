@@ -6,6 +6,8 @@
 //! named streams ([`rng::stream`]).
 #![warn(missing_docs)]
 
+pub mod hop;
+pub mod net;
 pub mod radio;
 pub mod rng;
 pub mod scenario;

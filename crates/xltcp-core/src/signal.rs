@@ -36,6 +36,21 @@ pub enum TfpCause {
     Switching,
 }
 
+/// Why a MAC gave a frame up (the reason of an [`Signal::Undelivered`]
+/// report; the names follow 802.15.4's status codes, 802.11 uses the same).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UndeliveredReason {
+    /// No ACK after `macMaxFrameRetries` retransmissions (`NO_ACK`).
+    RetryLimit,
+    /// More than `macMaxCSMABackoffs` busy CCAs in one CSMA-CA
+    /// (`CHANNEL_ACCESS_FAILURE`).
+    ChannelAccessFailure,
+    /// The transmit queue was full when the frame was enqueued.
+    QueueFull,
+    /// The MPDU exceeds `aMaxPHYPacketSize` (`FRAME_TOO_LONG`).
+    FrameTooLong,
+}
+
 /// One cross-layer signal.
 ///
 /// Serialised as an internally tagged JSON object: `{"type": "<snake_case

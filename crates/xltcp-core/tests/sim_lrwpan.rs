@@ -65,7 +65,7 @@ const BLOCK_5_15_LIST: &str = "wireless.availability.intervals=[[\"5s\", \"15s\"
 fn lossless_hop_carries_data_near_its_oracle_capacity() {
     let s = run(&load(&[]), 1);
     let f = &s.flows[0];
-    let hop = s.lrwpan.expect("lrwpan counters");
+    let hop = s.lrwpan().expect("lrwpan counters");
     // No loss and no PU: every frame arrives on its first try unless two
     // stations collide; nothing is dropped.
     assert_eq!(hop.up.lost + hop.down.lost, 0);
@@ -102,7 +102,7 @@ fn frame_loss_is_repaired_by_mac_retries_and_lost_acks_give_duplicates() {
         ]),
         3,
     );
-    let up = s.lrwpan.unwrap().up;
+    let up = s.lrwpan().unwrap().up;
     assert!(up.lost > 0);
     // Each lost data frame or MAC ACK costs one more attempt (collisions too).
     assert!(up.frames_sent > up.offered + up.lost);
@@ -121,13 +121,13 @@ fn frame_loss_is_repaired_by_mac_retries_and_lost_acks_give_duplicates() {
 #[test]
 fn a_pu_blocks_every_cca_and_the_mac_gives_frames_up_without_cr() {
     let s = run(&load(&[BLOCK_5_15, BLOCK_5_15_LIST]), 1);
-    let hop = s.lrwpan.unwrap();
+    let hop = s.lrwpan().unwrap();
     assert!(hop.up.drop_channel_access > 0, "{hop:?}");
     let f = &s.flows[0];
     // Plain TCP times out again and again during the 10 s blockage
     // (RTO 1, 2, 4 s ...).
     assert!(f.rto_count >= 3, "rto {}", f.rto_count);
-    assert!(s.cr_aware.is_none());
+    assert!(s.cr_aware().is_none());
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn cr_aware_tcp_freezes_for_the_blockage_and_times_out_never() {
     );
     let f = &s.flows[0];
     assert_eq!(f.rto_count, 0);
-    let cr = s.cr_aware.expect("cr counters");
+    let cr = s.cr_aware().expect("cr counters");
     assert_eq!(
         (cr.pu_starts, cr.pu_stops, cr.freezes, cr.resumes),
         (1, 1, 1, 1)
@@ -166,7 +166,7 @@ fn missed_pu_start_falls_back_on_channel_access_failures() {
         ]),
         1,
     );
-    let cr = s.cr_aware.unwrap();
+    let cr = s.cr_aware().unwrap();
     assert_eq!(cr.pu_starts, 0, "the detector heard nothing");
     assert!(cr.access_failure_freezes >= 1);
     // Probing every second: about ten probes over the 10 s blockage.
@@ -198,7 +198,7 @@ fn missing_pu_stop_ends_at_the_watchdog() {
         ]),
         1,
     );
-    let cr = s.cr_aware.unwrap();
+    let cr = s.cr_aware().unwrap();
     assert_eq!((cr.pu_starts, cr.pu_stops), (1, 0));
     assert_eq!(cr.watchdog_resumes, 1);
     // After the watchdog the PU is still on: the fallback on access
@@ -223,7 +223,7 @@ fn local_recovery_reports_gaps_and_the_sender_repairs_them() {
             ]),
             2,
         );
-        let lr_stats = s.local_recovery.expect("lr counters");
+        let lr_stats = s.local_recovery().expect("lr counters");
         assert!(lr_stats.reports_sent > 0, "{lr}: {lr_stats:?}");
         assert!(lr_stats.reports_received > 0);
         assert!(lr_stats.reports_received <= lr_stats.reports_sent);
@@ -314,7 +314,7 @@ fn p2p_scenarios_report_no_lrwpan_fields() {
     );
     let sc = scenario::load_str(&text, "t.toml", Path::new("."), &[]).unwrap();
     let s = run(&sc, 1);
-    assert!(s.lrwpan.is_none() && s.signals.is_none() && s.cr_aware.is_none());
+    assert!(s.lrwpan().is_none() && s.signals.is_none() && s.cr_aware().is_none());
     let json = serde_json::to_value(&s).unwrap();
     assert!(json.get("lrwpan").is_none());
     assert!(json["scenario"].get("schemes").is_none());
@@ -343,7 +343,7 @@ fn two_downlink_flows_share_the_hop_and_balance() {
     for f in &s.flows {
         assert!(f.bytes_delivered > 10_000, "{f:?}");
     }
-    let hop = s.lrwpan.unwrap();
+    let hop = s.lrwpan().unwrap();
     assert!(hop.down.arrived > hop.up.arrived, "data goes down, ACKs up");
     // Each wireless host's detector and the BS's publish the PU.
     let pub_starts = s.signals.unwrap().published["pu_start"];
@@ -356,12 +356,15 @@ fn snr_loss_is_bit_errors_of_each_frame() {
     // probability 0.158 at 0 dB and 0.0136 at 1 dB.
     for (db, lo, hi) in [(0.0, 0.13, 0.19), (1.0, 0.008, 0.02)] {
         let s = run(&load(&[&format!("wireless.snr_db={db}")]), 2);
-        let up = s.lrwpan.unwrap().up;
+        let up = s.lrwpan().unwrap().up;
         let attempts = up.frames_sent - up.collided;
         let share = up.lost as f64 / attempts as f64;
         assert!(share > lo && share < hi, "{db} dB: {share} {up:?}");
     }
-    let lossless = run(&load(&["wireless.snr_db=10.0"]), 2).lrwpan.unwrap().up;
+    let lossless = run(&load(&["wireless.snr_db=10.0"]), 2)
+        .lrwpan()
+        .unwrap()
+        .up;
     assert_eq!(lossless.lost, 0);
 }
 
@@ -394,7 +397,7 @@ fn signalling_delay_postpones_the_freeze_and_the_mac_fallback_covers_it() {
         ]),
         1,
     );
-    let cr = s.cr_aware.unwrap();
+    let cr = s.cr_aware().unwrap();
     assert_eq!((cr.pu_starts, cr.pu_stops), (1, 1));
     // In the 300 ms before pu_start, frames fail at the MAC; two in a row
     // freeze TCP early, and pu_start then takes that freeze over.
@@ -473,7 +476,7 @@ fn writing_traces_does_not_change_the_results_and_links_show_the_air() {
     std::fs::remove_dir_all(&dir).ok();
     // The wireless directions report the air's counters.
     let up = without.links.iter().find(|l| l.name == "air-bs").unwrap();
-    let hop = without.lrwpan.unwrap().up;
+    let hop = without.lrwpan().unwrap().up;
     assert_eq!(up.stats.transmitted, hop.frames_sent);
     assert_eq!(up.stats.drops.blocked, hop.drop_channel_access);
     assert!(up.stats.bytes_transmitted >= 133 * hop.frames_sent / 2);

@@ -130,6 +130,7 @@ mod tests {
             app,
             start,
             tcp: TcpSpec::default(),
+            host: None,
         }
     }
 

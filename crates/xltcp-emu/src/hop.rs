@@ -25,12 +25,12 @@ use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
+use xltcp_core::net::availability::Availability;
+use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
+use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, Scenario};
-use xltcp_core::sim::availability::Availability;
 use xltcp_core::sim::flow::{address, Side};
-use xltcp_core::sim::link::{Dest, DropReason, Link, Wake};
-use xltcp_core::sim::loss::LossProcess;
 use xltcp_core::sim::Accounting;
 use xltcp_core::time::{Dur, Time};
 use xltcp_core::wire::{parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment};
@@ -415,6 +415,7 @@ impl Hop {
             flow,
             uid: self.slab.insert(bytes),
             retransmission: false,
+            forged: false,
         };
         let link = if from == Side::Ch {
             2 * flow as usize

@@ -18,9 +18,9 @@ mod support;
 
 use std::path::PathBuf;
 use support::{emu_or_skip, pcap_records, scenario};
+use xltcp_core::net::availability::Availability;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::Scenario;
-use xltcp_core::sim::availability::Availability;
 use xltcp_core::sim::{self, Accounting};
 use xltcp_core::time::Time;
 

@@ -167,5 +167,8 @@ fn flow(f: &FlowSpec) -> Value {
             v["size"] = json!(format_size(bytes));
         }
     }
+    if let Some(h) = &f.host {
+        v["host"] = json!(h);
+    }
     v
 }

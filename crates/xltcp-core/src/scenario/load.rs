@@ -546,12 +546,20 @@ fn read_flow(cx: &mut Cx, t: &mut Tab, i: usize, tcp: &TcpSpec, sim: &SimSpec) -
         tcp.clone()
     };
     tt.finish(cx);
+    let host = t.read_opt(cx, "host", rd::string);
+    if let Some(h) = &host {
+        if h.is_empty() || h.len() > MAX_NAME || !h.chars().all(name_ok) {
+            let msg = format!("\"{h}\" is not a valid host name");
+            t.invalid(cx, "host", msg, "1 to 64 letters, digits, _, -, .");
+        }
+    }
     FlowSpec {
         name,
         direction,
         app,
         start,
         tcp,
+        host,
     }
 }
 

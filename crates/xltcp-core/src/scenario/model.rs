@@ -369,6 +369,11 @@ pub struct FlowSpec {
     pub start: Dur,
     /// Effective TCP settings: `[tcp]` with `[flow.tcp]` overrides applied.
     pub tcp: TcpSpec,
+    /// `host`: the name of the flow's wireless host (default: a host of its
+    /// own). Flows naming the same host share it: one station on the hop,
+    /// one address, its agents (several flows to one receiver, as paper
+    /// 004 has). With `count`, every copy shares the host.
+    pub host: Option<String>,
 }
 
 /// `[output]`.

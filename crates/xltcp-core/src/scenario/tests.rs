@@ -57,6 +57,7 @@ fn minimal_scenario_gets_every_default() {
             app: AppSpec::Bulk,
             start: Dur::ZERO,
             tcp: TcpSpec::default(),
+            host: None,
         }]
     );
 }
@@ -175,6 +176,7 @@ timeseries = false
             app: AppSpec::File { bytes: 1_500_000 },
             start: Dur::from_millis(1500),
             tcp,
+            host: None,
         }],
         output: OutputSpec {
             pcap: true,

@@ -45,7 +45,10 @@
 //! [`poll_timeout`](CrAware::poll_timeout). Time only moves forward; an
 //! early timeout is a no-op.
 
-use crate::signal::Signal;
+use super::agent::{Action, Agent, NodeSignal};
+use super::AgentStats;
+use crate::signal::{Signal, UndeliveredReason};
+use crate::tcp::Command;
 use crate::time::{Dur, Time};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -278,6 +281,60 @@ impl CrAware {
         self.failure_run = 0;
         self.stats.resumes += 1;
         self.actions.push_back(CrAction::Resume);
+    }
+}
+
+impl std::ops::AddAssign for CrAwareStats {
+    fn add_assign(&mut self, o: CrAwareStats) {
+        self.pu_starts += o.pu_starts;
+        self.pu_stops += o.pu_stops;
+        self.freezes += o.freezes;
+        self.access_failure_freezes += o.access_failure_freezes;
+        self.access_failures += o.access_failures;
+        self.resumes += o.resumes;
+        self.watchdog_resumes += o.watchdog_resumes;
+        self.probe_resumes += o.probe_resumes;
+        self.stray_stops += o.stray_stops;
+        self.frozen_ns += o.frozen_ns;
+    }
+}
+
+/// CR-aware TCP as an agent beside the TCP of a wireless host: it takes
+/// `pu_start` / `pu_stop`, channel-access failures and (during a failure
+/// run) deliveries, and freezes or resumes every endpoint of its host.
+impl Agent for CrAware {
+    fn on_signal(&mut self, now: Time, s: &NodeSignal) -> bool {
+        match s.signal {
+            Signal::PuStart | Signal::PuStop => self.handle_signal(now, &s.signal),
+            Signal::Undelivered { .. }
+                if s.reason == Some(UndeliveredReason::ChannelAccessFailure) =>
+            {
+                self.handle_access_failure(now)
+            }
+            Signal::Delivered { .. } if self.wants_delivery_reports() => self.handle_delivered(now),
+            _ => return false,
+        }
+        true
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        self.handle_timeout(now);
+    }
+
+    fn poll_action(&mut self) -> Option<Action> {
+        let cmd = match CrAware::poll_action(self)? {
+            CrAction::Freeze => Command::Freeze,
+            CrAction::Resume => Command::Resume,
+        };
+        Some(Action::Tcp { flow: None, cmd })
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        CrAware::poll_timeout(self)
+    }
+
+    fn stats(&self) -> AgentStats {
+        AgentStats::CrAware(self.stats)
     }
 }
 

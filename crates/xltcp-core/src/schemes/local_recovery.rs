@@ -23,13 +23,18 @@
 //! option carries the blocks. It is consumed by the sender's agent and
 //! never reaches its TCP (its ACK number speaks for the BS, not for the
 //! receiver, so giving it to TCP would acknowledge data the receiver may
-//! not have). The engine marks it so the agent can tell it from the
-//! receiver's own ACKs.
+//! not have). It is marked as forged ([`PacketMeta::forged`]) so the agent
+//! can tell it from the receiver's own ACKs.
 //!
-//! Sans-IO: inputs `on_*`, outputs drained with `poll_action`.
+//! Sans-IO: inputs `on_*`, outputs drained with `poll_action`. As agents
+//! ([`super::agent`]): [`LrBs`] at the BS (a gap monitor per monitored
+//! flow) and [`LrSender`] at each sending host (one [`LrAgent`] per flow).
 
+use super::agent::{Action, Agent, Tap, Verdict, Via};
+use super::AgentStats;
+use crate::tcp::{Command, Event};
 use crate::time::Time;
-use crate::wire::{Packet, Segment, SeqNum};
+use crate::wire::{Packet, PacketMeta, SackBlock, SackBlocks, Segment, SeqNum, TcpFlags};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -300,6 +305,189 @@ impl LrAgent {
     #[must_use]
     pub fn poll_action(&mut self) -> Option<LrAction> {
         self.actions.pop_front()
+    }
+}
+
+impl std::ops::AddAssign for LrStats {
+    fn add_assign(&mut self, o: LrStats) {
+        self.reports_sent += o.reports_sent;
+        self.reports_received += o.reports_received;
+        self.holes_reported += o.holes_reported;
+        self.link_resends += o.link_resends;
+        self.holes_not_buffered += o.holes_not_buffered;
+        self.tcp_retransmit_requests += o.tcp_retransmit_requests;
+        self.rto_requests += o.rto_requests;
+        self.duplicates_at_bs += o.duplicates_at_bs;
+    }
+}
+
+/// Local recovery at the BS, as an agent: a [`GapMonitor`] for each
+/// monitored flow; reports are forged toward the sender and sent on the
+/// air after the data that revealed the hole has gone on to the wire.
+#[derive(Debug)]
+pub struct LrBs {
+    monitors: Vec<Option<GapMonitor>>,
+    /// Last (seq, window) the receiver sent toward the sender, per flow.
+    peer: Vec<Option<(SeqNum, u16)>>,
+    reports: u64,
+    actions: VecDeque<Action>,
+}
+
+impl LrBs {
+    /// Monitors the flows `i < flows` for which `monitored(i)` holds.
+    pub fn new(flows: usize, monitored: impl Fn(usize) -> bool) -> LrBs {
+        LrBs {
+            monitors: (0..flows)
+                .map(|i| monitored(i).then(GapMonitor::new))
+                .collect(),
+            peer: vec![None; flows],
+            reports: 0,
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// The report as a TCP segment from the receiver to the sender of
+    /// `data`: an ACK of the BS's cumulative point with the blocks as SACK.
+    fn forge(&mut self, data: &Packet, r: &LrReport) -> Packet {
+        let mut sack = SackBlocks::new();
+        for &(left, right) in &r.blocks {
+            sack.push(SackBlock { left, right });
+        }
+        let flow = data.meta.flow as usize;
+        let (seq, window) = self.peer[flow].unwrap_or((SeqNum(0), 0));
+        self.reports += 1;
+        Packet {
+            src: data.dst,
+            dst: data.src,
+            ip_id: (self.reports & 0xffff) as u16,
+            ttl: 64,
+            tcp: Segment {
+                src_port: data.tcp.dst_port,
+                dst_port: data.tcp.src_port,
+                seq,
+                ack: r.cum,
+                flags: TcpFlags::ACK,
+                window,
+                options: crate::wire::TcpOptions {
+                    sack,
+                    ..Default::default()
+                },
+                payload_len: 0,
+            },
+            meta: PacketMeta {
+                flow: data.meta.flow,
+                uid: 0,
+                retransmission: false,
+                forged: true,
+            },
+        }
+    }
+}
+
+impl Agent for LrBs {
+    fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+        let flow = p.meta.flow as usize;
+        let Some(Some(monitor)) = self.monitors.get_mut(flow) else {
+            return Verdict::Pass;
+        };
+        match tap {
+            Tap::BsUp => {
+                if let Some(r) = monitor.on_data(&p.tcp) {
+                    let packet = self.forge(p, &r);
+                    self.actions.push_back(Action::Emit {
+                        packet,
+                        via: Via::Air,
+                    });
+                }
+            }
+            Tap::BsDown => self.peer[flow] = Some((p.tcp.seq, p.tcp.window)),
+            _ => {}
+        }
+        Verdict::Pass
+    }
+
+    fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn stats(&self) -> AgentStats {
+        let mut t = LrStats::default();
+        for m in self.monitors.iter().flatten() {
+            t += m.stats;
+        }
+        AgentStats::LocalRecovery(t)
+    }
+}
+
+/// Local recovery at a sending host, as an agent: the [`LrAgent`] of one
+/// flow, below TCP (it keeps PHY-LR's link buffer and takes the BS's
+/// reports) and beside it (TCP-LR's retransmissions and RTOs).
+#[derive(Debug)]
+pub struct LrSender {
+    flow: u32,
+    agent: LrAgent,
+}
+
+impl LrSender {
+    /// The agent of `flow`.
+    pub fn new(flow: u32, mode: LrMode, capacity: usize) -> LrSender {
+        LrSender {
+            flow,
+            agent: LrAgent::new(mode, capacity),
+        }
+    }
+}
+
+impl Agent for LrSender {
+    fn on_packet(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+        if p.meta.flow != self.flow {
+            return Verdict::Pass;
+        }
+        match tap {
+            Tap::HostOut => self.agent.on_sent(p),
+            Tap::HostIn if p.meta.forged => {
+                let blocks = p
+                    .tcp
+                    .options
+                    .sack
+                    .as_slice()
+                    .iter()
+                    .map(|b| (b.left, b.right))
+                    .collect();
+                let report = LrReport {
+                    cum: p.tcp.ack,
+                    blocks,
+                };
+                self.agent.on_report(now, &report);
+                return Verdict::Consume;
+            }
+            Tap::HostIn => self.agent.on_ack(p.tcp.ack),
+            _ => {}
+        }
+        Verdict::Pass
+    }
+
+    fn on_tcp_event(&mut self, _now: Time, flow: u32, event: &Event) {
+        if flow == self.flow && matches!(event, Event::RetransmissionTimeout { .. }) {
+            self.agent.on_rto();
+        }
+    }
+
+    fn poll_action(&mut self) -> Option<Action> {
+        Some(match self.agent.poll_action()? {
+            LrAction::Resend(packet) => Action::Emit {
+                packet,
+                via: Via::Air,
+            },
+            LrAction::Retransmit { left, right } => Action::Tcp {
+                flow: Some(self.flow),
+                cmd: Command::Retransmit { left, right },
+            },
+        })
+    }
+
+    fn stats(&self) -> AgentStats {
+        AgentStats::LocalRecovery(self.agent.stats)
     }
 }
 

@@ -1,15 +1,110 @@
 //! Cross-layer schemes, one file each: sans-IO state machines that take
 //! packets, signals and timeouts and return actions for the engine to
-//! carry out. None of them knows which engine drives it.
+//! carry out. None of them knows which engine drives it; each plugs into a
+//! node through the [`agent::Agent`] interface.
 //!
 //! - [`cr_aware`]: CR-aware TCP (paper 000): freeze TCP on `pu_start`,
 //!   resume on `pu_stop`, with fallbacks for missed signals.
 //! - [`local_recovery`]: gap detection at the BS, SACK-style loss reports
 //!   and their retransmission by the sender's link layer (PHY-LR) or its
 //!   TCP (TCP-LR).
+//!
+//! # Adding a scheme
+//!
+//! Write `schemes/<scheme>.rs` with a type that implements
+//! [`agent::Agent`]; give its counters a variant of [`AgentStats`] and
+//! place it on its nodes in [`build`] (from its scenario keys).
 
+pub mod agent;
 pub mod cr_aware;
 pub mod local_recovery;
 
+pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
 pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
-pub use local_recovery::{GapMonitor, LrAction, LrAgent, LrMode, LrReport, LrStats};
+pub use local_recovery::{
+    GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats,
+};
+
+use crate::scenario::{Direction, LocalRecoverySpec, Scenario};
+use serde::Serialize;
+
+/// An agent's counters, one variant per kind of section in
+/// `summary.json`. Agents whose counters share a section (the BS and sender
+/// halves of local recovery) add up into it; sections appear in the order
+/// of the variants.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AgentStats {
+    /// `"cr_aware"`.
+    CrAware(CrAwareStats),
+    /// `"local_recovery"`.
+    LocalRecovery(LrStats),
+}
+
+impl AgentStats {
+    /// The section's key in `summary.json`.
+    pub fn section(&self) -> &'static str {
+        match self {
+            AgentStats::CrAware(_) => "cr_aware",
+            AgentStats::LocalRecovery(_) => "local_recovery",
+        }
+    }
+
+    /// The position of the section among the agents' sections.
+    pub fn rank(&self) -> usize {
+        match self {
+            AgentStats::CrAware(_) => 0,
+            AgentStats::LocalRecovery(_) => 1,
+        }
+    }
+
+    /// Adds `other` (of the same section) into `self`.
+    pub fn merge(&mut self, other: &AgentStats) {
+        match (self, other) {
+            (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
+            (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
+            _ => {}
+        }
+    }
+}
+
+/// The agents `scenario` switches on, each with its node, in the order
+/// they see packets on a node. `host_of` gives each flow's wireless host.
+///
+/// `[schemes]`: CR-aware TCP at every wireless host; local recovery for
+/// uplink flows: the gap monitor at the BS and the sender's agent at the
+/// flow's host.
+pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
+    let s = &scenario.schemes;
+    let flows = &scenario.flows;
+    let mut agents: Vec<(Node, Box<dyn Agent>)> = Vec::new();
+    let up = |i: usize| flows[i].direction == Direction::Up;
+    let mode = match s.local_recovery {
+        LocalRecoverySpec::None => None,
+        LocalRecoverySpec::Phy => Some(LrMode::Phy),
+        LocalRecoverySpec::Tcp => Some(LrMode::Tcp),
+    };
+    if mode.is_some() && (0..flows.len()).any(up) {
+        agents.push((Node::Bs, Box::new(LrBs::new(flows.len(), up))));
+    }
+    let hosts = host_of.iter().map(|&h| h as usize + 1).max().unwrap_or(0);
+    for h in 0..hosts as u32 {
+        if s.cr_aware {
+            let cfg = CrAwareConfig {
+                max_freeze: s.cr_max_freeze,
+                probe_interval: s.cr_probe_interval,
+                access_failures: s.cr_access_failures,
+            };
+            agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
+        }
+        if let Some(mode) = mode {
+            for (i, _) in flows.iter().enumerate() {
+                if host_of[i] == h && up(i) {
+                    let lr = LrSender::new(i as u32, mode, s.lr_buffer as usize);
+                    agents.push((Node::Host(h), Box::new(lr)));
+                }
+            }
+        }
+    }
+    agents
+}

@@ -9,12 +9,33 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A scheduled entry: `(time, sequence)` is the ordering key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry<E: Ord> {
-    at: Time,
-    seq: u64,
+/// A scheduled entry. The ordering key packs `(time, sequence)` into one
+/// integer (time in the high 64 bits), so that the heap compares once per
+/// step; the event itself takes no part in the order.
+#[derive(Clone, Copy, Debug)]
+struct Entry<E> {
+    key: u128,
     event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
 }
 
 /// A deterministic min-queue of events.
@@ -44,18 +65,20 @@ impl<E: Ord + Copy> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry { at, seq, event }));
+        let key = (u128::from(at.as_nanos()) << 64) | u128::from(seq);
+        self.heap.push(Reverse(Entry { key, event }));
     }
 
     /// Removes the earliest event if it is due no later than `limit`, and
     /// advances the clock to it.
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
         match self.heap.peek() {
-            Some(Reverse(e)) if e.at <= limit => {
+            Some(Reverse(e)) if (e.key >> 64) as u64 <= limit.as_nanos() => {
                 let Reverse(e) = self.heap.pop().expect("peeked");
-                self.now = e.at;
+                let at = Time((e.key >> 64) as u64);
+                self.now = at;
                 self.popped += 1;
-                Some((e.at, e.event))
+                Some((at, e.event))
             }
             _ => None,
         }

@@ -4,17 +4,14 @@
 //! to the scenario's end and returns its [`Summary`]; with an output folder
 //! it also writes `summary.json`, per-flow time series and optional pcaps.
 
-pub mod availability;
+pub mod agents;
 pub mod engine;
 pub mod flow;
-pub mod link;
-pub mod loss;
-pub mod lrwpan_hop;
 pub mod oracle;
 pub mod output;
 pub mod summary;
+pub mod topology;
 pub mod world;
-pub mod world_cr;
 
 pub use summary::{DirectionSummary, FlowSummary, LinkSummary, Summary};
 pub use world::{Accounting, World};
@@ -80,8 +77,8 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     };
     let started = opts.wall_clock.map(|c| c());
     let mut world = World::new(scenario.clone(), seed, output);
-    if opts.out_dir.is_some() && world.xl.hop.is_some() {
-        world.xl.log = Some(crate::signal::SignalLog::new());
+    if opts.out_dir.is_some() && crate::hop::Hop::publishes_signals(&world.hop) {
+        world.signal_log = Some(crate::signal::SignalLog::new());
     }
     if !world.run(opts.progress) {
         return Err(std::io::Error::new(
@@ -96,7 +93,7 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     }
     if let Some(dir) = opts.out_dir {
         write_summary(dir, &summary)?;
-        if let Some(log) = &world.xl.log {
+        if let Some(log) = &world.signal_log {
             std::fs::write(dir.join("signals.jsonl"), log.to_jsonl())?;
         }
     }

@@ -85,6 +85,11 @@ impl Output {
         !self.series.is_empty()
     }
 
+    /// Whether any link is captured.
+    pub fn capturing(&self) -> bool {
+        !self.writers.is_empty()
+    }
+
     /// Records `p` starting its transmission on `link` at `t`.
     pub fn capture(&mut self, link: usize, t: Time, p: &Packet) {
         if let Some(Some(w)) = self.pcaps.get(link) {

@@ -25,12 +25,15 @@
 //! does not forgive. Collisions between the two stations are not in the
 //! formula either: a lossless, PU-free uplink reaches about 88 % of it.
 
-use super::link::{Link, LinkStats};
+use super::agents::SignalStats;
 use super::oracle;
 use super::world::{Accounting, World};
-use crate::radio::lrwpan::{FrameLayout, OracleCapacity};
-use crate::scenario::{Direction, HopKind, LrwpanSpec, TcpSpec};
-use serde::Serialize;
+use crate::hop::{Hop, HopSection};
+use crate::net::link::LinkStats;
+use crate::scenario::Direction;
+use crate::schemes::AgentStats;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 /// Per-flow results.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -122,18 +125,60 @@ pub struct Summary {
     pub accounting: Accounting,
     /// The wireless hop.
     pub hop: HopSummary,
-    /// 802.15.4 hop counters (`kind = "lrwpan"` only).
+    /// The hop's own section (`"lrwpan"`: the 802.15.4 hop's counters).
+    #[serde(flatten)]
+    pub hop_sections: Sections<HopSection>,
+    /// Cross-layer signals published and delivered (hops whose radios
+    /// publish signals).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lrwpan: Option<super::lrwpan_hop::HopStats>,
-    /// Cross-layer signals published and delivered (`kind = "lrwpan"` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub signals: Option<super::world_cr::SignalStats>,
-    /// CR-aware TCP counters, summed over the flows (when switched on).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cr_aware: Option<crate::schemes::CrAwareStats>,
-    /// Local-recovery counters (when switched on).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub local_recovery: Option<crate::schemes::LrStats>,
+    pub signals: Option<SignalStats>,
+    /// The agents' counters, one section per kind (`"cr_aware"`,
+    /// `"local_recovery"`, ...), each summed over the nodes.
+    #[serde(flatten)]
+    pub agents: Sections<AgentStats>,
+}
+
+impl Summary {
+    /// The 802.15.4 hop's counters, if the hop was one.
+    pub fn lrwpan(&self) -> Option<crate::hop::lrwpan::HopStats> {
+        self.hop_sections.0.iter().find_map(|(_, s)| s.lrwpan())
+    }
+
+    /// CR-aware TCP's counters, if it ran.
+    pub fn cr_aware(&self) -> Option<crate::schemes::CrAwareStats> {
+        self.agents.0.iter().find_map(|(_, s)| match s {
+            AgentStats::CrAware(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// Local recovery's counters, if it ran.
+    pub fn local_recovery(&self) -> Option<crate::schemes::LrStats> {
+        self.agents.0.iter().find_map(|(_, s)| match s {
+            AgentStats::LocalRecovery(l) => Some(*l),
+            _ => None,
+        })
+    }
+}
+
+/// Named sections of `summary.json`, written as keys in this order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sections<T>(pub Vec<(&'static str, T)>);
+
+impl<T> Default for Sections<T> {
+    fn default() -> Self {
+        Sections(Vec::new())
+    }
+}
+
+impl<T: Serialize> Serialize for Sections<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
 }
 
 impl World {
@@ -173,78 +218,60 @@ impl World {
                 })
             })
             .collect();
+        let links = self.link_summaries();
         Summary {
             xltcp_version: env!("CARGO_PKG_VERSION"),
             scenario: scenario_echo,
             seed: self.seed,
             duration_s: t,
             events: self.events(),
-            packets: (0..self.links.len())
-                .map(|i| self.link_stats(i).transmitted)
-                .sum(),
+            packets: links.iter().map(|l| l.stats.transmitted).sum(),
             wall_seconds: 0.0,
             flows,
             directions,
-            links: self
-                .links
-                .iter()
-                .enumerate()
-                .map(|(i, l): (usize, &Link)| LinkSummary {
-                    name: l.name.clone(),
-                    stats: self.link_stats(i),
-                })
-                .collect(),
+            links,
             accounting: self.accounting,
             hop: HopSummary {
                 blocked_s: self.blocked_total.as_secs_f64(),
                 usable_s: (self.scenario.sim.duration - self.blocked_total).as_secs_f64(),
             },
-            lrwpan: self.xl.hop.as_ref().map(|h| h.stats),
-            signals: self.xl.hop.as_ref().map(|_| self.xl.signals.clone()),
-            cr_aware: self.xl.cr_stats(),
-            local_recovery: self.xl.lr_stats(),
+            hop_sections: Sections(self.hop.section().into_iter().collect()),
+            signals: self.hop.publishes_signals().then(|| self.signals.clone()),
+            agents: self.agent_sections(),
         }
     }
 
-    /// A link direction's counters; the wireless directions of the 802.15.4
-    /// hop from its own counters: transmitted = frames put on the air,
-    /// drops: `queue_full` = a full MAC queue, `loss` = the retry limit (or a
-    /// frame too long), `blocked` = channel-access failures.
-    fn link_stats(&self, i: usize) -> LinkStats {
-        let Some(hop) = self.xl.hop.as_ref() else {
-            return self.links[i].stats;
-        };
-        let d = if i == self.wl_down {
-            hop.stats.down
-        } else if i == self.wl_up {
-            hop.stats.up
-        } else {
-            return self.links[i].stats;
-        };
-        LinkStats {
-            offered: d.offered,
-            transmitted: d.frames_sent,
-            bytes_transmitted: d.bytes_sent,
-            arrived: d.arrived,
-            drops: super::link::Drops {
-                queue_full: d.drop_queue_full,
-                loss: d.drop_retry_limit + d.drop_too_long,
-                blocked: d.drop_channel_access,
-            },
-            max_queue: d.max_queue,
+    /// Every link direction: the wired links, then the hop's two.
+    fn link_summaries(&self) -> Vec<LinkSummary> {
+        let wired = self.links.iter().map(|l| LinkSummary {
+            name: l.name.clone(),
+            stats: l.stats,
+        });
+        let hop = self.hop.link_stats().map(|(name, stats)| LinkSummary {
+            name: name.to_string(),
+            stats,
+        });
+        wired.chain(hop).collect()
+    }
+
+    /// The agents' counters, summed per section, in the sections' order.
+    fn agent_sections(&self) -> Sections<AgentStats> {
+        let mut sections: Vec<(&'static str, AgentStats)> = Vec::new();
+        for slot in &self.agents {
+            let stats = slot.agent.stats();
+            match sections.iter_mut().find(|(k, _)| *k == stats.section()) {
+                Some((_, total)) => total.merge(&stats),
+                None => sections.push((stats.section(), stats)),
+            }
         }
+        sections.sort_by_key(|(_, s)| s.rank());
+        Sections(sections)
     }
 
     /// Payload bits per second the wireless hop carries for flow `i`'s
     /// data direction while usable.
     fn wireless_rate(&self, i: usize) -> f64 {
-        let f = &self.flows[i];
-        let wl = &self.scenario.wireless;
-        if let (HopKind::Lrwpan(spec), Some(hop)) = (&wl.kind, self.xl.hop.as_ref()) {
-            return lrwpan_capacity(spec, &f.spec.tcp, hop, f.spec.direction).bps();
-        }
-        let loss = self.links[self.data_link(i)].mean_loss();
-        oracle::p2p_wireless_rate(&self.scenario, &f.spec, loss)
+        self.hop.capacity_bps(&self.flows[i].spec)
     }
 
     fn flow_summary(&self, i: usize, t: f64) -> FlowSummary {
@@ -268,37 +295,6 @@ impl World {
             }),
             final_srtt_s: f.sender().srtt().map(|d| d.as_secs_f64()),
         }
-    }
-}
-
-/// The 802.15.4 hop's [`OracleCapacity`] for a flow: full-size data
-/// frames of the layout with `mss` bytes of payload (header bytes of the
-/// options a data segment carries: timestamps), the receiver's TCP ACKs
-/// (one per `delayed_ack` data frames) sharing the medium, and a lost
-/// attempt whenever the data frame or its MAC ACK is lost.
-pub fn lrwpan_capacity(
-    spec: &LrwpanSpec,
-    tcp: &TcpSpec,
-    hop: &super::lrwpan_hop::LrwpanHop,
-    direction: Direction,
-) -> OracleCapacity {
-    let layout = crate::scenario::frame_layout(spec.layout);
-    let ts = if tcp.timestamps { 12 } else { 0 };
-    let data = FrameLayout {
-        upper_header: layout.upper_header + ts,
-        payload: tcp.mss.min(u32::from(u16::MAX)) as u16,
-        ..layout
-    };
-    let down = direction == Direction::Down;
-    let mpdu = data.mpdu_len();
-    let p_data = hop.mean_loss(down, mpdu);
-    let p_ack = hop.mean_ack_loss(!down);
-    OracleCapacity {
-        data,
-        min_be: spec.min_be,
-        reverse_ack_mpdu: Some(layout.mac_header + layout.fcs + layout.upper_header + ts),
-        data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
-        frame_loss: 1.0 - (1.0 - p_data) * (1.0 - p_ack),
     }
 }
 

@@ -1,19 +1,27 @@
-//! The simulated world: hosts, the base station, links and flows, driven
-//! by one event queue.
+//! The simulated world: hosts, the base station, wired links, one wireless
+//! hop and the agents on the nodes, driven by one event queue.
 //!
-//! Topology: every flow has its own wired host (CH) with its own access link
-//! to the base station (BS), and its own wireless host (SH) behind the one
-//! shared wireless hop (a queue, rate and delay per direction, a loss process
-//! per direction, and one availability process that blocks both).
+//! Topology: every flow has its own wired host (CH) with its own access
+//! link to the base station (BS), and a wireless host behind the hop (by
+//! default its own; flows may share one, see [`Topology`]). The hop is a
+//! plug-in ([`crate::hop::Hop`]) and the schemes are agents on the nodes
+//! ([`crate::schemes::Agent`]): the world names neither a hop kind nor a
+//! scheme. `docs/architecture.md` follows one data segment and its ACK
+//! through it.
 
-use super::availability::Availability;
+use super::agents::{AgentSlot, SignalStats};
 use super::engine::EventQueue;
-use super::flow::{address, Flow, Side};
-use super::link::{Dest, DropReason, Link, Wake};
-use super::loss::LossProcess;
+use super::flow::{Flow, Side};
 use super::output::Output;
+use super::topology::Topology;
+use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, HopTimer, Station, TimerSink, BS};
+use crate::net::availability::Availability;
+use crate::net::link::{Dest, Link, Wake};
+use crate::net::loss::LossProcess;
 use crate::rng::stream;
-use crate::scenario::{Direction, Scenario};
+use crate::scenario::Scenario;
+use crate::schemes::{self, Action, Node, NodeSignal, Tap, Verdict, Via};
+use crate::signal::{Signal, SignalLog, UndeliveredReason};
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, PacketMeta, SeqNum};
 use rand::RngExt;
@@ -22,14 +30,14 @@ use rand::RngExt;
 /// per event once it has grown to its working size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
-    /// A link finished serialising the frame of this generation.
+    /// A wired link finished serialising the frame of this generation.
     TxDone {
         /// Link index.
         link: u32,
         /// Transmission generation (stale ones are ignored).
         gen: u32,
     },
-    /// The head of a link's propagation pipe arrives.
+    /// The head of a wired link's propagation pipe arrives.
     Arrive {
         /// Link index.
         link: u32,
@@ -52,26 +60,26 @@ pub enum Ev {
     Sample,
     /// Progress report tick.
     Progress,
-    /// An event of the 802.15.4 hop.
-    Hop(super::lrwpan_hop::HopEv),
-    /// A flow's CR-aware deadline may be due.
-    Cr {
-        /// Flow index.
-        flow: u32,
+    /// One of the hop's own timers.
+    Hop(HopTimer),
+    /// An agent's deadline may be due.
+    Agent {
+        /// The agent's slot.
+        slot: u32,
     },
 }
 
 /// Conservation of packets: everything injected is delivered, dropped with
-/// a reason, or still held by a link at the end.
+/// a reason, or still held by a link, the hop or an agent at the end.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Accounting {
-    /// Packets the endpoints sent into the network.
+    /// Packets the endpoints and agents sent into the network.
     pub injected: u64,
-    /// Packets handed to an endpoint.
+    /// Packets handed to an endpoint or consumed by an agent.
     pub delivered: u64,
-    /// Packets dropped by links (every reason).
+    /// Packets dropped by links, the hop or agents (every reason).
     pub dropped: u64,
-    /// Packets still queued, on the air or propagating at the end.
+    /// Packets still queued, on the air, propagating or held at the end.
     pub in_flight: u64,
 }
 
@@ -82,6 +90,16 @@ impl Accounting {
     }
 }
 
+/// The hop's timers go into the world's queue.
+struct Timers<'a>(&'a mut EventQueue<Ev>);
+
+impl TimerSink for Timers<'_> {
+    #[inline]
+    fn schedule(&mut self, at: Time, timer: HopTimer) {
+        self.0.schedule(at, Ev::Hop(timer));
+    }
+}
+
 /// The running world.
 pub struct World {
     /// The scenario being run.
@@ -89,11 +107,17 @@ pub struct World {
     /// The seed of this run.
     pub seed: u64,
     pub(super) q: EventQueue<Ev>,
+    /// Wired links: uplink (CH -> BS) of flow i is `2i`, downlink `2i + 1`.
     pub(super) links: Vec<Link>,
     pub(super) flows: Vec<Flow>,
-    /// Wired uplink (CH -> BS) of flow i is `2i`, downlink (BS -> CH) is `2i + 1`.
-    pub(super) wl_down: usize,
-    pub(super) wl_up: usize,
+    pub(super) topology: Topology,
+    pub(super) hop: AnyHop,
+    /// Output buffers of hop calls, reused (a call made while acting on
+    /// the outputs of another takes the next one).
+    hop_out: Vec<Vec<HopOut>>,
+    pub(super) agents: Vec<AgentSlot>,
+    /// Agent slots per node: `[BS, host 0, host 1, ...]`.
+    node_agents: Vec<Vec<u32>>,
     pub(super) availability: Availability,
     /// Blocked time of the wireless hop so far, up to `blocked_since`.
     pub(super) blocked_total: Dur,
@@ -105,70 +129,31 @@ pub struct World {
     /// Sampling and progress ticks popped: not part of the model, so not
     /// counted in [`World::events`] (which must not depend on them).
     observer_events: u64,
-    /// The 802.15.4 hop, the signal bus and the schemes.
-    pub(super) xl: super::world_cr::CrossLayer,
+    /// Counters of the signal bus.
+    pub(super) signals: SignalStats,
+    /// Trace of the signals delivered to agents (with an output folder).
+    pub signal_log: Option<SignalLog>,
 }
 
 impl World {
     /// Builds the world of `scenario` for `seed`; `output` receives traces.
     pub fn new(scenario: Scenario, seed: u64, output: Output) -> World {
         let n = scenario.flows.len();
-        let mut links = Vec::with_capacity(2 * n + 2);
+        let mut links = Vec::with_capacity(2 * n);
         let w = &scenario.wired;
         for i in 0..n as u32 {
-            let none = || LossProcess::None;
-            links.push(Link::new(
-                format!("ch{i}-bs"),
-                Dest::Bs,
-                w.rate_bps,
-                w.delay,
-                w.queue,
-                0,
-                none(),
-                false,
-            ));
-            links.push(Link::new(
-                format!("bs-ch{i}"),
-                Dest::Ch(i),
-                w.rate_bps,
-                w.delay,
-                w.queue,
-                0,
-                none(),
-                false,
-            ));
+            for (name, dest) in [
+                (format!("ch{i}-bs"), Dest::Bs),
+                (format!("bs-ch{i}"), Dest::Ch(i)),
+            ] {
+                let none = LossProcess::None;
+                links.push(Link::new(
+                    name, dest, w.rate_bps, w.delay, w.queue, 0, none, false,
+                ));
+            }
         }
-        let wl = &scenario.wireless;
-        let loss = |spec, name: &str| LossProcess::new(spec, stream(seed, name));
-        let (rate, delay, queue, ovh) = (
-            wl.link.rate_bps,
-            wl.link.delay,
-            wl.link.queue,
-            wl.frame_overhead,
-        );
-        let wl_down = links.len();
-        links.push(Link::new(
-            "bs-air".into(),
-            Dest::ShOfFlow,
-            rate,
-            delay,
-            queue,
-            ovh,
-            loss(&wl.loss_down, "wireless.down.loss"),
-            true,
-        ));
-        let wl_up = links.len();
-        links.push(Link::new(
-            "air-bs".into(),
-            Dest::Bs,
-            rate,
-            delay,
-            queue,
-            ovh,
-            loss(&wl.loss_up, "wireless.up.loss"),
-            true,
-        ));
-
+        let topology = Topology::of(&scenario);
+        let hop = hop::build(&scenario, topology.hosts(), seed);
         let mut iss_rng = stream(seed, "tcp.iss");
         let flows = scenario
             .flows
@@ -179,18 +164,32 @@ impl World {
                 Flow::new(f.clone(), i as u32, iss)
             })
             .collect();
-        let availability =
-            Availability::new(&wl.availability, stream(seed, "wireless.availability"));
+        let mut node_agents = vec![Vec::new(); 1 + topology.hosts()];
+        let agents = schemes::build(&scenario, topology.host_of())
+            .into_iter()
+            .enumerate()
+            .map(|(k, (node, agent))| {
+                if let Some(list) = node_agents.get_mut(node_index(node)) {
+                    list.push(k as u32);
+                }
+                AgentSlot::new(node, agent)
+            })
+            .collect();
+        let availability = Availability::new(
+            &scenario.wireless.availability,
+            stream(seed, "wireless.availability"),
+        );
         let end = Time::ZERO + scenario.sim.duration;
-        let xl = super::world_cr::CrossLayer::new(&scenario, seed);
         let mut world = World {
-            xl,
             seed,
             q: EventQueue::default(),
             links,
             flows,
-            wl_down,
-            wl_up,
+            topology,
+            hop,
+            hop_out: Vec::new(),
+            agents,
+            node_agents,
             blocked_since: availability.blocked().then_some(Time::ZERO),
             availability,
             blocked_total: Dur::ZERO,
@@ -200,13 +199,15 @@ impl World {
             end,
             scenario,
             observer_events: 0,
+            signals: SignalStats::default(),
+            signal_log: None,
         };
         for i in 0..n {
             let start = Time::ZERO + world.flows[i].spec.start;
             world.q.schedule(start, Ev::Start { flow: i as u32 });
         }
-        if world.xl.hop.is_some() && world.availability.blocked() {
-            world.hop_pu(Time::ZERO, true);
+        if world.availability.blocked() {
+            world.drive_hop(Time::ZERO, |hop, now, io| hop.set_blocked(now, true, io));
         }
         let change = world.availability.next_change();
         if change < end {
@@ -250,8 +251,8 @@ impl World {
                     self.pump(now, flow as usize, side);
                 }
                 Ev::Availability => self.on_availability(now),
-                Ev::Hop(e) => self.on_hop(now, e),
-                Ev::Cr { flow } => self.on_cr_timer(now, flow as usize),
+                Ev::Hop(t) => self.drive_hop(now, |hop, now, io| hop.handle_timer(now, t, io)),
+                Ev::Agent { slot } => self.on_agent_timer(now, slot as usize),
                 Ev::Sample => {
                     self.observer_events += 1;
                     self.output
@@ -278,52 +279,37 @@ impl World {
             self.blocked_total += self.end - since;
         }
         self.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
-            + self.xl.hop.as_ref().map_or(0, |h| h.in_flight());
+            + self.hop.in_flight()
+            + self.agents.iter().map(|a| a.agent.held()).sum::<u64>();
         true
     }
 
-    fn open(&self, link: usize) -> bool {
-        !(self.links[link].gated && self.availability.blocked())
-    }
+    // ---- wired links -------------------------------------------------
 
-    /// Schedules what a link asked for; every transmission starts at `now`.
+    /// Schedules what a wired link asked for; every transmission starts at `now`.
     fn apply(&mut self, now: Time, link: usize, wake: Wake) {
         if let Some((at, gen)) = wake.tx_done {
             if let Some(p) = self.links[link].in_tx() {
                 self.output.capture(link, now, p);
             }
-            self.q.schedule(
-                at,
-                Ev::TxDone {
-                    link: link as u32,
-                    gen,
-                },
-            );
+            let link = link as u32;
+            self.q.schedule(at, Ev::TxDone { link, gen });
         }
         if let Some(at) = wake.arrival {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
         }
-        if let Some(why) = wake.dropped {
-            self.note_drop(why);
+        if wake.dropped.is_some() {
+            self.accounting.dropped += 1;
         }
     }
 
-    fn note_drop(&mut self, _why: DropReason) {
-        self.accounting.dropped += 1;
-    }
-
-    pub(super) fn send(&mut self, now: Time, link: usize, p: Packet) {
-        if self.on_lrwpan(link) {
-            return self.hop_send(now, link, p);
-        }
-        let open = self.open(link);
-        let wake = self.links[link].offer(now, p, open);
+    fn send_wired(&mut self, now: Time, link: usize, p: Packet) {
+        let wake = self.links[link].offer(now, p, true);
         self.apply(now, link, wake);
     }
 
     fn on_tx_done(&mut self, now: Time, link: usize, gen: u32) {
-        let open = self.open(link);
-        let wake = self.links[link].tx_done(now, gen, open);
+        let wake = self.links[link].tx_done(now, gen, true);
         self.apply(now, link, wake);
     }
 
@@ -332,28 +318,116 @@ impl World {
         if let Some(at) = next {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
         }
-        let Some(p) = packet else { return };
+        let Some(mut p) = packet else { return };
         let flow = p.meta.flow as usize;
         match self.links[link].dest {
-            // The BS forwards: from a wired host onto the air, from the air
-            // to the flow's wired host.
-            Dest::Bs if link == self.wl_up => self.send(now, 2 * flow + 1, p),
+            // At the BS, from a wired host: onto the air.
             Dest::Bs => {
-                self.note_from_ch(&p);
-                self.send(now, self.wl_down, p)
+                let v = self.tap(now, Node::Bs, Tap::BsDown, &mut p);
+                if v == Verdict::Pass {
+                    let to = self.topology.station_of_flow(flow);
+                    self.hop_send(now, BS, to, &p);
+                }
+                self.settle(v);
+                self.drain(now, Node::Bs);
             }
-            Dest::Ch(_) => self.deliver(now, flow, Side::Ch, &p),
-            Dest::ShOfFlow => self.deliver(now, flow, Side::Sh, &p),
+            Dest::Ch(_) | Dest::ShOfFlow => self.deliver(now, flow, Side::Ch, p),
         }
     }
 
-    pub(super) fn deliver(&mut self, now: Time, flow: usize, side: Side, p: &Packet) {
-        self.accounting.delivered += 1;
-        if side == Side::Sh && self.lr_intercept(now, flow, p) {
-            return;
+    // ---- the hop -----------------------------------------------------
+
+    fn hop_send(&mut self, now: Time, from: Station, to: Station, p: &Packet) {
+        self.drive_hop(now, |hop, now, io| hop.enqueue(now, from, to, p, io));
+    }
+
+    /// Calls into the hop with its timers and an output buffer, then acts
+    /// on the outputs in order.
+    #[inline]
+    fn drive_hop(
+        &mut self,
+        now: Time,
+        call: impl FnOnce(&mut AnyHop, Time, HopIo<'_, Timers<'_>>),
+    ) {
+        let mut out = self.hop_out.pop().unwrap_or_default();
+        let io = HopIo {
+            timers: &mut Timers(&mut self.q),
+            out: &mut out,
+            capture: self.output.capturing(),
+        };
+        call(&mut self.hop, now, io);
+        for o in &out {
+            match o {
+                HopOut::Arrived {
+                    station: BS,
+                    packet,
+                } => {
+                    let mut packet = *packet;
+                    let v = self.tap(now, Node::Bs, Tap::BsUp, &mut packet);
+                    if v == Verdict::Pass {
+                        let link = 2 * packet.meta.flow as usize + 1;
+                        self.send_wired(now, link, packet);
+                    }
+                    self.settle(v);
+                    self.drain(now, Node::Bs);
+                }
+                HopOut::Arrived { packet, .. } => {
+                    self.deliver(now, packet.meta.flow as usize, Side::Sh, *packet)
+                }
+                HopOut::Dropped { .. } => self.accounting.dropped += 1,
+                HopOut::Signal {
+                    station,
+                    signal,
+                    reason,
+                    packet,
+                } => self.publish(now, *station, *signal, *reason, *packet),
+                HopOut::OnAir { down, packet } => {
+                    let capture = 2 * self.flows.len() + usize::from(!down);
+                    self.output.capture(capture, now, packet);
+                }
+            }
         }
-        self.flows[flow].ep[side as usize].handle_segment(now, &p.tcp);
-        self.pump(now, flow, side);
+        out.clear();
+        self.hop_out.push(out);
+    }
+
+    fn on_availability(&mut self, now: Time) {
+        self.availability.advance();
+        let blocked = self.availability.blocked();
+        if blocked {
+            self.blocked_since = Some(now);
+        } else if let Some(since) = self.blocked_since.take() {
+            self.blocked_total += now - since;
+        }
+        self.drive_hop(now, |hop, now, io| hop.set_blocked(now, blocked, io));
+        let next = self.availability.next_change();
+        if next < self.end {
+            self.q.schedule(next, Ev::Availability);
+        }
+    }
+
+    // ---- hosts -------------------------------------------------------
+
+    /// The node of a flow's endpoint.
+    fn node_of(&self, flow: usize, side: Side) -> Node {
+        match side {
+            Side::Ch => Node::Wired(flow as u32),
+            Side::Sh => Node::Host(self.topology.host_of()[flow]),
+        }
+    }
+
+    fn deliver(&mut self, now: Time, flow: usize, side: Side, mut p: Packet) {
+        let node = self.node_of(flow, side);
+        let v = self.tap(now, node, Tap::HostIn, &mut p);
+        if v == Verdict::Pass {
+            self.accounting.delivered += 1;
+            self.flows[flow].ep[side as usize].handle_segment(now, &p.tcp);
+        }
+        self.settle(v);
+        self.drain(now, node);
+        if v == Verdict::Pass {
+            self.pump(now, flow, side);
+        }
     }
 
     fn on_timer(&mut self, now: Time, flow: usize, side: usize) {
@@ -370,23 +444,12 @@ impl World {
     }
 
     /// After any input to an endpoint: run its applications, send what it
-    /// wants to send, and (re)arm its timer.
+    /// wants to send, tell the node's agents its events, and (re)arm its
+    /// timer.
     pub(super) fn pump(&mut self, now: Time, flow: usize, side: Side) {
         let i = side as usize;
-        let out_link = match side {
-            Side::Ch => 2 * flow,
-            Side::Sh => self.wl_up,
-        };
-        let (src, dst) = match side {
-            Side::Ch => (
-                address(Side::Ch, flow as u32),
-                address(Side::Sh, flow as u32),
-            ),
-            Side::Sh => (
-                address(Side::Sh, flow as u32),
-                address(Side::Ch, flow as u32),
-            ),
-        };
+        let node = self.node_of(flow, side);
+        let (src, dst) = self.topology.addresses(flow, side);
         self.flows[flow].run_apps(side, now);
         loop {
             let f = &mut self.flows[flow];
@@ -395,7 +458,7 @@ impl World {
             };
             let ip_id = f.ip_id[i];
             f.ip_id[i] = ip_id.wrapping_add(1);
-            let packet = Packet {
+            let mut packet = Packet {
                 src,
                 dst,
                 ip_id,
@@ -405,23 +468,33 @@ impl World {
                     flow: flow as u32,
                     uid: self.next_uid,
                     retransmission: tx.retransmission,
+                    forged: false,
                 },
             };
             self.next_uid += 1;
             self.accounting.injected += 1;
-            self.lr_sent(flow, side, &packet);
-            self.send(now, out_link, packet);
+            let v = self.tap(now, node, Tap::HostOut, &mut packet);
+            if v == Verdict::Pass {
+                self.send_from(now, node, packet);
+            }
+            self.settle(v);
+            self.drain(now, node);
             // Sending may have freed send-buffer space (e.g. a FIN queued).
             self.flows[flow].run_apps(side, now);
         }
-        let mut rto = false;
+        let listening = !self.slots_of(node).is_empty();
+        let mut told = false;
         while let Some(e) = self.flows[flow].ep[i].poll_event() {
-            if side == Side::Sh {
-                rto |= self.lr_tcp_event(flow, &e);
+            if listening {
+                for k in 0..self.slots_of(node).len() {
+                    let slot = self.slots_of(node)[k] as usize;
+                    self.agents[slot].agent.on_tcp_event(now, flow as u32, &e);
+                }
+                told = true;
             }
         }
-        if rto && self.lr_actions(now, flow) {
-            // lr_actions pumped the endpoint again.
+        if told && self.drain(now, node) {
+            // The agents commanded TCP; drain pumped the node again.
             return;
         }
         let f = &mut self.flows[flow];
@@ -429,54 +502,186 @@ impl World {
             let t = t.max(now);
             if t < f.timer_armed[i] {
                 f.timer_armed[i] = t;
-                self.q.schedule(
-                    t,
-                    Ev::Timer {
-                        flow: flow as u32,
-                        side: i as u8,
-                    },
-                );
+                let ev = Ev::Timer {
+                    flow: flow as u32,
+                    side: i as u8,
+                };
+                self.q.schedule(t, ev);
             }
         }
     }
 
-    fn on_availability(&mut self, now: Time) {
-        self.availability.advance();
-        if self.xl.hop.is_some() {
-            let on = self.availability.blocked();
-            if on {
-                self.blocked_since = Some(now);
-            } else if let Some(since) = self.blocked_since.take() {
-                self.blocked_total += now - since;
+    /// A packet leaves `node` (a host's endpoint or an agent there).
+    fn send_from(&mut self, now: Time, node: Node, p: Packet) {
+        let flow = p.meta.flow as usize;
+        match node {
+            Node::Wired(_) => self.send_wired(now, 2 * flow, p),
+            Node::Host(h) => self.hop_send(now, h as usize + 1, BS, &p),
+            Node::Bs => {}
+        }
+    }
+
+    // ---- agents ------------------------------------------------------
+
+    fn slots_of(&self, node: Node) -> &[u32] {
+        if self.agents.is_empty() {
+            return &[];
+        }
+        self.node_agents
+            .get(node_index(node))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Shows `p` to the node's agents in order; the first verdict other
+    /// than `Pass` ends the walk.
+    #[inline]
+    fn tap(&mut self, now: Time, node: Node, tap: Tap, p: &mut Packet) -> Verdict {
+        if self.agents.is_empty() {
+            return Verdict::Pass;
+        }
+        for k in 0..self.slots_of(node).len() {
+            let slot = self.slots_of(node)[k] as usize;
+            let v = self.agents[slot].agent.on_packet(now, tap, p);
+            if v != Verdict::Pass {
+                return v;
             }
-            self.hop_pu(now, on);
-        } else if self.availability.blocked() {
-            self.blocked_since = Some(now);
-            for link in [self.wl_down, self.wl_up] {
-                if let Some(why) = self.links[link].block() {
-                    self.note_drop(why);
+        }
+        Verdict::Pass
+    }
+
+    /// Accounts for a verdict other than `Pass` (a consumed packet counts
+    /// as delivered, a held one as in flight).
+    fn settle(&mut self, v: Verdict) {
+        match v {
+            Verdict::Pass | Verdict::Hold => {}
+            Verdict::Consume => self.accounting.delivered += 1,
+            Verdict::Drop(_) => self.accounting.dropped += 1,
+        }
+    }
+
+    /// Carries out what the node's agents ask, re-arms their deadlines and,
+    /// if they commanded TCP, pumps the node's endpoints. Returns whether
+    /// it pumped.
+    #[inline]
+    fn drain(&mut self, now: Time, node: Node) -> bool {
+        if self.agents.is_empty() {
+            return false;
+        }
+        self.drain_agents(now, node)
+    }
+
+    fn drain_agents(&mut self, now: Time, node: Node) -> bool {
+        let mut commanded = false;
+        for k in 0..self.slots_of(node).len() {
+            let slot = self.slots_of(node)[k] as usize;
+            while let Some(a) = self.agents[slot].agent.poll_action() {
+                commanded |= self.act(now, node, a);
+            }
+            if let Some(at) = self.agents[slot].arm(now) {
+                self.q.schedule(at, Ev::Agent { slot: slot as u32 });
+            }
+        }
+        if commanded {
+            for k in 0..self.flows_of(node).len() {
+                let (flow, side) = self.flows_of(node)[k];
+                self.pump(now, flow, side);
+            }
+        }
+        commanded
+    }
+
+    /// The endpoints at `node`: (flow, side).
+    fn flows_of(&self, node: Node) -> &[(usize, Side)] {
+        match node {
+            Node::Host(h) => self.topology.endpoints_of_host(h as usize),
+            Node::Wired(f) => self.topology.endpoint_of_wired(f as usize),
+            Node::Bs => &[],
+        }
+    }
+
+    /// Carries out one action; returns whether it commanded TCP.
+    fn act(&mut self, now: Time, node: Node, a: Action) -> bool {
+        match a {
+            Action::Emit { mut packet, via } => {
+                packet.meta.uid = self.next_uid;
+                self.next_uid += 1;
+                self.accounting.injected += 1;
+                let flow = packet.meta.flow as usize;
+                match (node, via) {
+                    (Node::Bs, Via::Air) => {
+                        let to = self.topology.station_of_flow(flow);
+                        self.hop_send(now, BS, to, &packet);
+                    }
+                    (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, packet),
+                    (node, _) => self.send_from(now, node, packet),
                 }
+                false
             }
-        } else {
-            if let Some(since) = self.blocked_since.take() {
-                self.blocked_total += now - since;
+            Action::Tcp { flow, cmd } => {
+                for k in 0..self.flows_of(node).len() {
+                    let (f, side) = self.flows_of(node)[k];
+                    if flow.is_none_or(|x| x as usize == f) {
+                        self.flows[f].ep[side as usize].command(now, cmd);
+                    }
+                }
+                true
             }
-            for link in [self.wl_down, self.wl_up] {
-                let wake = self.links[link].kick(now, true);
-                self.apply(now, link, wake);
-            }
-        }
-        let next = self.availability.next_change();
-        if next < self.end {
-            self.q.schedule(next, Ev::Availability);
         }
     }
 
-    /// The wireless link that carries a flow's data (`bs-air` down, `air-bs` up).
-    pub fn data_link(&self, flow: usize) -> usize {
-        match self.flows[flow].spec.direction {
-            Direction::Down => self.wl_down,
-            Direction::Up => self.wl_up,
+    fn on_agent_timer(&mut self, now: Time, slot: usize) {
+        let a = &mut self.agents[slot];
+        if a.armed == now {
+            a.armed = Time::NEVER;
         }
+        a.agent.on_timeout(now);
+        let node = a.node;
+        self.drain(now, node);
+    }
+
+    /// The signal bus: count, hand to the node's agents, trace what they
+    /// used.
+    fn publish(
+        &mut self,
+        now: Time,
+        station: Station,
+        signal: Signal,
+        reason: Option<UndeliveredReason>,
+        packet: Option<Packet>,
+    ) {
+        self.signals.count_published(signal.name());
+        let node = if station == BS {
+            Node::Bs
+        } else {
+            Node::Host(station as u32 - 1)
+        };
+        let s = NodeSignal {
+            signal,
+            reason,
+            packet,
+        };
+        let mut used = false;
+        for k in 0..self.slots_of(node).len() {
+            let slot = self.slots_of(node)[k] as usize;
+            used |= self.agents[slot].agent.on_signal(now, &s);
+        }
+        if !used {
+            return;
+        }
+        self.signals.count_delivered(signal.name());
+        if let Some(log) = self.signal_log.as_mut() {
+            log.push(now, station as u32, signal);
+        }
+        self.drain(now, node);
+    }
+}
+
+/// The index of a node in `node_agents` (`None`-like past the end for
+/// wired hosts, which carry no agents yet).
+fn node_index(node: Node) -> usize {
+    match node {
+        Node::Bs => 0,
+        Node::Host(h) => 1 + h as usize,
+        Node::Wired(_) => usize::MAX,
     }
 }

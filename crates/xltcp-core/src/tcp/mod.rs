@@ -193,6 +193,25 @@ pub enum Event {
     CongestionStateChanged(CongestionState),
 }
 
+/// What an agent beside TCP may ask of the endpoint (CR-aware TCP,
+/// TCP-level local recovery).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Stop sending and cancel the RTO timer, keeping cwnd, ssthresh and
+    /// the RTO value ([`Endpoint::freeze`]).
+    Freeze,
+    /// Undo a freeze and retransmit the oldest unacknowledged segment
+    /// ([`Endpoint::resume`]).
+    Resume,
+    /// Retransmit `[left, right)` now ([`Endpoint::retransmit_range`]).
+    Retransmit {
+        /// First byte.
+        left: SeqNum,
+        /// One past the last byte.
+        right: SeqNum,
+    },
+}
+
 /// A segment to put on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transmit {
@@ -478,6 +497,16 @@ impl Endpoint {
     /// In-order received bytes not yet read.
     pub fn readable(&self) -> u64 {
         self.unread
+    }
+
+    /// Carries out a command from an agent beside this endpoint (see
+    /// [`Command`]): the one door through which schemes act on TCP.
+    pub fn command(&mut self, now: Time, cmd: Command) {
+        match cmd {
+            Command::Freeze => self.freeze(now),
+            Command::Resume => self.resume(now),
+            Command::Retransmit { left, right } => self.retransmit_range(left, right),
+        }
     }
 
     /// CR-aware hook: stops sending data and cancels the RTO timer, keeping

@@ -243,6 +243,9 @@ pub struct PacketMeta {
     pub uid: u64,
     /// The sender transmitted this sequence range before.
     pub retransmission: bool,
+    /// Made by an agent in the network (a loss report, a BS-made ACK), not
+    /// by the TCP endpoint whose address it carries.
+    pub forged: bool,
 }
 
 impl Packet {

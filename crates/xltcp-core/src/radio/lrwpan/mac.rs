@@ -76,19 +76,7 @@ pub struct Transmission {
     pub attempt: u8,
 }
 
-/// Why the MAC gave a frame up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum UndeliveredReason {
-    /// No ACK after `macMaxFrameRetries` retransmissions (`NO_ACK`).
-    RetryLimit,
-    /// More than `macMaxCSMABackoffs` busy CCAs in one CSMA-CA
-    /// (`CHANNEL_ACCESS_FAILURE`).
-    ChannelAccessFailure,
-    /// The transmit queue was full when the frame was enqueued.
-    QueueFull,
-    /// The MPDU exceeds `aMaxPHYPacketSize` (`FRAME_TOO_LONG`).
-    FrameTooLong,
-}
+pub use crate::signal::UndeliveredReason;
 
 /// What the MAC reports about a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

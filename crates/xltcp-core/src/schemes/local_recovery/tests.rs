@@ -45,6 +45,7 @@ fn packet(k: u32) -> Packet {
             flow: 0,
             uid: u64::from(k),
             retransmission: false,
+            forged: false,
         },
     }
 }

@@ -24,22 +24,26 @@
 //! drop. Each MAC draws its back-offs from `lrwpan.<station>.backoff`, each
 //! detector from `lrwpan.<station>.pu_detect`.
 
-use super::engine::EventQueue;
-use super::loss::LossProcess;
-use super::world::Ev;
-use crate::radio::lrwpan::{Frame, Mac, MacConfig, MacEvent, TxKind, UndeliveredReason};
+use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
+use crate::net::link::{Drops, LinkStats};
+use crate::net::loss::LossProcess;
+use crate::radio::lrwpan::{
+    Frame, FrameLayout, Mac, MacConfig, MacEvent, OracleCapacity, TxKind, UndeliveredReason,
+};
 use crate::radio::oqpsk;
 use crate::radio::pu::{PuDetector, PuDetectorConfig};
 use crate::rng::{stream, Rng};
-use crate::scenario::{LayoutPreset, LossSpec, LrwpanSpec, PuDetectionSpec, QueueLimit};
-use crate::signal::Signal;
+use crate::scenario::{
+    Direction, FlowSpec, LayoutPreset, LossSpec, LrwpanSpec, PuDetectionSpec, QueueLimit,
+};
+
 use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 
-/// An event of the hop, wrapped in [`Ev::Hop`].
+/// A timer of the hop, carried by the engine as a [`HopTimer`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum HopEv {
     /// A station's MAC deadline may be due.
@@ -61,50 +65,6 @@ pub enum HopEv {
     TxEnd {
         /// Transmission number.
         tx: u64,
-    },
-}
-
-/// Why the hop dropped a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HopDrop {
-    /// The MAC gave it up.
-    Mac(UndeliveredReason),
-}
-
-/// What the world must act on after a call into the hop.
-#[derive(Clone, Debug, PartialEq)]
-pub enum HopOut {
-    /// `packet` was received intact at `station` (first copy only).
-    Arrived {
-        /// Receiving station.
-        station: usize,
-        /// The packet.
-        packet: Packet,
-    },
-    /// A packet was dropped before it reached its receiver.
-    Dropped {
-        /// Sending station.
-        station: usize,
-        /// The packet.
-        packet: Packet,
-        /// Why.
-        why: HopDrop,
-    },
-    /// A station's radio published a signal (PU detector, MAC report).
-    Signal {
-        /// Emitting station.
-        station: usize,
-        /// The signal.
-        signal: Signal,
-        /// For `Undelivered`: the MAC's reason.
-        reason: Option<UndeliveredReason>,
-    },
-    /// A data frame went on the air (for the pcap of the direction).
-    OnAir {
-        /// True for BS -> SH.
-        down: bool,
-        /// The packet.
-        packet: Packet,
     },
 }
 
@@ -241,6 +201,7 @@ pub struct LrwpanHop {
     next_tx: u64,
     pu_on: bool,
     layout: LayoutPreset,
+    min_be: u8,
     down: Fate,
     up: Fate,
     /// Counters.
@@ -318,6 +279,7 @@ impl LrwpanHop {
             next_tx: 0,
             pu_on: false,
             layout: spec.layout,
+            min_be: spec.min_be,
             down,
             up,
             stats: HopStats::default(),
@@ -376,7 +338,7 @@ impl LrwpanHop {
         from: usize,
         to: usize,
         packet: Packet,
-        q: &mut EventQueue<Ev>,
+        q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
         self.dir(from == 0).offered += 1;
@@ -401,7 +363,7 @@ impl LrwpanHop {
     }
 
     /// The PU came on (`on`) or went off at `now`.
-    pub fn set_pu(&mut self, now: Time, on: bool, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    pub fn set_pu(&mut self, now: Time, on: bool, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         self.pu_on = on;
         if on {
             for a in self.air.iter_mut().filter(|a| a.started) {
@@ -416,7 +378,7 @@ impl LrwpanHop {
     }
 
     /// Handles one of the hop's events.
-    pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
             HopEv::Mac { station } => {
                 let i = station as usize;
@@ -470,7 +432,7 @@ impl LrwpanHop {
     }
 
     /// Reports the medium to every station whose view changed.
-    fn update_channel(&mut self, now: Time, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    fn update_channel(&mut self, now: Time, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         for i in 0..self.stations.len() {
             let busy = self.pu_on || self.air.iter().any(|a| a.started && a.station != i);
             if busy != self.stations[i].busy {
@@ -482,7 +444,7 @@ impl LrwpanHop {
     }
 
     /// A transmission ended: decide its fate and tell its receiver.
-    fn finish(&mut self, now: Time, a: Air, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    fn finish(&mut self, now: Time, a: Air, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         let down = a.station == 0;
         let ppdu = u32::from(a.mpdu) + 6;
         let lost = !a.collided && !a.pu_hit && {
@@ -516,7 +478,7 @@ impl LrwpanHop {
     }
 
     /// An intact data frame at its receiver.
-    fn receive(&mut self, now: Time, a: Air, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    fn receive(&mut self, now: Time, a: Air, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         let down = a.station == 0;
         let r = &mut self.stations[a.to];
         let acks = r.mac.stats().acks_sent;
@@ -550,7 +512,7 @@ impl LrwpanHop {
     }
 
     /// Drains station `i`'s MAC after an input and re-arms its timer.
-    fn drain(&mut self, now: Time, i: usize, q: &mut EventQueue<Ev>, out: &mut Vec<HopOut>) {
+    fn drain(&mut self, now: Time, i: usize, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         while let Some(t) = self.stations[i].mac.poll_transmit() {
             self.launch(now, i, t, q, out);
         }
@@ -562,7 +524,7 @@ impl LrwpanHop {
             let at = at.max(now);
             if at < s.mac_armed {
                 s.mac_armed = at;
-                q.schedule(at, Ev::Hop(HopEv::Mac { station: i as u32 }));
+                q.schedule(at, HopEv::Mac { station: i as u32 }.into());
             }
         }
     }
@@ -572,7 +534,7 @@ impl LrwpanHop {
         now: Time,
         i: usize,
         t: crate::radio::lrwpan::Transmission,
-        q: &mut EventQueue<Ev>,
+        q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
         let tx = self.next_tx;
@@ -605,13 +567,13 @@ impl LrwpanHop {
             pu_hit: false,
         };
         self.air.push(air);
-        q.schedule(air.end.max(now), Ev::Hop(HopEv::TxEnd { tx }));
+        q.schedule(air.end.max(now), HopEv::TxEnd { tx }.into());
         if t.start <= now {
             let k = self.air.len() - 1;
             self.begin(k);
             self.update_channel(now, q, out);
         } else {
-            q.schedule(t.start, Ev::Hop(HopEv::TxStart { tx }));
+            q.schedule(t.start, HopEv::TxStart { tx }.into());
         }
     }
 
@@ -623,6 +585,7 @@ impl LrwpanHop {
             MacEvent::Undelivered { frame, reason } => (frame, Some(reason)),
         };
         let held = self.stations[i].held.remove(frame);
+        let packet = held.as_ref().map(|h| h.packet);
         if let (Some(h), Some(reason)) = (held, reason) {
             let d = self.dir(down);
             if h.received {
@@ -645,6 +608,7 @@ impl LrwpanHop {
             station: i,
             signal: e.into(),
             reason,
+            packet,
         });
     }
 
@@ -652,7 +616,7 @@ impl LrwpanHop {
         &mut self,
         now: Time,
         i: usize,
-        q: &mut EventQueue<Ev>,
+        q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
         let s = &mut self.stations[i];
@@ -661,13 +625,14 @@ impl LrwpanHop {
                 station: i,
                 signal,
                 reason: None,
+                packet: None,
             });
         }
         if let Some(at) = s.detector.poll_timeout() {
             let at = at.max(now);
             if at < s.detector_armed {
                 s.detector_armed = at;
-                q.schedule(at, Ev::Hop(HopEv::Detector { station: i as u32 }));
+                q.schedule(at, HopEv::Detector { station: i as u32 }.into());
             }
         }
     }
@@ -689,6 +654,112 @@ impl LrwpanHop {
             Fate::Process { ack, .. } => ack.mean_loss(),
             Fate::Snr { db, .. } => oqpsk::per_from_sinr_db(*db, 11),
         }
+    }
+}
+
+impl From<HopEv> for HopTimer {
+    fn from(e: HopEv) -> HopTimer {
+        let (kind, a, b) = match e {
+            HopEv::Mac { station } => (TimerKind::K0, station, 0),
+            HopEv::Detector { station } => (TimerKind::K1, station, 0),
+            HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
+            HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
+        };
+        HopTimer { kind, a, b }
+    }
+}
+
+impl From<HopTimer> for HopEv {
+    fn from(t: HopTimer) -> HopEv {
+        match t.kind {
+            TimerKind::K0 => HopEv::Mac { station: t.a },
+            TimerKind::K1 => HopEv::Detector { station: t.a },
+            TimerKind::K2 => HopEv::TxStart { tx: t.b },
+            _ => HopEv::TxEnd { tx: t.b },
+        }
+    }
+}
+
+impl Hop for LrwpanHop {
+    fn enqueue<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        p: &Packet,
+        io: HopIo<'_, T>,
+    ) {
+        LrwpanHop::enqueue(self, now, from, to, *p, io.timers, io.out);
+    }
+
+    fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
+        self.handle(now, timer.into(), io.timers, io.out);
+    }
+
+    fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {
+        self.set_pu(now, blocked, io.timers, io.out);
+    }
+
+    fn in_flight(&self) -> u64 {
+        LrwpanHop::in_flight(self)
+    }
+
+    /// Transmitted = frames put on the air; drops: `queue_full` = a full MAC
+    /// queue, `loss` = the retry limit (or a frame too long), `blocked` =
+    /// channel-access failures.
+    fn link_stats(&self) -> [(&str, LinkStats); 2] {
+        let link = |d: &HopDirStats| LinkStats {
+            offered: d.offered,
+            transmitted: d.frames_sent,
+            bytes_transmitted: d.bytes_sent,
+            arrived: d.arrived,
+            drops: Drops {
+                queue_full: d.drop_queue_full,
+                loss: d.drop_retry_limit + d.drop_too_long,
+                blocked: d.drop_channel_access,
+            },
+            max_queue: d.max_queue,
+        };
+        [
+            ("bs-air", link(&self.stats.down)),
+            ("air-bs", link(&self.stats.up)),
+        ]
+    }
+
+    /// The hop's [`OracleCapacity`] for a flow: full-size data frames of
+    /// the layout with `mss` bytes of payload (header bytes of the options
+    /// a data segment carries: timestamps), the receiver's TCP ACKs (one
+    /// per `delayed_ack` data frames) sharing the medium, and a lost attempt
+    /// whenever the data frame or its MAC ACK is lost.
+    fn capacity_bps(&self, flow: &FlowSpec) -> f64 {
+        let tcp = &flow.tcp;
+        let layout = crate::scenario::frame_layout(self.layout);
+        let ts = if tcp.timestamps { 12 } else { 0 };
+        let data = FrameLayout {
+            upper_header: layout.upper_header + ts,
+            payload: tcp.mss.min(u32::from(u16::MAX)) as u16,
+            ..layout
+        };
+        let down = flow.direction == Direction::Down;
+        let mpdu = data.mpdu_len();
+        let p_data = self.mean_loss(down, mpdu);
+        let p_ack = self.mean_ack_loss(!down);
+        OracleCapacity {
+            data,
+            min_be: self.min_be,
+            reverse_ack_mpdu: Some(layout.mac_header + layout.fcs + layout.upper_header + ts),
+            data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
+            frame_loss: 1.0 - (1.0 - p_data) * (1.0 - p_ack),
+        }
+        .bps()
+    }
+
+    fn publishes_signals(&self) -> bool {
+        true
+    }
+
+    fn section(&self) -> Option<(&'static str, HopSection)> {
+        Some(("lrwpan", HopSection::Lrwpan(self.stats)))
     }
 }
 

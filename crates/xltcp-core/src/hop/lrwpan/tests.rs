@@ -5,6 +5,8 @@ use super::*;
 use crate::radio::lrwpan::cca_duration;
 use crate::radio::lrwpan::{ack_airtime, ppdu_airtime, turnaround_time, unit_backoff_period};
 use crate::scenario::{LayoutPreset, LossSpec, LrwpanSpec, PuDetectionSpec, QueueLimit};
+use crate::signal::Signal;
+use crate::sim::engine::EventQueue;
 use crate::time::{Dur, Time};
 use crate::wire::Segment;
 use crate::wire::{PacketMeta, SeqNum, TcpFlags, TcpOptions};
@@ -30,6 +32,7 @@ fn packet(uid: u64) -> Packet {
             flow: 0,
             uid,
             retransmission: false,
+            forged: false,
         },
     }
 }
@@ -53,14 +56,18 @@ fn paper() -> LrwpanSpec {
 }
 
 /// Runs the hop's events until `until`; returns every output with its time.
-fn drive(h: &mut LrwpanHop, q: &mut EventQueue<Ev>, until: Time) -> Vec<(Time, HopOut)> {
+impl TimerSink for EventQueue<HopTimer> {
+    fn schedule(&mut self, at: Time, timer: HopTimer) {
+        EventQueue::schedule(self, at, timer);
+    }
+}
+
+fn drive(h: &mut LrwpanHop, q: &mut EventQueue<HopTimer>, until: Time) -> Vec<(Time, HopOut)> {
     let mut all = Vec::new();
     let mut out = Vec::new();
-    while let Some((now, ev)) = q.pop_until(until) {
-        if let Ev::Hop(e) = ev {
-            h.handle(now, e, q, &mut out);
-            all.extend(out.drain(..).map(|o| (now, o)));
-        }
+    while let Some((now, t)) = q.pop_until(until) {
+        h.handle(now, t.into(), q, &mut out);
+        all.extend(out.drain(..).map(|o| (now, o)));
     }
     all
 }
@@ -158,6 +165,7 @@ fn under_a_pu_every_cca_is_busy_and_the_frame_is_given_up() {
                 station: 1,
                 signal: Signal::Undelivered { .. },
                 reason,
+                ..
             } => Some(*reason),
             _ => None,
         })

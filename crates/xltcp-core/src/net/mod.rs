@@ -1,0 +1,12 @@
+//! Link models shared by both engines: one direction of a point-to-point
+//! link ([`link::Link`]: a drop-tail queue, a serialiser and a propagation
+//! delay), frame-loss processes ([`loss::LossProcess`]) and the availability
+//! of a wireless channel ([`availability::Availability`]: primary users,
+//! blackouts).
+//!
+//! None of them schedules anything: the engine calls them and acts on what
+//! they return.
+
+pub mod availability;
+pub mod link;
+pub mod loss;
