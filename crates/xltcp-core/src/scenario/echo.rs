@@ -44,7 +44,38 @@ pub fn echo(s: &Scenario) -> Value {
             "missed_detection": p.missed_detection,
         });
     }
+    if !s.agents.is_empty() {
+        v["agent"] = s.agents.iter().map(agent).collect();
+    }
     v
+}
+
+fn agent(a: &AgentSpec) -> Value {
+    let at = match &a.at {
+        AgentPlace::Bs => "bs".to_string(),
+        AgentPlace::Hosts => "hosts".to_string(),
+        AgentPlace::Host(h) => h.clone(),
+    };
+    match a.scheme {
+        AgentScheme::CrAware {
+            max_freeze,
+            probe_interval,
+            access_failures,
+        } => json!({
+            "scheme": "cr_aware",
+            "at": at,
+            "max_freeze": format_duration(max_freeze),
+            "probe_interval": format_duration(probe_interval),
+            "access_failures": access_failures,
+        }),
+        AgentScheme::LrBs => json!({ "scheme": "lr_bs", "at": at }),
+        AgentScheme::LrSender { mode, buffer } => json!({
+            "scheme": "lr_sender",
+            "at": at,
+            "mode": if mode == LocalRecoverySpec::Phy { "phy" } else { "tcp" },
+            "buffer": buffer,
+        }),
+    }
 }
 
 fn schemes(s: &SchemesSpec) -> Value {

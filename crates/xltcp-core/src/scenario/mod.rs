@@ -17,6 +17,7 @@ mod diag;
 mod echo;
 mod intervals;
 mod load;
+mod load_agents;
 mod load_cr;
 mod model;
 mod reader;

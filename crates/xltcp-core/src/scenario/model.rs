@@ -32,6 +32,56 @@ pub struct Scenario {
     /// `[pu_detection]` table: primary-user detection at each station's PHY
     /// (used by the `lrwpan` hop).
     pub pu_detection: PuDetectionSpec,
+    /// `[[agent]]` entries: schemes placed on nodes, after those `[schemes]`
+    /// switches on, in the order they see packets on a node.
+    pub agents: Vec<AgentSpec>,
+}
+
+/// One `[[agent]]`: `scheme`, `at`, and the scheme's own keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSpec {
+    /// `scheme` (required) and its keys.
+    pub scheme: AgentScheme,
+    /// `at`: "bs", "hosts" (default: every wireless host) or one host's name.
+    pub at: AgentPlace,
+}
+
+/// Where an `[[agent]]` sits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentPlace {
+    /// `"bs"`: the base station.
+    Bs,
+    /// `"hosts"`: every wireless host.
+    Hosts,
+    /// A wireless host by name (a flow's `host`, or the flow's name).
+    Host(String),
+}
+
+/// The scheme of an `[[agent]]`. Each needs `[wireless] kind = "lrwpan"`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentScheme {
+    /// `"cr_aware"` (at hosts): CR-aware TCP; `max_freeze` (default "30s"),
+    /// `probe_interval` ("1s"), `access_failures` (2; 1..=100), as the
+    /// `cr_*` keys of `[schemes]`.
+    CrAware {
+        /// Watchdog of a freeze with no `pu_stop`.
+        max_freeze: Dur,
+        /// Probe period after channel-access failures.
+        probe_interval: Dur,
+        /// Consecutive access failures that count as a missed `pu_start`.
+        access_failures: u32,
+    },
+    /// `"lr_bs"` (at "bs"): local recovery's gap monitor and reports for
+    /// every uplink flow.
+    LrBs,
+    /// `"lr_sender"` (at hosts): local recovery at each uplink flow's
+    /// sender; `mode` "phy" or "tcp" (default), `buffer` (64; 1..=4096).
+    LrSender {
+        /// PHY-LR or TCP-LR.
+        mode: LocalRecoverySpec,
+        /// PHY-LR's link buffer, in packets.
+        buffer: u32,
+    },
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

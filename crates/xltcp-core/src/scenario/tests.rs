@@ -185,6 +185,7 @@ timeseries = false
         },
         schemes: SchemesSpec::default(),
         pu_detection: PuDetectionSpec::default(),
+        agents: Vec::new(),
     };
     assert_eq!(s, expect);
 }

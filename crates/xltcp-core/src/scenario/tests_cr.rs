@@ -187,3 +187,59 @@ fn a_flow_mss_too_large_for_the_frame_is_an_error() {
         panic!("{e}");
     }
 }
+
+#[test]
+fn agent_entries_are_checked() {
+    let bad = r#"
+[[agent]]
+scheme = "lr_bs"
+
+[[agent]]
+scheme = "cr_aware"
+at = "bs"
+
+[[agent]]
+scheme = "snoopy"
+
+[[agent]]
+scheme = "lr_sender"
+at = "nobody"
+mode = "link"
+
+[[agent]]
+at = "bs"
+"#;
+    let text = format!("{LRWPAN}\n{bad}");
+    let e = load_str(&text, "a.toml", Path::new("."), &[]).unwrap_err();
+    let all = e.to_string();
+    for needle in [
+        "agent.0.at: lr_bs runs at the base station",
+        "agent.1.at: cr_aware runs at wireless hosts",
+        "agent.2.scheme: expected one of \"cr_aware\", \"lr_bs\", \"lr_sender\"",
+        "agent.3.at: no wireless host is called \"nobody\"",
+        "agent.3.mode: expected one of \"phy\", \"tcp\"",
+        "agent.4.scheme: missing",
+    ] {
+        assert!(all.contains(needle), "missing {needle:?} in\n{all}");
+    }
+}
+
+#[test]
+fn agent_entries_need_the_lrwpan_hop_and_echo_back() {
+    let p2p = "[wired]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[wireless]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flow]]\n[[agent]]\nscheme = \"cr_aware\"\n";
+    let e = load_str(p2p, "a.toml", Path::new("."), &[]).unwrap_err();
+    assert!(e
+        .to_string()
+        .contains("agent.0.scheme: cr_aware needs the 802.15.4 hop"));
+    let text = format!("{LRWPAN}\n[[agent]]\nscheme = \"lr_sender\"\nmode = \"phy\"\nbuffer = 8\n");
+    let s = load_str(&text, "a.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(
+        s.agents[0].scheme,
+        AgentScheme::LrSender {
+            mode: LocalRecoverySpec::Phy,
+            buffer: 8
+        }
+    );
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+}

@@ -162,6 +162,8 @@ pub trait Agent: std::fmt::Debug {
     }
 
     /// The agent's counters for `summary.json`: agents of one kind add up
-    /// into one section.
-    fn stats(&self) -> AgentStats;
+    /// into one section. None: the agent has no section.
+    fn stats(&self) -> Option<AgentStats> {
+        None
+    }
 }

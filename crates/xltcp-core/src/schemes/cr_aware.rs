@@ -333,8 +333,8 @@ impl Agent for CrAware {
         CrAware::poll_timeout(self)
     }
 
-    fn stats(&self) -> AgentStats {
-        AgentStats::CrAware(self.stats)
+    fn stats(&self) -> Option<AgentStats> {
+        Some(AgentStats::CrAware(self.stats))
     }
 }
 

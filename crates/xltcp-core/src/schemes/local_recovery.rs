@@ -410,12 +410,12 @@ impl Agent for LrBs {
         self.actions.pop_front()
     }
 
-    fn stats(&self) -> AgentStats {
+    fn stats(&self) -> Option<AgentStats> {
         let mut t = LrStats::default();
         for m in self.monitors.iter().flatten() {
             t += m.stats;
         }
-        AgentStats::LocalRecovery(t)
+        Some(AgentStats::LocalRecovery(t))
     }
 }
 
@@ -486,8 +486,8 @@ impl Agent for LrSender {
         })
     }
 
-    fn stats(&self) -> AgentStats {
-        AgentStats::LocalRecovery(self.agent.stats)
+    fn stats(&self) -> Option<AgentStats> {
+        Some(AgentStats::LocalRecovery(self.agent.stats))
     }
 }
 

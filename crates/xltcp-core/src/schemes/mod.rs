@@ -25,7 +25,7 @@ pub use local_recovery::{
     GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats,
 };
 
-use crate::scenario::{Direction, LocalRecoverySpec, Scenario};
+use crate::scenario::{AgentPlace, AgentScheme, Direction, LocalRecoverySpec, Scenario};
 use serde::Serialize;
 
 /// An agent's counters, one variant per kind of section in
@@ -73,8 +73,55 @@ impl AgentStats {
 ///
 /// `[schemes]`: CR-aware TCP at every wireless host; local recovery for
 /// uplink flows: the gap monitor at the BS and the sender's agent at the
-/// flow's host.
+/// flow's host. Then each `[[agent]]` in its order.
 pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
+    let mut agents = from_schemes_table(scenario, host_of);
+    let flows = &scenario.flows;
+    let hosts = host_of.iter().map(|&h| h + 1).max().unwrap_or(0);
+    let up = |i: usize| flows[i].direction == Direction::Up;
+    for spec in &scenario.agents {
+        // The hosts the entry names: every one, or one by name.
+        let named = |h: u32| match &spec.at {
+            AgentPlace::Bs => false,
+            AgentPlace::Hosts => true,
+            AgentPlace::Host(name) => (0..flows.len()).any(|i| {
+                host_of[i] == h && flows[i].host.as_ref().unwrap_or(&flows[i].name) == name
+            }),
+        };
+        match spec.scheme {
+            AgentScheme::CrAware {
+                max_freeze,
+                probe_interval,
+                access_failures,
+            } => {
+                let cfg = CrAwareConfig {
+                    max_freeze,
+                    probe_interval,
+                    access_failures,
+                };
+                for h in (0..hosts).filter(|&h| named(h)) {
+                    agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
+                }
+            }
+            AgentScheme::LrBs => {
+                agents.push((Node::Bs, Box::new(LrBs::new(flows.len(), up))));
+            }
+            AgentScheme::LrSender { mode, buffer } => {
+                let mode = match mode {
+                    LocalRecoverySpec::Phy => LrMode::Phy,
+                    _ => LrMode::Tcp,
+                };
+                for i in (0..flows.len()).filter(|&i| up(i) && named(host_of[i])) {
+                    let lr = LrSender::new(i as u32, mode, buffer as usize);
+                    agents.push((Node::Host(host_of[i]), Box::new(lr)));
+                }
+            }
+        }
+    }
+    agents
+}
+
+fn from_schemes_table(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
     let s = &scenario.schemes;
     let flows = &scenario.flows;
     let mut agents: Vec<(Node, Box<dyn Agent>)> = Vec::new();

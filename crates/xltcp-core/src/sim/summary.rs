@@ -258,7 +258,9 @@ impl World {
     fn agent_sections(&self) -> Sections<AgentStats> {
         let mut sections: Vec<(&'static str, AgentStats)> = Vec::new();
         for slot in &self.agents {
-            let stats = slot.agent.stats();
+            let Some(stats) = slot.agent.stats() else {
+                continue;
+            };
             match sections.iter_mut().find(|(k, _)| *k == stats.section()) {
                 Some((_, total)) => total.merge(&stats),
                 None => sections.push((stats.section(), stats)),

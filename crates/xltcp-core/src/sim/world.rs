@@ -138,6 +138,17 @@ pub struct World {
 impl World {
     /// Builds the world of `scenario` for `seed`; `output` receives traces.
     pub fn new(scenario: Scenario, seed: u64, output: Output) -> World {
+        World::with_agents(scenario, seed, output, Vec::new())
+    }
+
+    /// As [`World::new`], with `extra` agents placed after the scenario's
+    /// (for agents a scenario file cannot name, such as a test's).
+    pub fn with_agents(
+        scenario: Scenario,
+        seed: u64,
+        output: Output,
+        extra: Vec<(Node, Box<dyn schemes::Agent>)>,
+    ) -> World {
         let n = scenario.flows.len();
         let mut links = Vec::with_capacity(2 * n);
         let w = &scenario.wired;
@@ -167,6 +178,7 @@ impl World {
         let mut node_agents = vec![Vec::new(); 1 + topology.hosts()];
         let agents = schemes::build(&scenario, topology.host_of())
             .into_iter()
+            .chain(extra)
             .enumerate()
             .map(|(k, (node, agent))| {
                 if let Some(list) = node_agents.get_mut(node_index(node)) {

@@ -1,0 +1,134 @@
+//! `[[agent]]` entries: the schemes placed on nodes, in the order they see
+//! packets on a node.
+//!
+//! ```toml
+//! [[agent]]
+//! scheme = "cr_aware"        # which scheme
+//! at = "hosts"               # "bs", "hosts" (every wireless host) or a host's name
+//! max_freeze = "30s"         # the scheme's own keys
+//! ```
+
+use super::model::*;
+use super::reader::{self as rd, Cx, Tab};
+use super::tree::{Node, Val};
+use crate::time::Dur;
+
+const SCHEMES: &[(&str, u8)] = &[("cr_aware", 0), ("lr_bs", 1), ("lr_sender", 2)];
+const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
+    ("phy", LocalRecoverySpec::Phy),
+    ("tcp", LocalRecoverySpec::Tcp),
+];
+
+/// The `[[agent]]` entries; `hosts` are the wireless hosts' names (a flow's
+/// `host`, else its name) and `lrwpan` whether the hop is 802.15.4.
+pub(super) fn read_agents(
+    cx: &mut Cx,
+    root: &mut Tab,
+    hosts: &[String],
+    lrwpan: bool,
+) -> Vec<AgentSpec> {
+    let items: &[Node] = match root.get("agent") {
+        None => return Vec::new(),
+        Some(Node {
+            val: Val::Array(items),
+            ..
+        }) => items,
+        Some(node) => {
+            let msg = format!(
+                "expected [[agent]] entries (an array of tables), got {}",
+                node.val.type_name()
+            );
+            cx.err(&node.loc, "agent", msg, Some("[[agent]] tables"));
+            return Vec::new();
+        }
+    };
+    let mut agents = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut t = Tab::of(cx, format!("agent.{i}"), item);
+        if let Some(a) = read_agent(cx, &mut t, hosts, lrwpan) {
+            agents.push(a);
+        }
+        t.finish(cx);
+    }
+    agents
+}
+
+fn read_agent(cx: &mut Cx, t: &mut Tab, hosts: &[String], lrwpan: bool) -> Option<AgentSpec> {
+    if !t.has("scheme") {
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\"";
+        cx.err(
+            &t.loc_of("scheme"),
+            &t.key("scheme"),
+            "missing",
+            Some(names),
+        );
+        return None;
+    }
+    let which = t.read(cx, "scheme", 0, rd::choice(SCHEMES));
+    let place = t.read(cx, "at", String::from("hosts"), rd::string);
+    let at = match place.as_str() {
+        "bs" => AgentPlace::Bs,
+        "hosts" => AgentPlace::Hosts,
+        name if hosts.iter().any(|h| h == name) => AgentPlace::Host(name.to_string()),
+        name => {
+            let msg = format!("no wireless host is called \"{name}\"");
+            t.invalid(cx, "at", msg, "\"bs\", \"hosts\" or a wireless host's name");
+            AgentPlace::Hosts
+        }
+    };
+    let at_bs = at == AgentPlace::Bs;
+    let scheme = match which {
+        0 => {
+            let d = SchemesSpec::default();
+            let max_freeze = positive(cx, t, "max_freeze", d.cr_max_freeze);
+            let probe_interval = positive(cx, t, "probe_interval", d.cr_probe_interval);
+            let failures = i128::from(d.cr_access_failures);
+            let access_failures = t.read(cx, "access_failures", failures, rd::int_in(1, 100));
+            AgentScheme::CrAware {
+                max_freeze,
+                probe_interval,
+                access_failures: access_failures as u32,
+            }
+        }
+        1 => AgentScheme::LrBs,
+        _ => {
+            let mode = t.read(
+                cx,
+                "mode",
+                LocalRecoverySpec::Tcp,
+                rd::choice(LR_SENDER_MODES),
+            );
+            let buffer = t.read(cx, "buffer", 64, rd::int_in(1, 4096)) as u32;
+            AgentScheme::LrSender { mode, buffer }
+        }
+    };
+    let (wants_bs, name) = match scheme {
+        AgentScheme::CrAware { .. } => (false, "cr_aware"),
+        AgentScheme::LrBs => (true, "lr_bs"),
+        AgentScheme::LrSender { .. } => (false, "lr_sender"),
+    };
+    if wants_bs != at_bs {
+        let (msg, allowed) = if wants_bs {
+            (format!("{name} runs at the base station"), "at = \"bs\"")
+        } else {
+            (
+                format!("{name} runs at wireless hosts"),
+                "at = \"hosts\" or a host's name",
+            )
+        };
+        t.invalid(cx, "at", msg, allowed);
+    }
+    if !lrwpan {
+        let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
+        t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
+    }
+    Some(AgentSpec { scheme, at })
+}
+
+fn positive(cx: &mut Cx, t: &mut Tab, key: &'static str, default: Dur) -> Dur {
+    let v = t.read(cx, key, default, rd::dur);
+    if v == Dur::ZERO {
+        t.invalid(cx, key, "must be longer than 0", "a duration > 0");
+    }
+    v
+}
