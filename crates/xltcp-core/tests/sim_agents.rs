@@ -39,7 +39,7 @@ impl Agent for DropEvery {
             return Verdict::Pass;
         }
         self.seen += 1;
-        if self.seen % self.n == 0 {
+        if self.seen.is_multiple_of(self.n) {
             Verdict::Drop("test")
         } else {
             Verdict::Pass
