@@ -11,6 +11,8 @@ in both tools.
 
     python3 bench/speed.py                    # 60 s, and 600 s for xltcp memory
     python3 bench/speed.py --durations 60     # quicker
+    python3 bench/speed.py --baseline-rev REV --durations 60 --no-ns3
+                                              # this tree against an earlier commit, alternating runs
 """
 
 from __future__ import annotations
@@ -49,15 +51,26 @@ def main() -> int:
     ap.add_argument("--durations", default="60,600", help="simulated seconds for xltcp, comma-separated (default 60,600)")
     ap.add_argument("--no-ns3", action="store_true", help="skip ns-3")
     ap.add_argument("--ns3-json", type=Path, help="reuse an earlier ns-3 result (bench/out/ns3_many_flows_60s.json)")
+    ap.add_argument("--baseline-rev", help="also run the runner built from this git revision (e.g. a commit before a refactor)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per duration and build, alternating (default 3; the median is printed)")
     args = ap.parse_args()
     durations = [int(d) for d in args.durations.split(",")]
 
     rows = []
     # The core's own runner (no Python interpreter in the measured process).
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
+    runners = [("xltcp", RUNNER)]
+    if args.baseline_rev:
+        runners.append((f"@{args.baseline_rev[:8]}", build_baseline(args.baseline_rev)))
     for d in durations:
-        r, rss = peak_rss_of([str(RUNNER), str(SCENARIO), "--set", f"sim.duration={d}s"])
-        rows.append(("xltcp", d, r["packets"], r["events"], r["wall_seconds"], rss))
+        runs: dict[str, list] = {name: [] for name, _ in runners}
+        for _ in range(max(1, args.repeat)):
+            for name, runner in runners:
+                r, rss = peak_rss_of([str(runner), str(SCENARIO), "--set", f"sim.duration={d}s"])
+                runs[name].append((r["wall_seconds"], r, rss))
+        for name, _ in runners:
+            wall, r, rss = sorted(runs[name], key=lambda x: x[0])[len(runs[name]) // 2]
+            rows.append((name, d, r["packets"], r["events"], wall, rss))
 
     ns3 = None
     if args.ns3_json:
@@ -79,7 +92,24 @@ def main() -> int:
     if ns3:
         x = rows[0]
         print(f"xltcp / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second")
+    if args.baseline_rev:
+        for d in durations:
+            now = next(r for r in rows if r[0] == "xltcp" and r[1] == d)
+            base = next(r for r in rows if r[0] != "xltcp" and r[0] != "ns-3 3.44" and r[1] == d)
+            ratio = (now[2] / now[4]) / (base[2] / base[4])
+            print(f"{d} s: this tree / {base[0]}: {ratio:.3f}x packets per wall-second (median of {args.repeat})")
     return 0
+
+
+def build_baseline(rev: str) -> Path:
+    """Builds the runner of an earlier revision in a worktree of its own."""
+    tree = ROOT / "target" / "baseline" / rev
+    if not tree.exists():
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=tree, check=True,
+                   env={**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target" / "baseline-build")})
+    return ROOT / "target" / "baseline-build" / "release" / "examples" / "run"
 
 
 if __name__ == "__main__":
