@@ -100,24 +100,14 @@ pub struct SimSpec {
     pub sample_interval: Dur,
 }
 
-/// Which reference behaviour TCP follows where implementations differ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TcpProfile {
-    /// The RFC text (default).
-    Rfc,
-    /// ns-3 3.44's TcpNewReno/TcpSocketBase choices, for side-by-side runs.
-    Ns3,
-}
+/// Which reference behaviour TCP follows where implementations differ
+/// (`profile`): the endpoint's own [`crate::tcp::Profile`].
+pub use crate::tcp::Profile as TcpProfile;
 
-/// Loss recovery in use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoverySpec {
-    /// NewReno fast recovery (RFC 6582, careful variant).
-    NewReno,
-    /// SACK-based recovery (RFC 6675); falls back to NewReno when the peer
-    /// does not permit SACK.
-    Sack,
-}
+/// Loss recovery in use (`recovery`): the endpoint's own
+/// [`crate::tcp::Recovery`] (SACK recovery falls back to NewReno when the
+/// peer does not permit SACK).
+pub use crate::tcp::Recovery as RecoverySpec;
 
 /// `[tcp]` (and `[flow.tcp]` overrides).
 #[derive(Clone, Debug, PartialEq)]
@@ -449,25 +439,51 @@ impl Default for SimSpec {
 }
 
 impl Default for TcpSpec {
-    /// The documented defaults.
+    /// The endpoint's defaults ([`crate::tcp::Config::default`]) with
+    /// NewReno congestion control.
     fn default() -> Self {
+        let c = crate::tcp::Config::default();
         TcpSpec {
-            profile: TcpProfile::Rfc,
+            profile: c.profile,
             cc: "newreno".to_string(),
-            recovery: RecoverySpec::Sack,
-            sack: true,
-            timestamps: false,
-            window_scale: true,
-            mss: 1448,
-            initial_window: 10,
-            limited_transmit: true,
-            delayed_ack_segments: 2,
-            delayed_ack_timeout: Dur::from_millis(200),
-            initial_rto: Dur::from_secs(1),
-            min_rto: Dur::from_secs(1),
-            max_rto: Dur::from_secs(60),
-            rcv_buffer: 4 << 20,
-            snd_buffer: 4 << 20,
+            recovery: c.recovery,
+            sack: c.sack,
+            timestamps: c.timestamps,
+            window_scale: c.window_scale,
+            mss: c.mss,
+            initial_window: c.initial_window,
+            limited_transmit: c.limited_transmit,
+            delayed_ack_segments: c.delayed_ack_segments,
+            delayed_ack_timeout: c.delayed_ack_timeout,
+            initial_rto: c.initial_rto,
+            min_rto: c.min_rto,
+            max_rto: c.max_rto,
+            rcv_buffer: c.rcv_buffer,
+            snd_buffer: c.snd_buffer,
+        }
+    }
+}
+
+impl From<&TcpSpec> for crate::tcp::Config {
+    /// The endpoint configuration a scenario's `[tcp]` describes.
+    fn from(spec: &TcpSpec) -> crate::tcp::Config {
+        crate::tcp::Config {
+            mss: spec.mss,
+            initial_window: spec.initial_window,
+            sack: spec.sack,
+            timestamps: spec.timestamps,
+            window_scale: spec.window_scale,
+            limited_transmit: spec.limited_transmit,
+            recovery: spec.recovery,
+            delayed_ack_segments: spec.delayed_ack_segments,
+            delayed_ack_timeout: spec.delayed_ack_timeout,
+            initial_rto: spec.initial_rto,
+            min_rto: spec.min_rto,
+            max_rto: spec.max_rto,
+            rcv_buffer: spec.rcv_buffer,
+            snd_buffer: spec.snd_buffer,
+            profile: spec.profile,
+            trace_segments: false,
         }
     }
 }

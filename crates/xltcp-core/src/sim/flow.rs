@@ -1,6 +1,6 @@
 //! A flow: its two TCP endpoints, its applications and its counters.
 
-use crate::scenario::{AppSpec, Direction, FlowSpec, RecoverySpec, TcpProfile, TcpSpec};
+use crate::scenario::{AppSpec, Direction, FlowSpec, TcpSpec};
 use crate::tcp::{self, Endpoint};
 use crate::time::Time;
 use crate::wire::SeqNum;
@@ -22,30 +22,7 @@ pub enum Side {
 
 /// The TCP configuration a scenario's `[tcp]` describes.
 pub fn tcp_config(spec: &TcpSpec) -> tcp::Config {
-    tcp::Config {
-        mss: spec.mss,
-        initial_window: spec.initial_window,
-        sack: spec.sack,
-        timestamps: spec.timestamps,
-        window_scale: spec.window_scale,
-        limited_transmit: spec.limited_transmit,
-        recovery: match spec.recovery {
-            RecoverySpec::NewReno => tcp::Recovery::NewReno,
-            RecoverySpec::Sack => tcp::Recovery::Sack,
-        },
-        delayed_ack_segments: spec.delayed_ack_segments,
-        delayed_ack_timeout: spec.delayed_ack_timeout,
-        initial_rto: spec.initial_rto,
-        min_rto: spec.min_rto,
-        max_rto: spec.max_rto,
-        rcv_buffer: spec.rcv_buffer,
-        snd_buffer: spec.snd_buffer,
-        profile: match spec.profile {
-            TcpProfile::Rfc => tcp::Profile::Rfc,
-            TcpProfile::Ns3 => tcp::Profile::Ns3,
-        },
-        ..tcp::Config::default()
-    }
+    tcp::Config::from(spec)
 }
 
 /// Address of a flow's host: CH `10.1.x.y`, SH `10.2.x.y`, with x.y = index + 1.
