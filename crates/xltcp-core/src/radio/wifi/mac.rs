@@ -4,6 +4,7 @@
 //! RTS/CTS, duplicate detection, and per-frame rate control.
 
 use super::arf::{Arf, RateControl};
+use super::events::{DcfStats, MacEvent, UndeliveredReason};
 use super::frame::{Addr, Frame, Transmission, TxKind};
 use super::{control_response_rate, effective_preamble, txtime, Preamble, Rate, Standard};
 use super::{ACK_BYTES, CTS_BYTES, MAX_PSDU_BYTES, RTS_BYTES, SEQ_MODULUS};
@@ -11,6 +12,8 @@ use crate::rng::Rng;
 use crate::time::{Dur, Time};
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
+
+mod receiver;
 
 /// Station configuration. [`DcfConfig::new`] gives the standard's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,117 +60,6 @@ impl DcfConfig {
             queue_limit: 100,
         }
     }
-}
-
-/// Why the MAC gave a frame up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum UndeliveredReason {
-    /// The short or long retry limit was reached.
-    RetryLimit,
-    /// The transmit queue was full when the frame was enqueued.
-    QueueFull,
-    /// The PSDU exceeds `aPSDUMaxLength` (4095 bytes).
-    FrameTooLong,
-}
-
-/// What the MAC reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MacEvent {
-    /// (Sender) The ACK of `frame` arrived.
-    Delivered {
-        /// The frame's id.
-        frame: u64,
-        /// From enqueue to the head of the queue.
-        queue_delay: Dur,
-        /// From the head of the queue to the ACK.
-        tx_delay: Dur,
-        /// Data transmissions it took (1 = first try; RTS not counted).
-        attempts: u8,
-    },
-    /// (Sender) The MAC dropped `frame`.
-    Undelivered {
-        /// The frame's id.
-        frame: u64,
-        /// Why.
-        reason: UndeliveredReason,
-    },
-    /// (Receiver) A new data frame arrived intact and was ACKed: pass it up.
-    Received {
-        /// The frame's id.
-        frame: u64,
-        /// The transmitter.
-        from: Addr,
-    },
-    /// (Receiver) A retransmission of a frame already received (same
-    /// sequence number, Retry bit set): ACKed again, not passed up.
-    Duplicate {
-        /// The frame's id.
-        frame: u64,
-        /// The transmitter.
-        from: Addr,
-    },
-}
-
-impl MacEvent {
-    /// The cross-layer form of a sender's report, if it is one.
-    pub fn to_signal(self) -> Option<crate::signal::Signal> {
-        match self {
-            MacEvent::Delivered { frame, .. } => Some(crate::signal::Signal::Delivered { frame }),
-            MacEvent::Undelivered { frame, .. } => {
-                Some(crate::signal::Signal::Undelivered { frame })
-            }
-            MacEvent::Received { .. } | MacEvent::Duplicate { .. } => None,
-        }
-    }
-}
-
-/// Counters for every outcome. Collisions are the medium's business; the
-/// MAC sees them as timeouts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DcfStats {
-    /// Frames accepted into the queue.
-    pub enqueued: u64,
-    /// Frames acknowledged.
-    pub delivered: u64,
-    /// Frames dropped at the short retry limit.
-    pub short_retry_drops: u64,
-    /// Frames dropped at the long retry limit.
-    pub long_retry_drops: u64,
-    /// Frames refused because the queue was full.
-    pub queue_full_drops: u64,
-    /// Frames refused because their PSDU exceeds 4095 bytes.
-    pub too_long_drops: u64,
-    /// Data transmissions (first tries and retries).
-    pub data_tx: u64,
-    /// Of those, retransmissions.
-    pub retransmissions: u64,
-    /// RTS transmissions.
-    pub rts_tx: u64,
-    /// ACK timeouts (data sent, no ACK).
-    pub ack_timeouts: u64,
-    /// CTS timeouts (RTS sent, no CTS).
-    pub cts_timeouts: u64,
-    /// ACKs sent as a receiver.
-    pub acks_sent: u64,
-    /// CTSs sent as a receiver.
-    pub cts_sent: u64,
-    /// New data frames received (passed up).
-    pub received: u64,
-    /// Duplicates received (ACKed, not passed up).
-    pub duplicates: u64,
-    /// RTSs not answered because the NAV was set or the station was busy.
-    pub rts_ignored: u64,
-    /// ACK/CTS frames that matched no pending exchange.
-    pub unexpected_responses: u64,
-    /// Receptions that ended in error (each starts an EIFS).
-    pub rx_errors: u64,
-    /// Frames reported received while this station was transmitting
-    /// (a half-duplex radio cannot have heard them): ignored.
-    pub rx_while_transmitting: u64,
-    /// Backoffs drawn.
-    pub backoffs: u64,
-    /// Slots drawn in total (mean = this / `backoffs`).
-    pub backoff_slots: u64,
 }
 
 /// Where the station is in sending the frame at the head of its queue.
@@ -319,7 +211,7 @@ impl Dcf {
             self.undelivered(frame.id, UndeliveredReason::FrameTooLong);
             return;
         }
-        if self.queue.len() >= self.config.queue_limit {
+        if self.current.is_some() && self.queue.len() >= self.config.queue_limit {
             self.stats.queue_full_drops += 1;
             self.undelivered(frame.id, UndeliveredReason::QueueFull);
             return;
@@ -887,76 +779,5 @@ impl Dcf {
     /// TXTIME of a `bytes`-long control response to a frame at `rate`.
     fn response_txtime(&self, rate: Rate, bytes: u32) -> Dur {
         txtime(control_response_rate(rate), bytes, self.config.preamble)
-    }
-
-    // ---- receiver ----------------------------------------------------
-
-    /// Whether the radio is committed to sending around `now`.
-    fn committed(&self, now: Time) -> bool {
-        matches!(self.phase, Phase::Tx { .. } | Phase::SifsData { .. }) || self.own_tx_until > now
-    }
-
-    /// §10.3.2.9 / §10.3.2.14: ACK SIFS after the data; a retransmission
-    /// (Retry bit) whose sequence number was the last one received from
-    /// that transmitter is a duplicate.
-    fn receive_data(&mut self, now: Time, tx: &Transmission) {
-        if self.committed(now) {
-            self.stats.rx_while_transmitting += 1;
-            return;
-        }
-        let duplicate = tx.retry && self.rx_seq.get(&tx.from) == Some(&tx.seq);
-        self.rx_seq.insert(tx.from, tx.seq);
-        let event = if duplicate {
-            self.stats.duplicates += 1;
-            MacEvent::Duplicate {
-                frame: tx.frame,
-                from: tx.from,
-            }
-        } else {
-            self.stats.received += 1;
-            MacEvent::Received {
-                frame: tx.frame,
-                from: tx.from,
-            }
-        };
-        self.events.push_back(event);
-        self.stats.acks_sent += 1;
-        self.respond(now, TxKind::Ack, tx, ACK_BYTES, Dur::ZERO);
-    }
-
-    /// §10.3.2.6: CTS SIFS after an RTS, only if the NAV is clear.
-    fn receive_rts(&mut self, now: Time, tx: &Transmission) {
-        if self.committed(now) || now < self.nav_until {
-            self.stats.rts_ignored += 1;
-            return;
-        }
-        let rate = control_response_rate(tx.rate);
-        let sifs = self.config.standard.sifs();
-        // §9.3.1.3: Duration = RTS Duration − SIFS − CTS.
-        let duration = tx.duration - sifs - txtime(rate, CTS_BYTES, self.config.preamble);
-        self.stats.cts_sent += 1;
-        self.respond(now, TxKind::Cts, tx, CTS_BYTES, duration);
-    }
-
-    fn respond(&mut self, now: Time, kind: TxKind, to: &Transmission, bytes: u32, duration: Dur) {
-        let rate = control_response_rate(to.rate);
-        let start = now + self.config.standard.sifs();
-        let airtime = txtime(rate, bytes, self.config.preamble);
-        self.own_tx_until = self.own_tx_until.max(start + airtime);
-        self.transmits.push_back(Transmission {
-            kind,
-            from: self.addr,
-            to: to.from,
-            frame: to.frame,
-            seq: to.seq,
-            retry: false,
-            psdu_bytes: bytes,
-            rate,
-            preamble: effective_preamble(rate, self.config.preamble),
-            start,
-            airtime,
-            duration,
-            attempt: 1,
-        });
     }
 }

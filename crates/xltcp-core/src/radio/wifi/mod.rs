@@ -32,8 +32,10 @@
 //!   propagation delay is not zero; the engine may add it).
 //! - The ACK timeout ends the wait unless a reception has started inside
 //!   it; the MAC does not decode the PHY header, so a station that hears
-//!   some other frame in that window waits until that frame's expected ACK
-//!   length has passed (ns-3 waits for the real end of reception).
+//!   something in that window waits for the expected response's length
+//!   plus one slot of tolerance before it gives up (ns-3 waits for the
+//!   real end of that reception). A lost or garbled response therefore
+//!   costs one slot more than the ACK timeout would suggest.
 //! - The RTS NAV-reset rule (802.11-2016 §10.3.2.4: a NAV set by an RTS
 //!   may be reset when no PHY-RXSTART follows) is not modelled; with no
 //!   hidden stations it never matters.
@@ -45,9 +47,12 @@ mod arf;
 mod capacity;
 pub mod energy;
 pub mod error;
+mod events;
 mod frame;
 mod mac;
 
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -59,8 +64,9 @@ pub use arf::{Arf, ArfConfig, RateControl};
 pub use capacity::{Access, Bianchi, BianchiSolution, OracleCapacity, ReverseAck};
 pub use energy::{EnergyMeter, PowerProfile, RadioState};
 pub use error::ErrorModel;
+pub use events::{DcfStats, MacEvent, UndeliveredReason};
 pub use frame::{Addr, Frame, Transmission, TxKind};
-pub use mac::{Dcf, DcfConfig, DcfStats, MacEvent, UndeliveredReason};
+pub use mac::{Dcf, DcfConfig};
 
 use crate::time::Dur;
 

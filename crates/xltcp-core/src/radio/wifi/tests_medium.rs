@@ -225,19 +225,42 @@ impl Net {
     }
 }
 
+/// What a saturated run measured.
+struct Measured {
+    /// Payload throughput, bit/s.
+    bps: f64,
+    /// Failed data attempts per data attempt (collision probability p).
+    p: f64,
+}
+
 /// Saturated throughput of `n` senders to one receiver (station 0), in
 /// bit/s of `payload` bytes per frame, measured over `[warm, warm + span)`.
-fn measure(config: DcfConfig, n: usize, ip: u32, payload: u32, seed: u64, span: Dur) -> f64 {
+fn measure(config: DcfConfig, n: usize, ip: u32, payload: u32, seed: u64, span: Dur) -> Measured {
     let mut net = Net::new(n + 1, config, seed);
     net.saturated = (1..=n).map(|i| (i, Addr(0), ip)).collect();
     let warm = Time::ZERO + Dur::from_millis(500);
     let end = warm + span;
     net.run(end);
     let frames = net.delivered_between(warm, end);
-    8.0 * f64::from(payload) * frames as f64 / span.as_secs_f64()
+    let (fails, tries) = net.macs[1..].iter().fold((0, 0), |(f, t), m| {
+        let s = m.stats();
+        let tries = if config.rts_threshold == 0 {
+            s.rts_tx
+        } else {
+            s.data_tx
+        };
+        (f + s.ack_timeouts + s.cts_timeouts, t + tries)
+    });
+    Measured {
+        bps: 8.0 * f64::from(payload) * frames as f64 / span.as_secs_f64(),
+        p: fails as f64 / tries.max(1) as f64,
+    }
 }
 
-fn bianchi_agreement(config: DcfConfig, access: Access, span: Dur) -> Vec<(u32, f64, f64)> {
+/// (n, Bianchi, measured) for n = 1, 5, 10, 20.
+type Row = (u32, BianchiSolution, Measured);
+
+fn bianchi_agreement(config: DcfConfig, access: Access, span: Dur) -> Vec<Row> {
     let rate = match config.rate_control {
         RateControl::Fixed(r) => r,
         RateControl::Arf(c) => c.initial,
@@ -251,37 +274,49 @@ fn bianchi_agreement(config: DcfConfig, access: Access, span: Dur) -> Vec<(u32, 
             }
             .solve();
             let got = measure(config, n as usize, 1500, 1472, 7 + u64::from(n), span);
-            (n, model.bps, got)
+            (n, model, got)
         })
         .collect()
 }
 
-fn assert_within(rows: &[(u32, f64, f64)], tol: f64, what: &str) {
-    for &(n, model, got) in rows {
-        let err = got / model - 1.0;
+/// Throughput within `tol` (relative); collision probability within 0.02
+/// (absolute).
+fn assert_within(rows: &[Row], tol: f64, what: &str) {
+    for (n, model, got) in rows {
         println!(
-            "{what} n={n:2}: Bianchi {:.3} Mb/s, DCF {:.3} Mb/s ({:+.2} %)",
-            model / 1e6,
-            got / 1e6,
-            100.0 * err
+            "{what} n={n:2}: Bianchi {:.3} Mb/s p={:.3}, DCF {:.3} Mb/s p={:.3} ({:+.2} %)",
+            model.bps / 1e6,
+            model.p,
+            got.bps / 1e6,
+            got.p,
+            100.0 * (got.bps / model.bps - 1.0)
         );
     }
-    for &(n, model, got) in rows {
-        let err = got / model - 1.0;
+    for (n, model, got) in rows {
+        let err = got.bps / model.bps - 1.0;
         assert!(
             err.abs() < tol,
-            "{what} n={n}: {got} vs {model} ({err:+.4})"
+            "{what} n={n}: {} vs {} ({err:+.4})",
+            got.bps,
+            model.bps
+        );
+        assert!(
+            (got.p - model.p).abs() < 0.02,
+            "{what} n={n}: p {} vs {}",
+            got.p,
+            model.p
         );
     }
 }
 
 /// The required result: saturation throughput of the DCF state machines
-/// within 5 % of Bianchi's model for n = 1, 5, 10, 20 (11b, 11 Mb/s).
+/// within 5 % of Bianchi's model for n = 1, 5, 10, 20 (11b, 11 Mb/s). It
+/// lands within 1 %, so the test holds it to 2 %.
 #[test]
 fn saturation_matches_bianchi_11b() {
     let config = DcfConfig::new(Rate::Cck11);
     let rows = bianchi_agreement(config, Access::Basic, Dur::from_secs(20));
-    assert_within(&rows, 0.05, "11b 11 Mb/s basic");
+    assert_within(&rows, 0.02, "11b 11 Mb/s basic");
 }
 
 /// The same for 11a at 54 Mb/s.
@@ -289,7 +324,7 @@ fn saturation_matches_bianchi_11b() {
 fn saturation_matches_bianchi_11a() {
     let config = DcfConfig::new(Rate::Ofdm54);
     let rows = bianchi_agreement(config, Access::Basic, Dur::from_secs(5));
-    assert_within(&rows, 0.05, "11a 54 Mb/s basic");
+    assert_within(&rows, 0.02, "11a 54 Mb/s basic");
 }
 
 /// And with RTS/CTS before every frame (11b, 11 Mb/s).
@@ -300,7 +335,7 @@ fn saturation_matches_bianchi_rts_cts() {
         ..DcfConfig::new(Rate::Cck11)
     };
     let rows = bianchi_agreement(config, Access::RtsCts, Dur::from_secs(10));
-    assert_within(&rows, 0.05, "11b 11 Mb/s RTS/CTS");
+    assert_within(&rows, 0.02, "11b 11 Mb/s RTS/CTS");
 }
 
 /// One 11b station at 11 Mb/s with 1500-byte packets: the well-known
@@ -312,7 +347,7 @@ fn single_11b_station_reaches_the_udp_ceiling() {
             preamble,
             ..DcfConfig::new(Rate::Cck11)
         };
-        let got = measure(config, 1, 1500, 1472, 3, Dur::from_secs(20));
+        let got = measure(config, 1, 1500, 1472, 3, Dur::from_secs(20)).bps;
         let oracle = OracleCapacity::udp(Rate::Cck11, preamble).bps();
         assert!((oracle / want - 1.0).abs() < 0.001, "{oracle}");
         println!(

@@ -397,3 +397,44 @@ fn arf_steps_down_and_probes_up() {
     assert_eq!(net.delivered(1).len(), 25);
     assert_eq!(net.macs[1].data_rate(Addr(0)), Rate::Ofdm48);
 }
+
+/// The queue limit counts frames waiting behind the one in progress: with
+/// a limit of 0 an idle station still takes a frame; an oversized PSDU is
+/// refused whatever the queue.
+#[test]
+fn queue_limit_and_oversized_frames() {
+    let config = DcfConfig {
+        queue_limit: 0,
+        ..DcfConfig::new(Rate::Ofdm12)
+    };
+    let mut m = Dcf::new(config, Addr(1), stream(1, "q"));
+    let frame = |id, psdu_bytes| Frame {
+        id,
+        dst: Addr(0),
+        psdu_bytes,
+    };
+    m.enqueue(Time::ZERO, frame(1, 1536));
+    m.enqueue(Time::ZERO, frame(2, 1536));
+    m.enqueue(Time::ZERO, frame(3, MAX_PSDU_BYTES + 1));
+    let events: Vec<MacEvent> = std::iter::from_fn(|| m.poll_event()).collect();
+    assert_eq!(
+        events,
+        vec![
+            MacEvent::Undelivered {
+                frame: 2,
+                reason: UndeliveredReason::QueueFull
+            },
+            MacEvent::Undelivered {
+                frame: 3,
+                reason: UndeliveredReason::FrameTooLong
+            },
+        ]
+    );
+    let s = *m.stats();
+    assert_eq!(
+        (s.enqueued, s.queue_full_drops, s.too_long_drops),
+        (1, 1, 1)
+    );
+    // The accepted frame goes DIFS after time zero (idle medium, no backoff).
+    assert_eq!(m.poll_timeout(), Some(at_us(34)));
+}
