@@ -143,15 +143,33 @@ fn sanity_table_of_spec_5_4() {
         let u = OracleCapacity::udp(rate, pre);
         assert_eq!(u.cycle(), ns(cycle), "{what}");
         within(u.bps(), udp * 1e6, 0.02, &format!("{what} UDP"));
-        let delayed = OracleCapacity::tcp(rate, pre, 2.0).bps();
-        within(delayed, tcp2 * 1e6, 0.02, &format!("{what} TCP delayed"));
-        let every = OracleCapacity::tcp(rate, pre, 1.0).bps();
-        within(every, tcp1 * 1e6, 0.02, &format!("{what} TCP every"));
+        let delayed = OracleCapacity::tcp(rate, pre, 2.0);
+        within(
+            delayed.serialised_bps(),
+            tcp2 * 1e6,
+            0.02,
+            &format!("{what} TCP delayed"),
+        );
+        let every = OracleCapacity::tcp(rate, pre, 1.0);
+        within(
+            every.serialised_bps(),
+            tcp1 * 1e6,
+            0.02,
+            &format!("{what} TCP every"),
+        );
+        // The bound charges ACK packets their occupancy only: above the table.
+        assert!(delayed.bps() > delayed.serialised_bps());
+        assert_eq!(u.serialised_bps(), u.bps(), "no reverse traffic: same");
     }
     // The parts of the 11b long-preamble cycle: 50 + 310 + 1310 + 10 + 248.
     let u = OracleCapacity::udp(Rate::Cck11, Preamble::Long);
     assert_eq!(u.mean_backoff(), us(310));
     assert_eq!(u.frame_cycle(40), us(50 + 310 + 248 + 10 + 248));
+    // The bound: 2·1460·8 / (2·1928 + 50 + 248 + 10 + 248) = 5.295 Mb/s.
+    let t = OracleCapacity::tcp(Rate::Cck11, Preamble::Long, 2.0);
+    assert_eq!(t.reverse_ack_occupancy(), us(556));
+    assert_eq!(t.reverse_ack_cycle(), us(866));
+    within(t.bps(), 23_360.0 / 4412e-6, 1e-12, "bound");
 }
 
 // ---- Bianchi -------------------------------------------------------------
