@@ -445,10 +445,9 @@ fn lost_acks_give_duplicates_not_double_delivery() {
 
 /// One saturated TCP-like sender whose receiver answers every second
 /// segment with a 40-byte ACK: the ACKs contend for the medium; the data
-/// goodput stays under the oracle bound and near the serialised SPECS §5.4
-/// figure (4.95 Mb/s for 11b at 11 Mb/s, 24.2 Mb/s for 11a at 54 Mb/s):
-/// 3 % above it in 11b, where overlapping backoffs save more than the
-/// collisions cost, 1 % below it in 11a.
+/// goodput stays under the oracle bound and above the serialised SPECS
+/// §5.4 figure (4.95 Mb/s for 11b at 11 Mb/s, 24.2 Mb/s for 11a at
+/// 54 Mb/s), since the two stations' backoffs overlap.
 #[test]
 fn reverse_transport_acks_stay_under_the_tcp_oracle() {
     for rate in [Rate::Cck11, Rate::Ofdm54] {
@@ -476,7 +475,7 @@ fn reverse_transport_acks_stay_under_the_tcp_oracle() {
         );
         assert!(goodput < bound, "{rate:?}: {goodput} ≥ {bound}");
         assert!(goodput > 0.9 * bound, "{rate:?}: {goodput} vs {bound}");
-        assert!((goodput / serialised - 1.0).abs() < 0.05, "{rate:?}");
+        assert!(goodput > serialised, "{rate:?}: {goodput} ≤ {serialised}");
         assert!(net.collisions > 0, "data and ACK senders contend");
     }
 }
