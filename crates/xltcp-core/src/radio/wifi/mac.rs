@@ -120,7 +120,11 @@ struct Current {
 /// ends at `now` is handled before deadlines falling exactly at `now` (an
 /// ACK ending on its timeout counts). A transmission starting at the slot
 /// boundary where this station's backoff ends is not heard in time: the
-/// station transmits too (a collision), as in the standard.
+/// station transmits too (a collision), as in the standard. The engine
+/// reports every frame other stations put on the air through
+/// `handle_channel` as well, responses included: an ACK or CTS counts only
+/// if its start was sensed inside the ACK/CTS timeout (an 11b ACK outlasts
+/// the 222 µs timeout).
 ///
 /// Backoff (§10.3.4.3): after the medium has been idle for DIFS (EIFS
 /// after an errored reception; counted from the later of the end of the
