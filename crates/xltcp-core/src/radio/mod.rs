@@ -16,6 +16,7 @@
 pub mod lrwpan;
 pub mod oqpsk;
 pub mod pu;
+pub mod wifi;
 
 #[cfg(test)]
 mod proptests;
