@@ -4,9 +4,15 @@
 //! a frame-loss process drawn from `wireless.<dir>.loss`. Every host shares
 //! them: the downlink is one FIFO whatever the receiver.
 //!
-//! Availability: while the channel is blocked neither direction starts a
-//! frame (the transmitter defers, as if it sensed the primary user); the
-//! frame on the air when a blockage begins is lost (counted as `blocked`).
+//! Availability (`[wireless.availability] blocked`):
+//! - `"defer"` (default): while the channel is blocked neither direction
+//!   starts a frame (the transmitter defers, as if it sensed the primary
+//!   user); the frame on the air when a blockage begins is lost (counted as
+//!   `blocked`).
+//! - `"lose"`: the transmitters keep sending; a frame whose airtime overlaps
+//!   a blockage (it starts while blocked, or a blockage begins before it
+//!   ends) is destroyed when its airtime ends, counted as `blocked`. The
+//!   loss process is not drawn for a destroyed frame.
 //!
 //! Oracle capacity: `R * MSS / (MSS + headers + frame_overhead) / (1 + p)`
 //! (see [`crate::sim::oracle`]).
@@ -15,7 +21,7 @@ use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink
 use crate::net::link::{Dest, Link, LinkStats, Wake};
 use crate::net::loss::LossProcess;
 use crate::rng::stream;
-use crate::scenario::{FlowSpec, Scenario};
+use crate::scenario::{BlockedMode, FlowSpec, Scenario};
 use crate::sim::oracle;
 use crate::time::Time;
 use crate::wire::Packet;
@@ -29,6 +35,10 @@ const ARRIVE: TimerKind = TimerKind::K1;
 pub struct P2pHop {
     links: [Link; 2],
     blocked: bool,
+    /// `blocked = "lose"`: frames are sent regardless and destroyed.
+    lose: bool,
+    /// Whether the frame on the air in each direction met a blockage.
+    hit: [bool; 2],
     rate_bps: u64,
     frame_overhead: u32,
 }
@@ -61,6 +71,8 @@ impl P2pHop {
                 link("air-bs", Dest::Bs, loss(&wl.loss_up, "wireless.up.loss")),
             ],
             blocked: false,
+            lose: wl.blocked == BlockedMode::Lose,
+            hit: [false; 2],
             rate_bps: l.rate_bps,
             frame_overhead: wl.frame_overhead,
         }
@@ -77,6 +89,9 @@ impl P2pHop {
         io: &mut HopIo<'_, T>,
     ) {
         if let Some((at, gen)) = wake.tx_done {
+            // A frame started while blocked is doomed (lose mode only; in
+            // defer mode no frame starts while blocked).
+            self.hit[d] = self.blocked;
             if let Some(p) = self.links[d].in_tx().filter(|_| io.capture) {
                 io.out.push(HopOut::OnAir {
                     down: d == 0,
@@ -112,6 +127,13 @@ impl P2pHop {
     }
 }
 
+impl P2pHop {
+    /// Whether a frame may start now.
+    fn open(&self) -> bool {
+        self.lose || !self.blocked
+    }
+}
+
 fn station_of(d: usize) -> Station {
     // The sender of direction d: the BS sends down; "some host" sends up
     // (the link does not keep which), reported as station 1.
@@ -133,7 +155,7 @@ impl Hop for P2pHop {
         mut io: HopIo<'_, T>,
     ) {
         let d = usize::from(from != BS);
-        let wake = self.links[d].offer(now, *p, !self.blocked);
+        let wake = self.links[d].offer(now, *p, self.open());
         let victim = wake.dropped.map(|_| *p);
         self.apply(d, wake, victim, &mut io);
     }
@@ -144,7 +166,11 @@ impl Hop for P2pHop {
         match t.kind {
             TimerKind::K0 => {
                 let victim = self.links[d].in_tx().copied();
-                let wake = self.links[d].tx_done(now, t.b as u32, !self.blocked);
+                let wake = if self.hit[d] {
+                    self.links[d].tx_done_blocked(now, t.b as u32, self.open())
+                } else {
+                    self.links[d].tx_done(now, t.b as u32, self.open())
+                };
                 self.apply(d, wake, victim, &mut io);
             }
             _ => {
@@ -170,6 +196,14 @@ impl Hop for P2pHop {
 
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, mut io: HopIo<'_, T>) {
         self.blocked = blocked;
+        if self.lose {
+            // Frames on the air now are destroyed when they end; nothing
+            // defers.
+            for d in 0..2 {
+                self.hit[d] |= blocked && self.links[d].in_tx().is_some();
+            }
+            return;
+        }
         for d in 0..2 {
             if blocked {
                 let victim = self.links[d].in_tx().copied();

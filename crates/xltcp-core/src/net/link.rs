@@ -240,6 +240,19 @@ impl Link {
         wake
     }
 
+    /// The transmission of generation `gen` ended at `now`, destroyed by a
+    /// blockage during its airtime (a transmitter that did not sense it):
+    /// counted as `blocked`, and the next frame starts if `open`.
+    pub fn tx_done_blocked(&mut self, now: Time, gen: u32, open: bool) -> Wake {
+        if gen != self.tx_gen || self.in_tx.take().is_none() {
+            return Wake::default();
+        }
+        self.stats.drops.count(DropReason::Blocked);
+        let mut wake = self.kick(now, open);
+        wake.dropped = Some(DropReason::Blocked);
+        wake
+    }
+
     /// A blockage began: the frame on the air, if any, is destroyed.
     pub fn block(&mut self) -> Option<DropReason> {
         self.in_tx.take().map(|_| {

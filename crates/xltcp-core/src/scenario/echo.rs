@@ -167,6 +167,9 @@ fn wireless(w: &WirelessSpec) -> Value {
     v["frame_overhead"] = json!(format_size(w.frame_overhead as u64));
     v["loss"] = json!({ "down": loss(&w.loss_down), "up": loss(&w.loss_up) });
     v["availability"] = availability;
+    if w.blocked == BlockedMode::Lose {
+        v["availability"]["blocked"] = json!("lose");
+    }
     if let HopKind::Lrwpan(l) = &w.kind {
         v["kind"] = json!("lrwpan");
         v["layout"] = json!(match l.layout {

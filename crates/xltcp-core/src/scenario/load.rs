@@ -314,6 +314,11 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     loss.finish(cx);
     let mut av = t.table(cx, "availability");
     let availability = read_availability(cx, &mut av, base_dir);
+    let blocked = av.read(cx, "blocked", BlockedMode::Defer, rd::choice(BLOCKED_MODES));
+    if blocked == BlockedMode::Lose && lrwpan {
+        let msg = "the 802.15.4 hop models blockage itself (CCA busy, frames on the air destroyed)";
+        av.invalid(cx, "blocked", msg, "blocked = \"lose\" with kind = \"p2p\"");
+    }
     av.finish(cx);
     let kind = if lrwpan {
         HopKind::Lrwpan(super::load_cr::read_lrwpan(
@@ -328,9 +333,13 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
         loss_down,
         loss_up,
         availability,
+        blocked,
         frame_overhead: frame_overhead.min(65535) as u32,
     }
 }
+
+const BLOCKED_MODES: &[(&str, BlockedMode)] =
+    &[("defer", BlockedMode::Defer), ("lose", BlockedMode::Lose)];
 
 const LOSS_MODELS: &[(&str, u8)] = &[("none", 0), ("iid", 1), ("gilbert", 2)];
 

@@ -223,6 +223,22 @@ pub enum AvailabilitySpec {
     Intervals(Vec<(Dur, Dur)>),
 }
 
+/// What the point-to-point hop does while the channel is blocked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockedMode {
+    /// `"defer"` (default): the transmitters sense the primary user and
+    /// hold their queues; only the frame on the air when the blockage
+    /// begins is lost. A secondary user that senses perfectly — the
+    /// behaviour a cognitive radio is built to have, and the one the
+    /// shipped results were made with.
+    Defer,
+    /// `"lose"`: the transmitters do not sense the primary user and keep
+    /// sending; every frame whose airtime overlaps a blockage is destroyed
+    /// (counted as `blocked`), both directions — an error model on the
+    /// wireless device, as an ns-3 setup of the same scenario has.
+    Lose,
+}
+
 /// `[wireless]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WirelessSpec {
@@ -234,6 +250,9 @@ pub struct WirelessSpec {
     pub loss_up: LossSpec,
     /// `[wireless.availability]`: blocks both directions while unavailable.
     pub availability: AvailabilitySpec,
+    /// `[wireless.availability] blocked`: what a blockage does to the
+    /// point-to-point hop (default "defer").
+    pub blocked: BlockedMode,
     /// `frame_overhead`: link-layer bytes added to each IP packet (default "0B"); <= 65535.
     pub frame_overhead: u32,
     /// `kind`: "p2p" (default: a queue, rate and delay per direction) or

@@ -168,6 +168,7 @@ timeseries = false
                 start_blocked: true,
             },
             frame_overhead: 34,
+            blocked: BlockedMode::Defer,
             kind: HopKind::P2p,
         },
         flows: vec![FlowSpec {
@@ -530,7 +531,13 @@ fn every_shipped_scenario_loads() {
     names.sort();
     assert_eq!(
         names,
-        ["demo", "lossy-last-hop", "many-flows", "pu-blockage"]
+        [
+            "demo",
+            "lossy-last-hop",
+            "many-flows",
+            "pu-blockage",
+            "pu-blockage-lose"
+        ]
     );
 }
 
