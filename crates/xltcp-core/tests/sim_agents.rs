@@ -1,8 +1,8 @@
 //! Agents compose on a node in their declared order, and `[[agent]]`
 //! entries place the same schemes as `[schemes]`.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use xltcp_core::scenario;
 use xltcp_core::schemes::{Agent, Node, Tap, Verdict};
 use xltcp_core::sim::output::Output;
@@ -49,12 +49,12 @@ impl Agent for DropEvery {
 
 /// Counts the data segments it sees going onto the air.
 #[derive(Debug)]
-struct Count(Rc<RefCell<u64>>);
+struct Count(Arc<AtomicU64>);
 
 impl Agent for Count {
     fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
         if tap == Tap::BsDown && p.tcp.payload_len > 0 {
-            *self.0.borrow_mut() += 1;
+            self.0.fetch_add(1, Ordering::Relaxed);
         }
         Verdict::Pass
     }
@@ -65,7 +65,7 @@ impl Agent for Count {
 /// world's accounting balances).
 fn run(dropper_first: bool) -> (u64, u64, bool) {
     let s = scenario::load_str(P2P, "t.toml", std::path::Path::new("."), &[]).unwrap();
-    let seen = Rc::new(RefCell::new(0));
+    let seen = Arc::new(AtomicU64::new(0));
     let dropper: Box<dyn Agent> = Box::new(DropEvery { n: 10, seen: 0 });
     let counter: Box<dyn Agent> = Box::new(Count(seen.clone()));
     let agents = if dropper_first {
@@ -76,7 +76,7 @@ fn run(dropper_first: bool) -> (u64, u64, bool) {
     let mut w = World::with_agents(s.clone(), 1, Output::none(), agents);
     assert!(w.run(None));
     let sum = w.summary(scenario::echo(&s));
-    let count = *seen.borrow();
+    let count = seen.load(Ordering::Relaxed);
     (count, sum.accounting.dropped, sum.accounting.balances())
 }
 

@@ -84,21 +84,21 @@ fn main() {
                 },
             )
             .expect("emu runs");
-            for w in &e.emu.warnings {
+            let details = e.emu.as_ref().expect("emu section");
+            for w in &details.warnings {
                 eprintln!("{label} seed {seed}: warning: {w}");
             }
             b.goodput += e.flows[0].goodput_bps;
             b.retx += e.flows[0].retransmissions as f64;
             b.rto += e.flows[0].rto_count as f64;
-            b.tlp += e
-                .emu
+            b.tlp += details
                 .linux_tcp
                 .get("ch")
                 .and_then(|m| m.get("TCPLossProbes"))
                 .copied()
                 .unwrap_or(0) as f64;
             b.oracle += e.flows[0].oracle_bps;
-            b.p99_us = b.p99_us.max(e.emu.datapath.lateness.p99_us);
+            b.p99_us = b.p99_us.max(details.datapath.lateness.p99_us);
             eprintln!(
                 "{label} seed {seed}: sim {:.2} Mbit/s {} retx {} RTO, emu {:.2} Mbit/s {} retx {} RTO; linux {:?}",
                 r.flows[0].goodput_bps / 1e6,
@@ -107,7 +107,7 @@ fn main() {
                 e.flows[0].goodput_bps / 1e6,
                 e.flows[0].retransmissions,
                 e.flows[0].rto_count,
-                e.emu.linux_tcp.get("ch")
+                details.linux_tcp.get("ch")
             );
         }
         let n = seeds as f64;

@@ -16,9 +16,9 @@
 use crate::clock::Clock;
 use crate::hop::{Egress, Hop};
 use crate::tun::{Tun, MAX_PACKET};
-use serde::Serialize;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+pub use xltcp_core::sim::emu_section::{LatenessSummary, LoopReport};
 use xltcp_core::sim::flow::Side;
 use xltcp_core::time::{Dur, Time};
 
@@ -34,19 +34,6 @@ const MAX_SLEEP: Dur = Dur::from_millis(10);
 #[derive(Debug, Default)]
 pub struct Lateness {
     samples: Vec<u32>,
-}
-
-/// Lateness statistics of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct LatenessSummary {
-    /// Deadlines dispatched.
-    pub count: u64,
-    /// Median lateness, microseconds.
-    pub median_us: f64,
-    /// 99th percentile, microseconds.
-    pub p99_us: f64,
-    /// Largest, microseconds.
-    pub max_us: f64,
 }
 
 impl Lateness {
@@ -89,24 +76,6 @@ impl Egress for TunEgress<'_> {
             Side::Sh => self.sh.send(datagram),
         }
     }
-}
-
-/// What the loop measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct LoopReport {
-    /// Dispatch lateness.
-    pub lateness: LatenessSummary,
-    /// CPU seconds of the data-path thread.
-    pub cpu_s: f64,
-    /// Wall seconds the loop ran.
-    pub wall_s: f64,
-    /// Failed reads of a device.
-    pub read_errors: u64,
-    /// Whether the data-path thread ran with real-time priority.
-    pub realtime: bool,
-    /// Whether CPU idle states with a wake-up latency were ruled out
-    /// during the run (PM QoS `/dev/cpu_dma_latency` = 0).
-    pub low_latency_idle: bool,
 }
 
 /// Asks the kernel to keep CPUs out of idle states that are slow to wake

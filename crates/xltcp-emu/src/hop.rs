@@ -16,11 +16,12 @@
 //! open (no new blockage), with its rate, delay, queue and loss, so the
 //! applications can exchange their final reports.
 
+use crate::agents::BsAgents;
 use crate::capture::Captures;
 use crate::inorder::InOrder;
+pub use crate::sched::{Deadlines, Ev, Slab};
 use crate::signals::{Command, Signal};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -30,103 +31,18 @@ use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, Scenario};
+use xltcp_core::schemes::{Action, Tap, Verdict, Via};
 use xltcp_core::sim::flow::{address, Side};
 use xltcp_core::sim::Accounting;
 use xltcp_core::time::{Dur, Time};
-use xltcp_core::wire::{parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment};
+use xltcp_core::wire::{
+    emit, parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment, TcpHeaderMut,
+};
 
 /// Where delivered datagrams go: the host namespace of `side`.
 pub trait Egress {
     /// Writes one datagram to the hosts of `side`.
     fn deliver(&mut self, side: Side, datagram: &[u8]) -> std::io::Result<()>;
-}
-
-/// A deadline of the hop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Ev {
-    /// A link finished serialising the frame of this generation.
-    TxDone {
-        /// Link index.
-        link: u32,
-        /// Transmission generation.
-        gen: u32,
-    },
-    /// The head of a link's propagation pipe arrives.
-    Arrive {
-        /// Link index.
-        link: u32,
-    },
-    /// The wireless hop's availability changes.
-    Availability,
-    /// The scenario's end: the hop stays open for the applications' wind-down.
-    End,
-}
-
-/// Deadlines ordered by (time, insertion order).
-#[derive(Debug, Default)]
-pub struct Deadlines {
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
-    seq: u64,
-}
-
-impl Deadlines {
-    /// Schedules `ev` at `at`.
-    pub fn schedule(&mut self, at: Time, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
-    }
-    /// The earliest deadline, if any.
-    pub fn next(&self) -> Option<Time> {
-        self.heap.peek().map(|Reverse(e)| e.0)
-    }
-    /// Removes the earliest deadline if it is due by `now`.
-    pub fn pop_due(&mut self, now: Time) -> Option<(Time, Ev)> {
-        match self.heap.peek() {
-            Some(Reverse(e)) if e.0 <= now => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
-            _ => None,
-        }
-    }
-}
-
-/// Real datagrams held while their compact packet is in a link; the slot
-/// index is the packet's uid. Buffers are reused, so a warm slab does not
-/// allocate.
-#[derive(Debug, Default)]
-pub struct Slab {
-    bufs: Vec<Vec<u8>>,
-    free: Vec<u32>,
-    live: usize,
-}
-
-impl Slab {
-    /// Stores a copy of `bytes`; returns its uid.
-    pub fn insert(&mut self, bytes: &[u8]) -> u64 {
-        self.live += 1;
-        let slot = match self.free.pop() {
-            Some(s) => s as usize,
-            None => {
-                self.bufs.push(Vec::with_capacity(bytes.len().max(1600)));
-                self.bufs.len() - 1
-            }
-        };
-        let b = &mut self.bufs[slot];
-        b.clear();
-        b.extend_from_slice(bytes);
-        slot as u64
-    }
-    /// The datagram of `uid`.
-    pub fn get_mut(&mut self, uid: u64) -> &mut Vec<u8> {
-        &mut self.bufs[uid as usize]
-    }
-    /// Releases `uid`.
-    pub fn remove(&mut self, uid: u64) {
-        self.live -= 1;
-        self.free.push(uid as u32);
-    }
-    /// Datagrams held.
-    pub fn live(&self) -> usize {
-        self.live
-    }
 }
 
 /// Why a datagram was refused at the base station (never entered a link).
@@ -201,6 +117,10 @@ pub struct Hop {
     pub commands: Option<Receiver<Command>>,
     /// Mirrors [`Hop::blocked`] for readers on other threads.
     pub blocked_flag: Option<Arc<AtomicBool>>,
+    /// The schemes' agents at the base station.
+    pub agents: BsAgents,
+    /// Reused buffer for serialising the agents' packets.
+    emit_buf: Vec<u8>,
 }
 
 impl Hop {
@@ -301,6 +221,8 @@ impl Hop {
             signals: None,
             commands: None,
             blocked_flag: None,
+            agents: BsAgents::new(scenario),
+            emit_buf: Vec::new(),
         }
     }
 
@@ -503,6 +425,10 @@ impl Hop {
             Ev::Arrive { link } => self.on_arrive(at, link as usize, egress),
             Ev::Availability => self.on_availability(at),
             Ev::End => self.on_end(at),
+            Ev::Agent { slot } => {
+                self.agents.on_timeout(at, slot);
+                self.drain_agents(at);
+            }
         }
     }
 
@@ -532,12 +458,15 @@ impl Hop {
                     self.slab.remove(p.meta.uid);
                     return self.drop_other("ttl_expired");
                 }
-                let next = if link == self.wl_up {
-                    2 * flow + 1
+                let (tap, next) = if link == self.wl_up {
+                    (Tap::BsUp, 2 * flow + 1)
                 } else {
-                    self.wl_down
+                    (Tap::BsDown, self.wl_down)
                 };
-                return self.send(at, next, p);
+                if self.agents.is_empty() {
+                    return self.send(at, next, p);
+                }
+                return self.through_agents(at, tap, next, p);
             }
             Dest::Ch(_) => Side::Ch,
             Dest::ShOfFlow => Side::Sh,
@@ -553,6 +482,65 @@ impl Hop {
         } else {
             self.drop_other("egress_error");
         }
+    }
+
+    /// Shows a datagram crossing the BS to its agents, honours their
+    /// verdict (see [`crate::agents`]) and carries out their actions.
+    fn through_agents(&mut self, at: Time, tap: Tap, next: usize, p: Packet) {
+        let mut q = p;
+        let verdict = self.agents.tap(at, tap, &mut q);
+        let uid = p.meta.uid;
+        match verdict {
+            Verdict::Pass => {
+                if (q.tcp.ack, q.tcp.window) != (p.tcp.ack, p.tcp.window) {
+                    if let Ok(mut h) = TcpHeaderMut::new_checked(self.slab.get_mut(uid)) {
+                        h.set_ack(q.tcp.ack);
+                        h.set_window(q.tcp.window);
+                    }
+                }
+                q.meta = p.meta;
+                self.send(at, next, q);
+            }
+            Verdict::Consume => {
+                self.slab.remove(uid);
+                self.counters.accounting.delivered += 1;
+            }
+            Verdict::Drop(why) => {
+                self.slab.remove(uid);
+                self.drop_other(why);
+            }
+            // The agent's `held` counts it until it emits it again.
+            Verdict::Hold => self.slab.remove(uid),
+        }
+        self.drain_agents(at);
+    }
+
+    /// Carries out the BS agents' actions and re-arms their deadlines.
+    fn drain_agents(&mut self, at: Time) {
+        let actions = self.agents.drain(at, &mut self.deadlines);
+        for a in &actions {
+            if let Action::Emit { packet, via } = *a {
+                self.emit_from_bs(at, packet, via);
+            }
+        }
+        self.agents.recycle(actions);
+    }
+
+    /// Sends an agent's packet from the BS as real bytes.
+    fn emit_from_bs(&mut self, at: Time, mut packet: Packet, via: Via) {
+        self.counters.accounting.injected += 1;
+        let flow = packet.meta.flow;
+        if packet.tcp.payload_len > 0 || flow >= self.flows {
+            return self.drop_other("agent_payload");
+        }
+        self.emit_buf.clear();
+        emit(&packet, &mut self.emit_buf);
+        packet.meta.uid = self.slab.insert(&self.emit_buf);
+        let link = match via {
+            Via::Air => self.wl_down,
+            Via::Wire => 2 * flow as usize + 1,
+        };
+        self.send(at, link, packet);
     }
 
     fn wireless(&self) -> [usize; 2] {
@@ -630,7 +618,8 @@ impl Hop {
     /// Closes the books at the end of the run: what is still held counts
     /// as in flight.
     pub fn finish(&mut self) {
-        self.counters.accounting.in_flight = self.links.iter().map(Link::held).sum();
+        self.counters.accounting.in_flight =
+            self.links.iter().map(Link::held).sum::<u64>() + self.agents.held();
     }
 }
 

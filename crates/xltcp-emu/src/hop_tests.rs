@@ -281,3 +281,105 @@ fn a_checksum_of_ffff_for_zero_is_forwarded() {
     run_until(&mut h, Time(120_000_000), &mut sink);
     assert_eq!(h.counters.rejected.get("bad_tcp_checksum"), Some(&1));
 }
+
+/// A segment of the uplink flow: from the wireless host (`Side::Sh`) or
+/// the wired host's answer.
+fn uplink_segment(from: Side, seq: u32, ack: u32, flags: TcpFlags, payload: u32) -> Vec<u8> {
+    let (sh, ch) = (host_address(Side::Sh, 0), host_address(Side::Ch, 0));
+    let ((src, dst), (sp, dp)) = match from {
+        Side::Sh => ((sh, ch), (40000, 5201)),
+        Side::Ch => ((ch, sh), (5201, 40000)),
+    };
+    let p = Packet {
+        src,
+        dst,
+        ip_id: 1,
+        ttl: 64,
+        tcp: Segment {
+            src_port: sp,
+            dst_port: dp,
+            seq: SeqNum(seq),
+            ack: SeqNum(ack),
+            flags,
+            window: 1000,
+            payload_len: payload,
+            ..Segment::default()
+        },
+        meta: PacketMeta::default(),
+    };
+    let mut buf = Vec::new();
+    emit(&p, &mut buf);
+    buf
+}
+
+#[test]
+fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
+    let mut h = hop("direction = \"up\"\n[schemes]\nlocal_recovery = \"bs_reports\"\n");
+    let mut sink = Sink::default();
+    let ms = |n: u64| Time::ZERO + Dur::from_millis(n);
+    h.ingress(
+        ms(0),
+        Side::Sh,
+        &uplink_segment(Side::Sh, 999, 0, TcpFlags::SYN, 0),
+    );
+    run_until(&mut h, ms(10), &mut sink);
+    let synack = TcpFlags::SYN | TcpFlags::ACK;
+    h.ingress(
+        ms(10),
+        Side::Ch,
+        &uplink_segment(Side::Ch, 5000, 1000, synack, 0),
+    );
+    run_until(&mut h, ms(20), &mut sink);
+    // 1000..2000 arrives, 2000..3000 never does, 3000..4000 opens the hole.
+    h.ingress(
+        ms(20),
+        Side::Sh,
+        &uplink_segment(Side::Sh, 1000, 5001, TcpFlags::ACK, 1000),
+    );
+    h.ingress(
+        ms(21),
+        Side::Sh,
+        &uplink_segment(Side::Sh, 3000, 5001, TcpFlags::ACK, 1000),
+    );
+    run_until(&mut h, ms(60), &mut sink);
+    let to_sender: Vec<&Vec<u8>> = sink
+        .out
+        .iter()
+        .filter(|(side, _)| *side == Side::Sh)
+        .map(|(_, b)| b)
+        .collect();
+    // The SYN-ACK, then the report.
+    assert_eq!(to_sender.len(), 2, "{:?}", sink.out.len());
+    let verify = ParseOptions {
+        verify_checksums: true,
+    };
+    let r = parse_with(to_sender[1], verify)
+        .expect("valid checksums")
+        .into_packet();
+    assert_eq!(
+        (r.src, r.dst),
+        (host_address(Side::Ch, 0), host_address(Side::Sh, 0))
+    );
+    assert_eq!((r.tcp.src_port, r.tcp.dst_port), (5201, 40000));
+    assert_eq!((r.tcp.seq, r.tcp.ack), (SeqNum(5001), SeqNum(1000)));
+    let blocks: Vec<(u32, u32)> = r
+        .tcp
+        .options
+        .sack
+        .as_slice()
+        .iter()
+        .map(|b| (b.left.0, b.right.0))
+        .collect();
+    assert_eq!(blocks, vec![(1000, 2000), (3000, 4000)]);
+    let Some((_, xltcp_core::schemes::AgentStats::LocalRecovery(lr))) =
+        h.agents.sections().0.first().copied()
+    else {
+        panic!("local recovery section")
+    };
+    assert_eq!(lr.reports_sent, 1);
+    h.finish();
+    let a = h.counters.accounting;
+    assert!(a.balances(), "{a:?}");
+    assert_eq!(a.injected, 5);
+    assert_eq!(h.held(), 0);
+}

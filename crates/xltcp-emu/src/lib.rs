@@ -7,8 +7,10 @@
 //! loss and availability models ([`hop`]), driven by a real-time loop on
 //! one data-path thread ([`bridge`]). The scenario's flows run as iperf3
 //! client/server pairs with the congestion control the scenario names.
-//! It writes the simulator's `summary.json` shape, goodput taken from the
-//! applications' reports, plus base-station captures.
+//! The schemes' agents at the base station run as in the simulator
+//! ([`agents`]). It writes the simulator's [`Summary`] (goodput counted at
+//! the base station) with its own `emu` section ([`EmuDetails`]), plus
+//! base-station captures.
 //!
 //! Linux only; needs root, `/dev/net/tun`, `ip netns` and iperf3
 //! ([`plumbing::preflight`] says what is missing). Everything it creates is
@@ -16,6 +18,7 @@
 //! killed run are removed by the next one ([`plumbing::clean_leftovers`]).
 #![warn(missing_docs)]
 
+pub mod agents;
 pub mod apps;
 pub mod bridge;
 pub mod capture;
@@ -24,12 +27,14 @@ pub mod hop;
 pub mod inorder;
 mod orchestrate;
 pub mod plumbing;
+mod sched;
 pub mod signals;
 pub mod summary;
 pub mod tun;
 
 pub use orchestrate::{run, supported, EmuOptions};
-pub use summary::EmuSummary;
+pub use xltcp_core::sim::emu_section::EmuDetails;
+pub use xltcp_core::sim::Summary;
 
 /// Why an emulation could not run or finish.
 #[derive(Debug, thiserror::Error)]

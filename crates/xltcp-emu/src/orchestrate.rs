@@ -8,7 +8,7 @@ use crate::clock::Clock;
 use crate::hop::{host_address, Hop};
 use crate::plumbing::{self, HostConfig, Names, Plumbing};
 use crate::signals;
-use crate::summary::{self, EmuDetails, EmuSummary, LATE_P99_WARN_US};
+use crate::summary::{self, LATE_P99_WARN_US};
 use crate::EmuError;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -17,10 +17,11 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use xltcp_core::scenario::{self, Direction, HopKind, LocalRecoverySpec, Scenario};
+use xltcp_core::scenario::{self, Direction, HopKind, Scenario};
+use xltcp_core::sim::emu_section::EmuDetails;
 use xltcp_core::sim::flow::Side;
-use xltcp_core::sim::summary::HopSummary;
-use xltcp_core::sim::LinkSummary;
+use xltcp_core::sim::summary::{HopSummary, Sections};
+use xltcp_core::sim::{LinkSummary, Summary};
 use xltcp_core::time::{Dur, Time};
 
 /// Most flows one emulation runs (two processes each).
@@ -51,7 +52,7 @@ pub struct EmuOptions<'a> {
 }
 
 /// Runs `scenario` on real Linux TCP through the emulated hop.
-pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, EmuError> {
+pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<Summary, EmuError> {
     let wall = Clock::start();
     supported(scenario)?;
     plumbing::preflight()?;
@@ -73,29 +74,37 @@ pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<EmuSummary, 
     Ok(summary)
 }
 
-/// Refuses what the emulator does not model yet, saying so.
+/// Refuses what the emulator does not model yet, saying so: agents the
+/// scenario places at hosts (the BS's run), hops other than
+/// point-to-point, too many flows.
 pub fn supported(s: &Scenario) -> Result<(), EmuError> {
+    let mut why = crate::agents::host_agents(s);
+    if !why.is_empty() {
+        why.insert(
+            0,
+            "the emulator runs the schemes' agents at the base station only; \
+             agents at the hosts would have to run inside their Linux TCP"
+                .into(),
+        );
+    }
     if s.flows.len() > MAX_FLOWS {
-        return Err(EmuError::Unsupported(format!(
+        why.push(format!(
             "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
             s.flows.len()
-        )));
+        ));
     }
     if s.wireless.kind != HopKind::P2p {
-        return Err(EmuError::Unsupported(
+        why.push(
             "the emulator models the point-to-point wireless hop only ([wireless] kind = \"p2p\"); \
              the lrwpan hop runs in the simulator"
                 .into(),
-        ));
+        );
     }
-    if s.schemes.cr_aware || s.schemes.local_recovery != LocalRecoverySpec::None {
-        return Err(EmuError::Unsupported(
-            "the emulator does not run the cross-layer schemes yet ([schemes] cr_aware, local_recovery); \
-             they run in the simulator"
-                .into(),
-        ));
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(EmuError::Unsupported(why.join("\n  ")))
     }
-    Ok(())
 }
 
 /// Settings Linux applies per namespace, taken from the first flow.
@@ -470,7 +479,7 @@ fn build_summary(
     cc: Vec<String>,
     counters: Counters,
     mut warnings: Vec<String>,
-) -> EmuSummary {
+) -> Summary {
     if report.lateness.p99_us > LATE_P99_WARN_US {
         warnings.push(format!(
             "the emulation could not keep up: dispatch lateness p99 {:.0} us (median {:.0} us) exceeds {LATE_P99_WARN_US:.0} us",
@@ -484,9 +493,9 @@ fn build_summary(
     let strings = |m: &std::collections::BTreeMap<&'static str, u64>| {
         m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
     };
-    EmuSummary {
+    Summary {
         xltcp_version: env!("CARGO_PKG_VERSION"),
-        engine: "emu",
+        engine: Some("emu"),
         scenario: scenario::echo(s),
         seed,
         duration_s: s.sim.duration.as_secs_f64(),
@@ -508,7 +517,10 @@ fn build_summary(
             blocked_s: blocked,
             usable_s: s.sim.duration.as_secs_f64() - blocked,
         },
-        emu: EmuDetails {
+        hop_sections: Sections::default(),
+        signals: None,
+        agents: hop.agents.sections(),
+        emu: Some(EmuDetails {
             cpu_share: if report.wall_s > 0.0 {
                 report.cpu_s / report.wall_s
             } else {
@@ -534,6 +546,6 @@ fn build_summary(
             linux_tcp: counters,
             linux_cc: cc,
             warnings,
-        },
+        }),
     }
 }

@@ -196,6 +196,7 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
         "TCPPartialUndo",
         "TCPDSACKUndo",
         "TCPLossUndo",
+        "TCPSACKReneging",
     ];
     let mut out = std::collections::BTreeMap::new();
     let Ok(text) = Command::new("ip")

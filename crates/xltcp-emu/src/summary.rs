@@ -1,7 +1,8 @@
-//! `summary.json` of an emulator run: the simulator's shape (flows,
-//! directions, links, accounting, hop), plus an `emu` section (dispatch
-//! lateness, CPU, refused datagrams by reason, the applications' own
-//! byte counts, warnings).
+//! `summary.json` of an emulator run: the simulator's [`Summary`] (flows,
+//! directions, links, accounting, hop, the agents' sections), with
+//! `engine = "emu"` and an `emu` section ([`EmuDetails`]: dispatch
+//! lateness, CPU, refused datagrams by reason, the applications' own byte
+//! counts, warnings).
 //!
 //! Goodput is the simulator's definition: in-order bytes at the receiver
 //! by the scenario's end, over its duration, counted at the base station
@@ -13,83 +14,18 @@
 //! the usable time of the hop as the emulation measured it.
 
 use crate::apps::AppResult;
-use crate::bridge::LoopReport;
 use crate::hop::Hop;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use xltcp_core::scenario::{AppSpec, Direction, FlowSpec, Scenario};
 use xltcp_core::sim::oracle;
-use xltcp_core::sim::summary::HopSummary;
-use xltcp_core::sim::{Accounting, DirectionSummary, FlowSummary, LinkSummary};
+#[cfg(doc)]
+use xltcp_core::sim::{emu_section::EmuDetails, Summary};
+use xltcp_core::sim::{DirectionSummary, FlowSummary};
 use xltcp_core::time::{Dur, Time};
 
 /// Lateness p99 above which the summary warns that the emulation could not
 /// keep up, microseconds.
 pub const LATE_P99_WARN_US: f64 = 1000.0;
-
-/// The emulator's own results.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct EmuDetails {
-    /// Deadline dispatch lateness and data-path CPU.
-    #[serde(flatten)]
-    pub datapath: LoopReport,
-    /// Data-path CPU seconds per wall second.
-    pub cpu_share: f64,
-    /// Datagrams refused at the base station, by reason.
-    pub rejected: BTreeMap<String, u64>,
-    /// Datagrams dropped after entering for reasons links do not count.
-    pub dropped_other: BTreeMap<String, u64>,
-    /// Non-TCP IPv4 datagrams carried.
-    pub non_tcp_forwarded: u64,
-    /// Blocked intervals of the wireless hop, seconds from the start.
-    pub blocked_intervals: Vec<(f64, f64)>,
-    /// Bytes each flow's application reported received (iperf3's own
-    /// count, over its own test interval, after the queue drained).
-    pub app_bytes: Vec<u64>,
-    /// Seconds each flow's application measured (its test interval), per
-    /// flow; a bulk flow's interval starts after its connection set-up, so
-    /// it may end a little after the scenario's end.
-    pub app_seconds: Vec<f64>,
-    /// Linux's TCP recovery counters per namespace ("ch", "sh").
-    pub linux_tcp: BTreeMap<String, BTreeMap<String, u64>>,
-    /// Linux congestion control per flow.
-    pub linux_cc: Vec<String>,
-    /// What may make the results less trustworthy.
-    pub warnings: Vec<String>,
-}
-
-/// Everything an emulator `summary.json` holds.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct EmuSummary {
-    /// Version of the core that produced it.
-    pub xltcp_version: &'static str,
-    /// Always "emu".
-    pub engine: &'static str,
-    /// The scenario, as validated.
-    pub scenario: serde_json::Value,
-    /// The seed of the run.
-    pub seed: u64,
-    /// Scenario seconds.
-    pub duration_s: f64,
-    /// Deadlines dispatched.
-    pub events: u64,
-    /// Link transmissions started (all links).
-    pub packets: u64,
-    /// Wall-clock seconds of the run, set-up and teardown included.
-    pub wall_seconds: f64,
-    /// Per-flow results.
-    pub flows: Vec<FlowSummary>,
-    /// Per-direction aggregates.
-    pub directions: Vec<DirectionSummary>,
-    /// Per-link counters.
-    pub links: Vec<LinkSummary>,
-    /// Datagram conservation at the base station.
-    pub accounting: Accounting,
-    /// The wireless hop.
-    pub hop: HopSummary,
-    /// Emulator specifics.
-    pub emu: EmuDetails,
-}
 
 /// Blocked time within `[from, to]`.
 fn blocked_within(intervals: &[(Time, Time)], from: Time, to: Time) -> Dur {

@@ -10,9 +10,10 @@
 //! - the loss and blockage pattern is the seed's (same blocked time), and
 //!   both engines compute the same oracle bound for it.
 //!
-//! A scheme joins by adding a `conformance!` line with its scenario. The
-//! emulator half needs root, /dev/net/tun, `ip netns` and iperf3, and is
-//! skipped with the reason printed elsewhere.
+//! A scheme joins by adding a `conformance!` line with its scenario (and,
+//! optionally, a check of its own run on both results). The emulator half
+//! needs root, /dev/net/tun, `ip netns` and iperf3, and is skipped with the
+//! reason printed elsewhere.
 
 mod support;
 
@@ -33,6 +34,12 @@ struct Outcome {
     accounting: Accounting,
     blocked_s: f64,
     wireless_pcap: PathBuf,
+    /// Loss reports the BS sent (local recovery), if it ran.
+    reports_sent: Option<u64>,
+    /// In-order bytes at each flow's receiver by the end.
+    bytes_delivered: Vec<u64>,
+    /// The emulator: bytes each flow's receiving application read.
+    app_bytes: Option<Vec<u64>>,
 }
 
 fn out_dir(name: &str, engine: &str) -> PathBuf {
@@ -67,6 +74,9 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
         accounting: sum.accounting,
         blocked_s: sum.hop.blocked_s,
         wireless_pcap: dir.join("pcap/wireless.pcap"),
+        reports_sent: sum.local_recovery().map(|l| l.reports_sent),
+        bytes_delivered: sum.flows.iter().map(|f| f.bytes_delivered).collect(),
+        app_bytes: None,
     }
 }
 
@@ -78,10 +88,11 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
         ..Default::default()
     };
     let sum = xltcp_emu::run(s, opts).expect("emulation runs");
-    assert!(sum.emu.warnings.is_empty(), "{:?}", sum.emu.warnings);
+    let emu = sum.emu.as_ref().expect("emu section");
+    assert!(emu.warnings.is_empty(), "{:?}", emu.warnings);
     let window = |i: usize| {
         sum.duration_s
-            .max(s.flows[i].start.as_secs_f64() + sum.emu.app_seconds[i])
+            .max(s.flows[i].start.as_secs_f64() + emu.app_seconds[i])
     };
     Outcome {
         engine: "emu",
@@ -94,6 +105,9 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
         accounting: sum.accounting,
         blocked_s: sum.hop.blocked_s,
         wireless_pcap: dir.join("pcap/wireless.pcap"),
+        reports_sent: sum.local_recovery().map(|l| l.reports_sent),
+        bytes_delivered: sum.flows.iter().map(|f| f.bytes_delivered).collect(),
+        app_bytes: Some(emu.app_bytes.clone()),
     }
 }
 
@@ -157,20 +171,27 @@ fn check_properties(s: &Scenario, seed: u64, o: &Outcome) {
     }
 }
 
-fn conformance_sim(name: &str, text: &str) {
+/// A check of one scheme's own, run on every engine's result.
+type Extra = fn(&Scenario, &Outcome);
+
+fn no_extra(_: &Scenario, _: &Outcome) {}
+
+fn conformance_sim(name: &str, text: &str, extra: Extra) {
     let s = scenario(text);
     let o = run_sim(&s, 7, name, "sim");
     check_properties(&s, 7, &o);
+    extra(&s, &o);
     let _ = std::fs::remove_dir_all(out_dir(name, "sim"));
 }
 
-fn conformance_emu(name: &str, text: &str) {
+fn conformance_emu(name: &str, text: &str, extra: Extra) {
     let Some(_one) = emu_or_skip(name) else {
         return;
     };
     let s = scenario(text);
     let o = run_emu(&s, 7, name);
     check_properties(&s, 7, &o);
+    extra(&s, &o);
     // Same scenario and seed, same hop: the engines agree on the bound.
     let reference = run_sim(&s, 7, name, "sim-reference");
     for (i, (e, r)) in o.flows.iter().zip(&reference.flows).enumerate() {
@@ -181,6 +202,17 @@ fn conformance_emu(name: &str, text: &str) {
             r.1
         );
     }
+    eprintln!(
+        "{name}: goodput sim {:?} emu {:?} b/s; reports sent sim {:?} emu {:?}",
+        reference
+            .flows
+            .iter()
+            .map(|f| f.0.round())
+            .collect::<Vec<_>>(),
+        o.flows.iter().map(|f| f.0.round()).collect::<Vec<_>>(),
+        reference.reports_sent,
+        o.reports_sent
+    );
     let _ = std::fs::remove_dir_all(out_dir(name, "emu"));
     let _ = std::fs::remove_dir_all(out_dir(name, "sim-reference"));
 }
@@ -188,16 +220,19 @@ fn conformance_emu(name: &str, text: &str) {
 /// Adds a scenario to the suite: one test per engine.
 macro_rules! conformance {
     ($name:ident, $text:expr) => {
+        conformance!($name, $text, super::no_extra);
+    };
+    ($name:ident, $text:expr, $extra:expr) => {
         mod $name {
             #[allow(unused_imports)]
-            use super::{BASE, LOSSY_BLOCKED};
+            use super::{BASE, BS_REPORTS, LOSSY_BLOCKED};
             #[test]
             fn sim() {
-                super::conformance_sim(stringify!($name), $text);
+                super::conformance_sim(stringify!($name), $text, $extra);
             }
             #[test]
             fn emu() {
-                super::conformance_emu(stringify!($name), $text);
+                super::conformance_emu(stringify!($name), $text, $extra);
             }
         }
     };
@@ -233,6 +268,58 @@ off = "300ms"
 [[flow]]
 "#;
 
+/// An uplink flow over a lossy hop with the BS's gap monitor alone
+/// (`local_recovery = "bs_reports"`): its reports reach the sender's TCP.
+const BS_REPORTS: &str = r#"
+[sim]
+duration = "4s"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+rate = "10Mbps"
+delay = "5ms"
+[wireless.loss.up]
+model = "iid"
+p = 0.02
+[schemes]
+local_recovery = "bs_reports"
+[[flow]]
+direction = "up"
+"#;
+
+/// The BS reported the holes it saw, and the sender, taking the reports
+/// as SACK information, still delivered its stream in order: the
+/// receiving application read at least every byte the BS counted in order
+/// by the end (a sender misled into skipping data would leave the
+/// receiver stuck at a hole).
+fn bs_reports_were_sent_and_data_arrived_in_order(s: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let sent = o.reports_sent.expect("local recovery ran");
+    assert!(sent > 0, "{e}: the BS sent no report");
+    let t = s.sim.duration.as_secs_f64();
+    for (i, &(goodput, oracle, _)) in o.flows.iter().enumerate() {
+        assert!(
+            goodput > 0.3 * oracle,
+            "{e}: flow {i} goodput {goodput} is far below the oracle {oracle}"
+        );
+        assert!(o.bytes_delivered[i] as f64 * 8.0 / t == goodput);
+    }
+    if let Some(app) = &o.app_bytes {
+        for (i, (&read, &in_order)) in app.iter().zip(&o.bytes_delivered).enumerate() {
+            assert!(
+                read >= in_order,
+                "{e}: flow {i}: the application read {read} B, {in_order} B were in order by the end"
+            );
+        }
+    }
+}
+
+conformance!(
+    bs_gap_monitor_uplink,
+    BS_REPORTS,
+    super::bs_reports_were_sent_and_data_arrived_in_order
+);
 conformance!(lossless_download, &format!("{BASE}\n[[flow]]\n"));
 conformance!(lossy_blocked_download, LOSSY_BLOCKED);
 conformance!(

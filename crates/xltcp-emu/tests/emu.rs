@@ -53,13 +53,24 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
     );
     assert!(sum.accounting.balances(), "{:?}", sum.accounting);
     assert!(
-        sum.emu.rejected.is_empty(),
+        sum.emu.as_ref().expect("emu section").rejected.is_empty(),
         "{:?}, see {}",
-        sum.emu.rejected,
+        sum.emu.as_ref().expect("emu section").rejected,
         out.join("pcap/rejected.pcap").display()
     );
-    assert_eq!(sum.emu.linux_cc, vec!["reno".to_string()]);
-    assert!(sum.emu.datapath.lateness.count > 1000);
+    assert_eq!(
+        sum.emu.as_ref().expect("emu section").linux_cc,
+        vec!["reno".to_string()]
+    );
+    assert!(
+        sum.emu
+            .as_ref()
+            .expect("emu section")
+            .datapath
+            .lateness
+            .count
+            > 1000
+    );
     // Every datagram on the air is real IPv4/TCP with valid checksums,
     // routed by the BS on its way down (TTL 63; the up direction is
     // captured before the BS), at an emulation time within the run.
@@ -93,7 +104,10 @@ fn an_upload_runs_the_congestion_control_asked_for() {
         ..Default::default()
     };
     let sum = xltcp_emu::run(&s, opts).expect("emulation runs");
-    assert_eq!(sum.emu.linux_cc, vec!["cubic".to_string()]);
+    assert_eq!(
+        sum.emu.as_ref().expect("emu section").linux_cc,
+        vec!["cubic".to_string()]
+    );
     assert!(
         sum.flows[0].bytes_delivered > 1_000_000,
         "{:?}",
@@ -284,6 +298,8 @@ fn malformed_packets_from_a_host_are_counted_with_their_reason() {
     let sum = sum.expect("emulation runs");
     let got: Vec<(&str, u64)> = sum
         .emu
+        .as_ref()
+        .expect("emu section")
         .rejected
         .iter()
         .map(|(k, v)| (k.as_str(), *v))
@@ -435,7 +451,7 @@ fn the_signal_socket_publishes_blockages_and_takes_injected_ones() {
             .count()
             > 500
     );
-    let iv = &sum.emu.blocked_intervals;
+    let iv = &sum.emu.as_ref().expect("emu section").blocked_intervals;
     assert_eq!(iv.len(), 2, "{iv:?}");
     assert_eq!(iv[0], (1.0, 1.5));
     assert!(
@@ -456,16 +472,49 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
         matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("lrwpan"),
         "{err}"
     );
-    let mut schemes = p2p.clone();
-    schemes.schemes.cr_aware = true;
-    assert!(xltcp_emu::supported(&schemes)
-        .unwrap_err()
-        .to_string()
-        .contains("cr_aware"));
+    let mut up = p2p.clone();
+    up.flows[0].direction = xltcp_core::scenario::Direction::Up;
+    let mut cr = up.clone();
+    cr.schemes.cr_aware = true;
+    let err = xltcp_emu::supported(&cr).unwrap_err().to_string();
+    assert!(
+        err.contains("[schemes] cr_aware") && err.contains("sender-side helper"),
+        "{err}"
+    );
+    let mut lr = up.clone();
+    lr.schemes.local_recovery = xltcp_core::scenario::LocalRecoverySpec::Tcp;
+    let err = xltcp_emu::supported(&lr).unwrap_err().to_string();
+    assert!(
+        err.contains("[schemes] local_recovery") && err.contains("\"bs_reports\""),
+        "{err}"
+    );
+    // The BS's gap monitor alone runs.
+    let mut bs = up.clone();
+    bs.schemes.local_recovery = xltcp_core::scenario::LocalRecoverySpec::BsReports;
+    assert!(xltcp_emu::supported(&bs).is_ok());
     let mut many = p2p.clone();
     many.flows = vec![p2p.flows[0].clone(); 65];
     assert!(xltcp_emu::supported(&many)
         .unwrap_err()
         .to_string()
         .contains("at most 64"));
+}
+
+#[test]
+fn a_scenario_with_agents_at_the_hosts_exits_2_naming_the_scheme() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/byun2016/tcp-lr-cr.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_xltcp-emu"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for needle in [
+        "[schemes] cr_aware",
+        "[schemes] local_recovery",
+        "future work",
+    ] {
+        assert!(err.contains(needle), "missing {needle:?} in {err}");
+    }
 }

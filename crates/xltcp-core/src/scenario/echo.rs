@@ -85,6 +85,7 @@ fn schemes(s: &SchemesSpec) -> Value {
             LocalRecoverySpec::None => "none",
             LocalRecoverySpec::Phy => "phy",
             LocalRecoverySpec::Tcp => "tcp",
+            LocalRecoverySpec::BsReports => "bs_reports",
         },
         "cr_max_freeze": format_duration(s.cr_max_freeze),
         "cr_probe_interval": format_duration(s.cr_probe_interval),

@@ -111,7 +111,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     t.finish(cx);
     let mut t = root.table(cx, "schemes");
     let lrwpan = matches!(wireless.kind, HopKind::Lrwpan(_));
-    let schemes = super::load_cr::read_schemes(cx, &mut t, lrwpan);
+    let schemes = super::load_cr::read_schemes(cx, &mut t, lrwpan, &flows);
     t.finish(cx);
     let mut t = root.table(cx, "pu_detection");
     let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);

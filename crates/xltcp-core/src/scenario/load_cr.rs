@@ -15,6 +15,7 @@ const LR_KINDS: &[(&str, LocalRecoverySpec)] = &[
     ("none", LocalRecoverySpec::None),
     ("phy", LocalRecoverySpec::Phy),
     ("tcp", LocalRecoverySpec::Tcp),
+    ("bs_reports", LocalRecoverySpec::BsReports),
 ];
 
 /// `[wireless] kind`: whether the hop is an 802.15.4 medium.
@@ -145,20 +146,29 @@ pub(super) fn check_flow_mss(
     }
 }
 
-/// `[schemes]`.
-pub(super) fn read_schemes(cx: &mut Cx, t: &mut Tab, lrwpan: bool) -> SchemesSpec {
+/// `[schemes]`; `flows` are checked for what `"bs_reports"` needs.
+pub(super) fn read_schemes(
+    cx: &mut Cx,
+    t: &mut Tab,
+    lrwpan: bool,
+    flows: &[FlowSpec],
+) -> SchemesSpec {
     let d = SchemesSpec::default();
     let cr_aware = t.read(cx, "cr_aware", d.cr_aware, rd::boolean);
     let local_recovery = t.read(cx, "local_recovery", d.local_recovery, rd::choice(LR_KINDS));
-    let needs_radio = [
-        ("cr_aware", cr_aware),
-        ("local_recovery", local_recovery != LocalRecoverySpec::None),
-    ];
+    let sender_agent = matches!(
+        local_recovery,
+        LocalRecoverySpec::Phy | LocalRecoverySpec::Tcp
+    );
+    let needs_radio = [("cr_aware", cr_aware), ("local_recovery", sender_agent)];
     for (key, on) in needs_radio {
         if on && !lrwpan {
             let msg = "needs the 802.15.4 hop (its PU detector and MAC)";
             t.invalid(cx, key, msg, "[wireless] kind = \"lrwpan\"");
         }
+    }
+    if local_recovery == LocalRecoverySpec::BsReports {
+        check_bs_reports(cx, t, flows);
     }
     let cr_max_freeze = t.read(cx, "cr_max_freeze", d.cr_max_freeze, rd::dur);
     let cr_probe_interval = t.read(cx, "cr_probe_interval", d.cr_probe_interval, rd::dur);
@@ -189,6 +199,29 @@ pub(super) fn read_schemes(cx: &mut Cx, t: &mut Tab, lrwpan: bool) -> SchemesSpe
         cr_probe_interval,
         cr_access_failures,
         lr_buffer,
+    }
+}
+
+/// `local_recovery = "bs_reports"`: the reports reach the sender's own TCP
+/// as SACK blocks, so every uplink flow must negotiate SACK, and there must
+/// be an uplink flow for the BS to watch.
+fn check_bs_reports(cx: &mut Cx, t: &Tab, flows: &[FlowSpec]) {
+    let mut up = flows.iter().filter(|f| f.direction == Direction::Up);
+    if up.clone().next().is_none() {
+        let msg = "\"bs_reports\" watches uplink data at the BS, but no flow is uplink";
+        t.invalid(
+            cx,
+            "local_recovery",
+            msg,
+            "a [[flow]] with direction = \"up\"",
+        );
+    }
+    if let Some(f) = up.find(|f| !f.tcp.sack) {
+        let msg = format!(
+            "\"bs_reports\" reaches the sender's TCP as SACK blocks, but flow {} has sack = false",
+            f.name
+        );
+        t.invalid(cx, "local_recovery", msg, "[tcp] sack = true (the default)");
     }
 }
 

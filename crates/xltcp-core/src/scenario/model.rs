@@ -327,16 +327,21 @@ pub enum LocalRecoverySpec {
     Phy,
     /// `"tcp"`: the sender's TCP retransmits the reported segments.
     Tcp,
+    /// `"bs_reports"`: the BS's gap monitor alone; its reports reach the
+    /// sender's own TCP as SACK information (no agent at the sender).
+    BsReports,
 }
 
-/// `[schemes]`. Both schemes need `[wireless] kind = "lrwpan"`; CR-aware
-/// TCP runs at every wireless host, local recovery for uplink flows (data
-/// from the wireless host, reported on by the BS).
+/// `[schemes]`. CR-aware TCP and PHY/TCP-LR need `[wireless] kind =
+/// "lrwpan"`; CR-aware TCP runs at every wireless host, local recovery for
+/// uplink flows (data from the wireless host, reported on by the BS).
+/// `local_recovery = "bs_reports"` runs on either hop and needs SACK on the
+/// uplink flows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemesSpec {
     /// `cr_aware`: CR-aware TCP at each wireless host (default false).
     pub cr_aware: bool,
-    /// `local_recovery`: "none" (default), "phy" or "tcp".
+    /// `local_recovery`: "none" (default), "phy", "tcp" or "bs_reports".
     pub local_recovery: LocalRecoverySpec,
     /// `cr_max_freeze`: a freeze with no `pu_stop` ends after this long
     /// (default "30s"); > 0.

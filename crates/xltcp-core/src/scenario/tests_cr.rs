@@ -127,7 +127,7 @@ fn rules_are_checked() {
         "pu_detection.t_idle: must be longer than 0",
         "pu_detection.missed_detection",
         "schemes.cr_probe_interval: must be longer than 0",
-        "schemes.local_recovery: expected one of \"none\", \"phy\", \"tcp\"",
+        "schemes.local_recovery: expected one of \"none\", \"phy\", \"tcp\", \"bs_reports\"",
     ] {
         assert!(all.contains(needle), "missing {needle:?} in\n{all}");
     }
@@ -186,6 +186,58 @@ fn a_flow_mss_too_large_for_the_frame_is_an_error() {
     if let Err(e) = load(&ok, &[]) {
         panic!("{e}");
     }
+}
+
+const P2P_UP: &str = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+
+[wireless]
+rate = "1Mbps"
+delay = "1ms"
+
+[[flow]]
+direction = "up"
+"#;
+
+#[test]
+fn bs_reports_run_on_the_p2p_hop() {
+    let s = load(P2P_UP, &["schemes.local_recovery=\"bs_reports\""]).unwrap();
+    assert_eq!(s.schemes.local_recovery, LocalRecoverySpec::BsReports);
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    // And on the 802.15.4 hop.
+    let s = load(LRWPAN, &["schemes.local_recovery=\"bs_reports\""]).unwrap();
+    assert_eq!(s.schemes.local_recovery, LocalRecoverySpec::BsReports);
+}
+
+#[test]
+fn sender_agents_still_need_the_radio() {
+    for set in ["schemes.local_recovery=\"tcp\"", "schemes.cr_aware=true"] {
+        let e = errors(P2P_UP, &[set]).join("\n");
+        assert!(
+            e.contains("needs the 802.15.4 hop") && e.contains("[wireless] kind = \"lrwpan\""),
+            "{set}: {e}"
+        );
+    }
+}
+
+#[test]
+fn bs_reports_need_sack_and_an_uplink_flow() {
+    let e = errors(
+        P2P_UP,
+        &["schemes.local_recovery=\"bs_reports\"", "tcp.sack=false"],
+    )
+    .join("\n");
+    assert!(
+        e.contains("schemes.local_recovery: \"bs_reports\" reaches the sender's TCP as SACK blocks, but flow flow0 has sack = false")
+            && e.contains("[tcp] sack = true"),
+        "{e}"
+    );
+    let down = P2P_UP.replace("direction = \"up\"", "direction = \"down\"");
+    let e = errors(&down, &["schemes.local_recovery=\"bs_reports\""]).join("\n");
+    assert!(e.contains("no flow is uplink"), "{e}");
 }
 
 #[test]

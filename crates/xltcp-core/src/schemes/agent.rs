@@ -119,8 +119,9 @@ pub struct NodeSignal {
     pub packet: Option<Packet>,
 }
 
-/// A scheme's state machine at one node (see the module doc).
-pub trait Agent: std::fmt::Debug {
+/// A scheme's state machine at one node (see the module doc). `Send`, so
+/// an engine may drive it on a thread of its own (the emulator does).
+pub trait Agent: std::fmt::Debug + Send {
     /// A packet crosses the node at `tap`.
     fn on_packet(&mut self, now: Time, tap: Tap, packet: &mut Packet) -> Verdict {
         let _ = (now, tap, packet);

@@ -26,15 +26,38 @@
 //! not have). It is marked as forged ([`PacketMeta::forged`]) so the agent
 //! can tell it from the receiver's own ACKs.
 //!
+//! # The BS alone (`local_recovery = "bs_reports"`)
+//!
+//! Without an agent at the sender (a real Linux sender has none), the
+//! report goes to the sender's own TCP, so it must say only what is true
+//! of the receiver's side of the hop ([`ReportTo::Tcp`]): its ACK number
+//! is the receiver's own last cumulative ACK (which the BS saw pass toward
+//! the sender, at [`super::Tap::BsDown`] for an uplink flow), never the
+//! BS's cumulative point, so the sender never takes data the receiver may
+//! not have as acknowledged; its SACK blocks are what the BS received
+//! above that ACK: first `[receiver's ACK, BS's cumulative point)` (data
+//! passed on to the wire, not yet acknowledged), then the gap monitor's
+//! lowest blocks. The holes between them are exactly the data not seen at
+//! the BS, which the sender's SACK loss detection (RFC 6675, or RACK in
+//! Linux) retransmits, a wired round trip earlier than the receiver's own
+//! duplicate ACKs would have it. Its sequence number is the one the
+//! receiver's next segment would carry, its window and timestamps the
+//! receiver's last (so a real TCP accepts it: in its receive window, past
+//! PAWS). SACK blocks may be revoked by TCP (RFC 2018 §8): data the BS
+//! passed on and the wire lost is retransmitted on the sender's RTO.
+//!
 //! Sans-IO: inputs `on_*`, outputs drained with `poll_action`. As agents
 //! ([`super::agent`]): [`LrBs`] at the BS (a gap monitor per monitored
-//! flow) and [`LrSender`] at each sending host (one [`LrAgent`] per flow).
+//! connection) and [`LrSender`] at each sending host (one [`LrAgent`] per
+//! flow; none with `"bs_reports"`).
 
 use super::agent::{Action, Agent, Tap, Verdict, Via};
 use super::AgentStats;
 use crate::tcp::{Command, Event};
 use crate::time::Time;
-use crate::wire::{Packet, PacketMeta, SackBlock, SackBlocks, Segment, SeqNum, TcpFlags};
+#[cfg(doc)]
+use crate::wire::PacketMeta;
+use crate::wire::{Packet, Segment, SeqNum};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -321,104 +344,6 @@ impl std::ops::AddAssign for LrStats {
     }
 }
 
-/// Local recovery at the BS, as an agent: a [`GapMonitor`] for each
-/// monitored flow; reports are forged toward the sender and sent on the
-/// air after the data that revealed the hole has gone on to the wire.
-#[derive(Debug)]
-pub struct LrBs {
-    monitors: Vec<Option<GapMonitor>>,
-    /// Last (seq, window) the receiver sent toward the sender, per flow.
-    peer: Vec<Option<(SeqNum, u16)>>,
-    reports: u64,
-    actions: VecDeque<Action>,
-}
-
-impl LrBs {
-    /// Monitors the flows `i < flows` for which `monitored(i)` holds.
-    pub fn new(flows: usize, monitored: impl Fn(usize) -> bool) -> LrBs {
-        LrBs {
-            monitors: (0..flows)
-                .map(|i| monitored(i).then(GapMonitor::new))
-                .collect(),
-            peer: vec![None; flows],
-            reports: 0,
-            actions: VecDeque::new(),
-        }
-    }
-
-    /// The report as a TCP segment from the receiver to the sender of
-    /// `data`: an ACK of the BS's cumulative point with the blocks as SACK.
-    fn forge(&mut self, data: &Packet, r: &LrReport) -> Packet {
-        let mut sack = SackBlocks::new();
-        for &(left, right) in &r.blocks {
-            sack.push(SackBlock { left, right });
-        }
-        let flow = data.meta.flow as usize;
-        let (seq, window) = self.peer[flow].unwrap_or((SeqNum(0), 0));
-        self.reports += 1;
-        Packet {
-            src: data.dst,
-            dst: data.src,
-            ip_id: (self.reports & 0xffff) as u16,
-            ttl: 64,
-            tcp: Segment {
-                src_port: data.tcp.dst_port,
-                dst_port: data.tcp.src_port,
-                seq,
-                ack: r.cum,
-                flags: TcpFlags::ACK,
-                window,
-                options: crate::wire::TcpOptions {
-                    sack,
-                    ..Default::default()
-                },
-                payload_len: 0,
-            },
-            meta: PacketMeta {
-                flow: data.meta.flow,
-                uid: 0,
-                retransmission: false,
-                forged: true,
-            },
-        }
-    }
-}
-
-impl Agent for LrBs {
-    fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
-        let flow = p.meta.flow as usize;
-        let Some(Some(monitor)) = self.monitors.get_mut(flow) else {
-            return Verdict::Pass;
-        };
-        match tap {
-            Tap::BsUp => {
-                if let Some(r) = monitor.on_data(&p.tcp) {
-                    let packet = self.forge(p, &r);
-                    self.actions.push_back(Action::Emit {
-                        packet,
-                        via: Via::Air,
-                    });
-                }
-            }
-            Tap::BsDown => self.peer[flow] = Some((p.tcp.seq, p.tcp.window)),
-            _ => {}
-        }
-        Verdict::Pass
-    }
-
-    fn poll_action(&mut self) -> Option<Action> {
-        self.actions.pop_front()
-    }
-
-    fn stats(&self) -> Option<AgentStats> {
-        let mut t = LrStats::default();
-        for m in self.monitors.iter().flatten() {
-            t += m.stats;
-        }
-        Some(AgentStats::LocalRecovery(t))
-    }
-}
-
 /// Local recovery at a sending host, as an agent: the [`LrAgent`] of one
 /// flow, below TCP (it keeps PHY-LR's link buffer and takes the BS's
 /// reports) and beside it (TCP-LR's retransmissions and RTOs).
@@ -490,6 +415,9 @@ impl Agent for LrSender {
         Some(AgentStats::LocalRecovery(self.agent.stats))
     }
 }
+
+mod bs;
+pub use bs::{LrBs, ReportTo};
 
 #[cfg(test)]
 mod tests;

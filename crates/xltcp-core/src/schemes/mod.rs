@@ -22,7 +22,7 @@ pub mod local_recovery;
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
 pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
 pub use local_recovery::{
-    GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats,
+    GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats, ReportTo,
 };
 
 use crate::scenario::{AgentPlace, AgentScheme, Direction, LocalRecoverySpec, Scenario};
@@ -72,8 +72,9 @@ impl AgentStats {
 /// they see packets on a node. `host_of` gives each flow's wireless host.
 ///
 /// `[schemes]`: CR-aware TCP at every wireless host; local recovery for
-/// uplink flows: the gap monitor at the BS and the sender's agent at the
-/// flow's host. Then each `[[agent]]` in its order.
+/// uplink flows: the gap monitor at the BS and (PHY-LR, TCP-LR) the
+/// sender's agent at the flow's host; `"bs_reports"`: the gap monitor
+/// alone, reporting to the sender's TCP. Then each `[[agent]]` in its order.
 pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
     let mut agents = from_schemes_table(scenario, host_of);
     let flows = &scenario.flows;
@@ -126,13 +127,15 @@ fn from_schemes_table(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dy
     let flows = &scenario.flows;
     let mut agents: Vec<(Node, Box<dyn Agent>)> = Vec::new();
     let up = |i: usize| flows[i].direction == Direction::Up;
-    let mode = match s.local_recovery {
-        LocalRecoverySpec::None => None,
-        LocalRecoverySpec::Phy => Some(LrMode::Phy),
-        LocalRecoverySpec::Tcp => Some(LrMode::Tcp),
+    let (bs, mode) = match s.local_recovery {
+        LocalRecoverySpec::None => (None, None),
+        LocalRecoverySpec::Phy => (Some(ReportTo::Agent), Some(LrMode::Phy)),
+        LocalRecoverySpec::Tcp => (Some(ReportTo::Agent), Some(LrMode::Tcp)),
+        LocalRecoverySpec::BsReports => (Some(ReportTo::Tcp), None),
     };
-    if mode.is_some() && (0..flows.len()).any(up) {
-        agents.push((Node::Bs, Box::new(LrBs::new(flows.len(), up))));
+    if let Some(to) = bs.filter(|_| (0..flows.len()).any(up)) {
+        let monitor = LrBs::reporting_to(to, flows.len(), up);
+        agents.push((Node::Bs, Box::new(monitor)));
     }
     let hosts = host_of.iter().map(|&h| h as usize + 1).max().unwrap_or(0);
     for h in 0..hosts as u32 {

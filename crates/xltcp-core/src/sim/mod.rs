@@ -5,6 +5,7 @@
 //! it also writes `summary.json`, per-flow time series and optional pcaps.
 
 pub mod agents;
+pub mod emu_section;
 pub mod engine;
 pub mod flow;
 pub mod oracle;

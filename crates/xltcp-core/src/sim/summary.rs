@@ -26,6 +26,7 @@
 //! formula either: a lossless, PU-free uplink reaches about 88 % of it.
 
 use super::agents::SignalStats;
+use super::emu_section::EmuDetails;
 use super::oracle;
 use super::world::{Accounting, World};
 use crate::hop::{Hop, HopSection};
@@ -98,18 +99,22 @@ pub struct HopSummary {
     pub usable_s: f64,
 }
 
-/// Everything `summary.json` holds.
+/// Everything `summary.json` holds, in both engines: the simulator's
+/// fields, and with the emulator its `engine` name and `emu` section.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
     /// Version of the core that produced it.
     pub xltcp_version: &'static str,
+    /// `"emu"` from the emulator; absent from the simulator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<&'static str>,
     /// The scenario, as validated.
     pub scenario: serde_json::Value,
     /// The seed of the run.
     pub seed: u64,
-    /// Simulated seconds.
+    /// Scenario seconds.
     pub duration_s: f64,
-    /// Events processed.
+    /// Events processed (the emulator: deadlines dispatched).
     pub events: u64,
     /// Link transmissions started (all links).
     pub packets: u64,
@@ -121,7 +126,8 @@ pub struct Summary {
     pub directions: Vec<DirectionSummary>,
     /// Per-link counters.
     pub links: Vec<LinkSummary>,
-    /// Packet conservation.
+    /// Packet conservation (the emulator: of the datagrams that entered
+    /// the base station's links, and of the agents' emissions).
     pub accounting: Accounting,
     /// The wireless hop.
     pub hop: HopSummary,
@@ -136,6 +142,9 @@ pub struct Summary {
     /// `"local_recovery"`, ...), each summed over the nodes.
     #[serde(flatten)]
     pub agents: Sections<AgentStats>,
+    /// The emulator's own results; absent from the simulator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emu: Option<EmuDetails>,
 }
 
 impl Summary {
@@ -221,6 +230,7 @@ impl World {
         let links = self.link_summaries();
         Summary {
             xltcp_version: env!("CARGO_PKG_VERSION"),
+            engine: None,
             scenario: scenario_echo,
             seed: self.seed,
             duration_s: t,
@@ -238,6 +248,7 @@ impl World {
             hop_sections: Sections(self.hop.section().into_iter().collect()),
             signals: self.hop.publishes_signals().then(|| self.signals.clone()),
             agents: self.agent_sections(),
+            emu: None,
         }
     }
 
@@ -256,18 +267,7 @@ impl World {
 
     /// The agents' counters, summed per section, in the sections' order.
     fn agent_sections(&self) -> Sections<AgentStats> {
-        let mut sections: Vec<(&'static str, AgentStats)> = Vec::new();
-        for slot in &self.agents {
-            let Some(stats) = slot.agent.stats() else {
-                continue;
-            };
-            match sections.iter_mut().find(|(k, _)| *k == stats.section()) {
-                Some((_, total)) => total.merge(&stats),
-                None => sections.push((stats.section(), stats)),
-            }
-        }
-        sections.sort_by_key(|(_, s)| s.rank());
-        Sections(sections)
+        agent_sections(self.agents.iter().filter_map(|slot| slot.agent.stats()))
     }
 
     /// Payload bits per second the wireless hop carries for flow `i`'s
@@ -298,6 +298,20 @@ impl World {
             final_srtt_s: f.sender().srtt().map(|d| d.as_secs_f64()),
         }
     }
+}
+
+/// Agents' counters summed per section, in the sections' order (what both
+/// engines write).
+pub fn agent_sections(stats: impl Iterator<Item = AgentStats>) -> Sections<AgentStats> {
+    let mut sections: Vec<(&'static str, AgentStats)> = Vec::new();
+    for stats in stats {
+        match sections.iter_mut().find(|(k, _)| *k == stats.section()) {
+            Some((_, total)) => total.merge(&stats),
+            None => sections.push((stats.section(), stats)),
+        }
+    }
+    sections.sort_by_key(|(_, s)| s.rank());
+    Sections(sections)
 }
 
 fn name_of(d: Direction) -> &'static str {

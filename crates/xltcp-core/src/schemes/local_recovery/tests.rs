@@ -203,3 +203,103 @@ fn phy_lr_ignores_rto() {
     a.on_rto();
     assert_eq!(a.poll_action(), None);
 }
+
+/// The receiver's ACK of everything before segment `k`, as the BS sees it
+/// on its way to the sender.
+fn receiver_ack(k: u32) -> Packet {
+    let mut p = packet(0);
+    std::mem::swap(&mut p.src, &mut p.dst);
+    p.tcp = Segment {
+        src_port: 5201,
+        dst_port: 49152,
+        seq: SeqNum(77),
+        ack: s(k),
+        flags: TcpFlags::ACK,
+        window: 500,
+        options: TcpOptions {
+            timestamps: Some((11, 22)),
+            ..TcpOptions::default()
+        },
+        payload_len: 0,
+    };
+    p
+}
+
+fn bs_sees(bs: &mut LrBs, tap: Tap, mut p: Packet) -> Vec<Action> {
+    assert_eq!(bs.on_packet(Time::ZERO, tap, &mut p), Verdict::Pass);
+    std::iter::from_fn(|| bs.poll_action()).collect()
+}
+
+fn syn_packet() -> Packet {
+    Packet {
+        tcp: syn(),
+        ..packet(0)
+    }
+}
+
+#[test]
+fn bs_reports_acknowledge_only_what_the_receiver_did() {
+    let mut bs = LrBs::reporting_to(ReportTo::Tcp, 1, |_| true);
+    assert!(bs_sees(&mut bs, Tap::BsUp, syn_packet()).is_empty());
+    let mut synack = receiver_ack(0);
+    synack.tcp.flags = TcpFlags::SYN | TcpFlags::ACK;
+    assert!(bs_sees(&mut bs, Tap::BsDown, synack).is_empty());
+    for k in [0, 1, 2] {
+        assert!(bs_sees(&mut bs, Tap::BsUp, packet(k)).is_empty());
+    }
+    // The receiver has acknowledged segment 0 only; 3 is lost on the air.
+    assert!(bs_sees(&mut bs, Tap::BsDown, receiver_ack(1)).is_empty());
+    let out = bs_sees(&mut bs, Tap::BsUp, packet(4));
+    let [Action::Emit { packet: r, via }] = out.as_slice() else {
+        panic!("one report expected: {out:?}");
+    };
+    assert_eq!(*via, Via::Air);
+    assert!(r.meta.forged);
+    assert_eq!((r.src, r.dst), (packet(0).dst, packet(0).src));
+    assert_eq!((r.tcp.src_port, r.tcp.dst_port), (5201, 49152));
+    // The receiver's ACK, sequence number, window and timestamps ...
+    assert_eq!(r.tcp.ack, s(1));
+    assert_eq!((r.tcp.seq, r.tcp.window), (SeqNum(77), 500));
+    assert_eq!(r.tcp.options.timestamps, Some((11, 22)));
+    // ... with what the BS passed on above it, then the block past the hole.
+    let blocks: Vec<(SeqNum, SeqNum)> = r
+        .tcp
+        .options
+        .sack
+        .as_slice()
+        .iter()
+        .map(|b| (b.left, b.right))
+        .collect();
+    assert_eq!(blocks, vec![(s(1), s(3)), (s(4), s(5))]);
+    let Some(AgentStats::LocalRecovery(st)) = bs.stats() else {
+        unreachable!()
+    };
+    assert_eq!(st.reports_sent, 1);
+}
+
+#[test]
+fn bs_reports_wait_for_the_receivers_first_ack() {
+    let mut bs = LrBs::reporting_to(ReportTo::Tcp, 1, |_| true);
+    bs_sees(&mut bs, Tap::BsUp, syn_packet());
+    bs_sees(&mut bs, Tap::BsUp, packet(0));
+    assert!(bs_sees(&mut bs, Tap::BsUp, packet(2)).is_empty());
+    let Some(AgentStats::LocalRecovery(st)) = bs.stats() else {
+        unreachable!()
+    };
+    assert_eq!(st.reports_sent, 0);
+}
+
+#[test]
+fn connections_of_one_flow_are_monitored_apart() {
+    let mut bs = LrBs::reporting_to(ReportTo::Tcp, 1, |_| true);
+    bs_sees(&mut bs, Tap::BsUp, syn_packet());
+    bs_sees(&mut bs, Tap::BsDown, receiver_ack(0));
+    bs_sees(&mut bs, Tap::BsUp, packet(0));
+    // A second connection of the flow (other ports, far-away numbers).
+    let mut other = syn_packet();
+    other.tcp.src_port = 49153;
+    other.tcp.seq = SeqNum(900_000);
+    bs_sees(&mut bs, Tap::BsUp, other);
+    // Back on the first: in order, no report.
+    assert!(bs_sees(&mut bs, Tap::BsUp, packet(1)).is_empty());
+}

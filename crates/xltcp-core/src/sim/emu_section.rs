@@ -1,0 +1,70 @@
+//! The emulator's own section of `summary.json` (`"emu"`): what only a
+//! real-time run on real Linux TCP has (dispatch lateness, CPU, refused
+//! datagrams, the applications' and Linux's own counts, warnings). The
+//! simulator writes no such section; both engines share [`super::Summary`].
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Lateness statistics of the emulator's deadline dispatches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LatenessSummary {
+    /// Deadlines dispatched.
+    pub count: u64,
+    /// Median lateness, microseconds.
+    pub median_us: f64,
+    /// 99th percentile, microseconds.
+    pub p99_us: f64,
+    /// Largest, microseconds.
+    pub max_us: f64,
+}
+
+/// What the emulator's real-time loop measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LoopReport {
+    /// Dispatch lateness.
+    pub lateness: LatenessSummary,
+    /// CPU seconds of the data-path thread.
+    pub cpu_s: f64,
+    /// Wall seconds the loop ran.
+    pub wall_s: f64,
+    /// Failed reads of a device.
+    pub read_errors: u64,
+    /// Whether the data-path thread ran with real-time priority.
+    pub realtime: bool,
+    /// Whether CPU idle states with a wake-up latency were ruled out
+    /// during the run (PM QoS `/dev/cpu_dma_latency` = 0).
+    pub low_latency_idle: bool,
+}
+
+/// The emulator's results beyond the shared summary.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct EmuDetails {
+    /// Deadline dispatch lateness and data-path CPU.
+    #[serde(flatten)]
+    pub datapath: LoopReport,
+    /// Data-path CPU seconds per wall second.
+    pub cpu_share: f64,
+    /// Datagrams refused at the base station, by reason.
+    pub rejected: BTreeMap<String, u64>,
+    /// Datagrams dropped after entering for reasons links do not count
+    /// (an agent's drop reason among them).
+    pub dropped_other: BTreeMap<String, u64>,
+    /// Non-TCP IPv4 datagrams carried.
+    pub non_tcp_forwarded: u64,
+    /// Blocked intervals of the wireless hop, seconds from the start.
+    pub blocked_intervals: Vec<(f64, f64)>,
+    /// Bytes each flow's application reported received (iperf3's own
+    /// count, over its own test interval, after the queue drained).
+    pub app_bytes: Vec<u64>,
+    /// Seconds each flow's application measured (its test interval), per
+    /// flow; a bulk flow's interval starts after its connection set-up, so
+    /// it may end a little after the scenario's end.
+    pub app_seconds: Vec<f64>,
+    /// Linux's TCP recovery counters per namespace ("ch", "sh").
+    pub linux_tcp: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Linux congestion control per flow.
+    pub linux_cc: Vec<String>,
+    /// What may make the results less trustworthy.
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,152 @@
+//! The schemes' agents at the base station, driven on real datagrams as
+//! the simulator drives them (`sim/world.rs`): the same agents, built by
+//! [`xltcp_core::schemes::build`], see each datagram's compact packet at
+//! [`Tap::BsDown`] (from a wired host, before the air) and [`Tap::BsUp`]
+//! (from the air, before the wired link), in the scenario's order, the
+//! first verdict other than `Pass` ending the walk; then their actions are
+//! drained and their deadlines re-armed on the hop's deadline heap.
+//!
+//! The emulator's side of the contract ([`xltcp_core::schemes::agent`]):
+//!
+//! - `Pass`: the datagram goes on; a rewrite of its ACK number or window
+//!   is written into the real bytes (checksum updated), other rewrites
+//!   are not carried (no BS agent makes one).
+//! - `Consume` / `Drop`: the datagram is freed, counted delivered /
+//!   dropped (the reason in the summary's `emu.dropped_other`).
+//! - `Hold`: the datagram is freed; the agent's [`Agent::held`] counts it
+//!   in flight at the end.
+//! - `Emit`: the packet is serialised with [`xltcp_core::wire::emit`]
+//!   (valid IPv4 and TCP checksums), put in the slab, counted injected and
+//!   sent from the BS on the air or the wired link. The emulator has no
+//!   payload bytes of its own: an emitted packet that carries payload is
+//!   dropped (`agent_payload`), since pattern bytes would corrupt a real
+//!   stream.
+//! - `Tcp` commands: the BS has no TCP; ignored, as in the simulator.
+//!
+//! Agents at the hosts cannot run inside a real Linux TCP; the
+//! orchestration refuses scenarios that place any ([`host_agents`]).
+
+use crate::sched::{Deadlines, Ev};
+use xltcp_core::scenario::Scenario;
+use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, Tap, Verdict};
+use xltcp_core::sim::agents::AgentSlot;
+use xltcp_core::sim::summary::{agent_sections, Sections};
+use xltcp_core::sim::topology::Topology;
+use xltcp_core::time::Time;
+use xltcp_core::wire::Packet;
+
+/// The agents at the base station.
+#[derive(Debug, Default)]
+pub struct BsAgents {
+    slots: Vec<AgentSlot>,
+    actions: Vec<Action>,
+}
+
+impl BsAgents {
+    /// The BS agents `scenario` switches on (agents elsewhere are left
+    /// out; see [`host_agents`]).
+    pub fn new(scenario: &Scenario) -> BsAgents {
+        let topology = Topology::of(scenario);
+        let slots = schemes::build(scenario, topology.host_of())
+            .into_iter()
+            .filter(|(node, _)| *node == Node::Bs)
+            .map(|(node, agent)| AgentSlot::new(node, agent))
+            .collect();
+        BsAgents {
+            slots,
+            actions: Vec::new(),
+        }
+    }
+
+    /// Whether there are none (the data path then skips them).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Shows `p` to the agents in order; the first verdict other than
+    /// `Pass` ends the walk.
+    pub fn tap(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+        for slot in &mut self.slots {
+            let v = slot.agent.on_packet(now, tap, p);
+            if v != Verdict::Pass {
+                return v;
+            }
+        }
+        Verdict::Pass
+    }
+
+    /// Fires agent `slot`'s deadline, due at `now`.
+    pub fn on_timeout(&mut self, now: Time, slot: u32) {
+        if let Some(a) = self.slots.get_mut(slot as usize) {
+            if a.armed == now {
+                a.armed = Time::NEVER;
+            }
+            a.agent.on_timeout(now);
+        }
+    }
+
+    /// Takes every agent's pending actions, in slot order, and schedules
+    /// their deadlines; the caller carries the actions out.
+    pub fn drain(&mut self, now: Time, deadlines: &mut Deadlines) -> Vec<Action> {
+        let mut out = std::mem::take(&mut self.actions);
+        for (k, slot) in self.slots.iter_mut().enumerate() {
+            while let Some(a) = slot.agent.poll_action() {
+                out.push(a);
+            }
+            if let Some(at) = slot.arm(now) {
+                deadlines.schedule(at, Ev::Agent { slot: k as u32 });
+            }
+        }
+        out
+    }
+
+    /// Gives back the buffer [`BsAgents::drain`] returned, emptied.
+    pub fn recycle(&mut self, mut buf: Vec<Action>) {
+        buf.clear();
+        self.actions = buf;
+    }
+
+    /// Packets the agents hold.
+    pub fn held(&self) -> u64 {
+        self.slots.iter().map(|s| s.agent.held()).sum()
+    }
+
+    /// The agents' counters, one section per kind, as the simulator sums them.
+    pub fn sections(&self) -> Sections<AgentStats> {
+        agent_sections(self.slots.iter().filter_map(|s| s.agent.stats()))
+    }
+}
+
+/// The schemes of `scenario` that would place agents at hosts, with the
+/// reason each cannot run on real Linux TCP; empty if all run at the BS.
+pub fn host_agents(scenario: &Scenario) -> Vec<String> {
+    let topology = Topology::of(scenario);
+    let mut found: Vec<&'static str> = schemes::build(scenario, topology.host_of())
+        .iter()
+        .filter(|(node, _)| *node != Node::Bs)
+        .map(|(_, agent)| agent_name(agent.as_ref()))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+        .into_iter()
+        .map(|name| match name {
+            "cr_aware" => "[schemes] cr_aware: CR-aware TCP freezes and resumes the \
+                wireless host's TCP, which here is the Linux kernel's; it needs a \
+                sender-side helper for real Linux TCP (future work)"
+                .to_string(),
+            "local_recovery" => "[schemes] local_recovery = \"phy\"/\"tcp\": PHY-LR and \
+                TCP-LR retransmit at the sending host, inside its link layer or TCP, \
+                which here are the Linux kernel's; they need a sender-side helper for \
+                real Linux TCP (future work); local_recovery = \"bs_reports\" runs the \
+                BS's gap monitor alone"
+                .to_string(),
+            other => format!("[schemes] {other}: its agent runs at a host"),
+        })
+        .collect()
+}
+
+/// The section name of an agent's scheme.
+fn agent_name(agent: &dyn Agent) -> &'static str {
+    agent.stats().map_or("agent", |s| s.section())
+}

@@ -1,0 +1,99 @@
+//! The hop's bookkeeping: its deadlines (ordered by time, then insertion)
+//! and the slab of real datagrams its links carry by uid.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use xltcp_core::time::Time;
+
+/// A deadline of the hop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ev {
+    /// A link finished serialising the frame of this generation.
+    TxDone {
+        /// Link index.
+        link: u32,
+        /// Transmission generation.
+        gen: u32,
+    },
+    /// The head of a link's propagation pipe arrives.
+    Arrive {
+        /// Link index.
+        link: u32,
+    },
+    /// The wireless hop's availability changes.
+    Availability,
+    /// The scenario's end: the hop stays open for the applications' wind-down.
+    End,
+    /// A base-station agent's deadline may be due.
+    Agent {
+        /// The agent's slot.
+        slot: u32,
+    },
+}
+
+/// Deadlines ordered by (time, insertion order).
+#[derive(Debug, Default)]
+pub struct Deadlines {
+    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    seq: u64,
+}
+
+impl Deadlines {
+    /// Schedules `ev` at `at`.
+    pub fn schedule(&mut self, at: Time, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+    /// The earliest deadline, if any.
+    pub fn next(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse(e)| e.0)
+    }
+    /// Removes the earliest deadline if it is due by `now`.
+    pub fn pop_due(&mut self, now: Time) -> Option<(Time, Ev)> {
+        match self.heap.peek() {
+            Some(Reverse(e)) if e.0 <= now => self.heap.pop().map(|Reverse((at, _, ev))| (at, ev)),
+            _ => None,
+        }
+    }
+}
+
+/// Real datagrams held while their compact packet is in a link; the slot
+/// index is the packet's uid. Buffers are reused, so a warm slab does not
+/// allocate.
+#[derive(Debug, Default)]
+pub struct Slab {
+    bufs: Vec<Vec<u8>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl Slab {
+    /// Stores a copy of `bytes`; returns its uid.
+    pub fn insert(&mut self, bytes: &[u8]) -> u64 {
+        self.live += 1;
+        let slot = match self.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.bufs.push(Vec::with_capacity(bytes.len().max(1600)));
+                self.bufs.len() - 1
+            }
+        };
+        let b = &mut self.bufs[slot];
+        b.clear();
+        b.extend_from_slice(bytes);
+        slot as u64
+    }
+    /// The datagram of `uid`.
+    pub fn get_mut(&mut self, uid: u64) -> &mut Vec<u8> {
+        &mut self.bufs[uid as usize]
+    }
+    /// Releases `uid`.
+    pub fn remove(&mut self, uid: u64) {
+        self.live -= 1;
+        self.free.push(uid as u32);
+    }
+    /// Datagrams held.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+}
