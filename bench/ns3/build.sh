@@ -38,7 +38,8 @@ fi
 core_so="$(ls "$lib"/libns3.*-core.so | head -n 1)"
 libver="$(basename "$core_so" | sed -E 's/^libns3\.([0-9.]+)-core\.so$/\1/')"
 
-modules=(core network internet point-to-point applications traffic-control stats bridge)
+modules=(core network internet point-to-point applications traffic-control stats bridge
+         wifi mobility propagation spectrum antenna energy)
 libs=()
 for m in "${modules[@]}"; do
     libs+=("-lns3.${libver}-${m}")

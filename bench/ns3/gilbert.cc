@@ -1,0 +1,406 @@
+// Reference scenario: one bulk TCP flow over a last hop with bursty loss.
+//
+//   CH --(100 Mbps, 10 ms)-- BS --(10 Mbps, 1 ms)-- SH
+//
+// The topology, queues and TCP of lossy_last_hop, with the i.i.d. error model
+// replaced by a simple Gilbert chain (loss only in Bad) on the data direction
+// of the wireless hop: one step of the chain per frame arriving at SH. Prints
+// one JSON object on stdout. With --chainOnly=N it only drives the chain for
+// N frames (no network) and prints what it observed.
+
+#include "scenario_common.h"
+
+#include <set>
+
+using namespace ns3;
+using namespace xltcp;
+
+namespace
+{
+
+/**
+ * Simple Gilbert loss (SPECS §8): states Good and Bad, every frame lost in Bad
+ * and none in Good, one step of the chain per frame. ns-3 3.44 ships no
+ * Gilbert-Elliott error model (ErrorModel has rate, burst, list and binary
+ * subclasses), so this one is written against the ErrorModel API, whose
+ * DoCorrupt is called once per packet the device receives.
+ *
+ * Two choices are left open by the model and made explicit here:
+ *  - order: kDecideThenStep uses the current state for this frame and then
+ *    steps (the frame sees the state left by the previous step);
+ *    kStepThenDecide steps first and uses the new state for this frame.
+ *  - initial state: Good, or drawn from the stationary distribution
+ *    (Bad with probability p / (p + r)).
+ * The chain draws one uniform number per frame (plus one for a stationary
+ * start) from its own stream.
+ */
+class GilbertErrorModel : public ErrorModel
+{
+  public:
+    enum Order
+    {
+        kDecideThenStep,
+        kStepThenDecide,
+    };
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("xltcp::GilbertErrorModel")
+                                .SetParent<ErrorModel>()
+                                .SetGroupName("Network")
+                                .AddConstructor<GilbertErrorModel>();
+        return tid;
+    }
+
+    /// p = P(Good -> Bad), r = P(Bad -> Good) per frame.
+    void Setup(double p, double r, Order order, bool stationaryStart, int64_t stream)
+    {
+        m_p = p;
+        m_r = r;
+        m_order = order;
+        m_uniform = CreateObject<UniformRandomVariable>();
+        m_uniform->SetStream(stream);
+        m_bad = stationaryStart && m_uniform->GetValue() < p / (p + r);
+        m_initialBad = m_bad;
+    }
+
+    /// One frame: true if it is lost.
+    bool Next()
+    {
+        if (m_order == kStepThenDecide)
+        {
+            Step();
+        }
+        bool lost = m_bad;
+        if (m_order == kDecideThenStep)
+        {
+            Step();
+        }
+        ++m_frames;
+        if (lost)
+        {
+            ++m_lost;
+            if (!m_prevLost)
+            {
+                ++m_bursts;
+            }
+        }
+        m_prevLost = lost;
+        return lost;
+    }
+
+    uint64_t Frames() const
+    {
+        return m_frames;
+    }
+
+    uint64_t Lost() const
+    {
+        return m_lost;
+    }
+
+    uint64_t Bursts() const
+    {
+        return m_bursts;
+    }
+
+    bool InitialBad() const
+    {
+        return m_initialBad;
+    }
+
+  private:
+    void Step()
+    {
+        double u = m_uniform->GetValue();
+        m_bad = m_bad ? (u >= m_r) : (u < m_p);
+    }
+
+    bool DoCorrupt(Ptr<Packet> /* p */) override
+    {
+        return Next();
+    }
+
+    void DoReset() override
+    {
+    }
+
+    double m_p{0};
+    double m_r{1};
+    Order m_order{kDecideThenStep};
+    Ptr<UniformRandomVariable> m_uniform;
+    bool m_bad{false};
+    bool m_initialBad{false};
+    bool m_prevLost{false};
+    uint64_t m_frames{0};
+    uint64_t m_lost{0};
+    uint64_t m_bursts{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(GilbertErrorModel);
+
+/// Counters filled by trace sinks during the run.
+struct Counters
+{
+    uint64_t dataSegmentsSent{0};     ///< data segments handed to IP by the sender
+    uint64_t retransmissions{0};      ///< of which retransmissions (socket trace)
+    uint64_t belowHighestSent{0};     ///< data segments starting below the highest byte sent
+    uint32_t highestSent{0};          ///< highest sequence number sent + 1
+    bool anySent{false};              ///< whether highestSent is valid
+    uint64_t wirelessDrops{0};        ///< packets dropped by the error model at SH
+    uint64_t dataArrivals{0};         ///< data segments that reached SH's IP layer
+    uint64_t duplicateArrivals{0};    ///< of which carried a segment SH already had
+    double lastDuplicateS{-1.0};      ///< simulated time of the last duplicate arrival
+    std::set<uint32_t> seenSegments;  ///< start sequence numbers received at SH
+};
+
+Counters g_counters;
+
+void
+OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> /* s */)
+{
+    uint32_t len = packet->GetSize();
+    if (len == 0)
+    {
+        return;
+    }
+    ++g_counters.dataSegmentsSent;
+    uint32_t seq = header.GetSequenceNumber().GetValue();
+    if (g_counters.anySent && SequenceNumber32(seq) < SequenceNumber32(g_counters.highestSent))
+    {
+        ++g_counters.belowHighestSent;
+    }
+    uint32_t end = seq + len;
+    if (!g_counters.anySent || SequenceNumber32(end) > SequenceNumber32(g_counters.highestSent))
+    {
+        g_counters.highestSent = end;
+        g_counters.anySent = true;
+    }
+}
+
+void
+OnSenderRetransmission(Ptr<const Packet> /* p */,
+                       const TcpHeader& /* h */,
+                       const Address& /* local */,
+                       const Address& /* peer */,
+                       Ptr<const TcpSocketBase> /* s */)
+{
+    ++g_counters.retransmissions;
+}
+
+void
+OnSocketCreated(Ptr<XlSenderSocket> socket)
+{
+    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
+    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+}
+
+// Every data segment that survives the wireless hop: a start sequence number
+// seen before means the sender retransmitted a segment that had not been lost.
+void
+OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    TcpHeader tcp;
+    copy->RemoveHeader(tcp);
+    if (copy->GetSize() == 0)
+    {
+        return;
+    }
+    ++g_counters.dataArrivals;
+    if (!g_counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
+    {
+        ++g_counters.duplicateArrivals;
+        g_counters.lastDuplicateS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+OnWirelessDrop(Ptr<const Packet> /* p */)
+{
+    ++g_counters.wirelessDrops;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    auto processStart = std::chrono::steady_clock::now();
+
+    double meanLoss = 0.05;
+    double meanBurst = 3.0;
+    std::string order = "decide-then-step";
+    std::string init = "stationary";
+    int64_t stream = 1;
+    uint64_t chainOnly = 0;
+    uint32_t seed = 1;
+    double duration = 100.0;
+    bool fixEmulatedSack = true;
+    uint32_t queuePackets = 100;
+    double connTimeout = 1.0;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("meanLoss", "stationary loss probability P_L of the Gilbert chain", meanLoss);
+    cmd.AddValue("meanBurst", "mean burst length L_b (mean stay in Bad), frames", meanBurst);
+    cmd.AddValue("order", "decide-then-step or step-then-decide", order);
+    cmd.AddValue("init", "initial state: stationary or good", init);
+    cmd.AddValue("stream", "random stream of the chain", stream);
+    cmd.AddValue("chainOnly", "only run the chain for this many frames (no network)", chainOnly);
+    cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
+    cmd.AddValue("duration", "simulated time in seconds", duration);
+    cmd.AddValue("fixEmulatedSack",
+                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
+                 fixEmulatedSack);
+    cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
+    cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+
+    if (order != "decide-then-step" && order != "step-then-decide")
+    {
+        std::fprintf(stderr, "--order must be decide-then-step or step-then-decide\n");
+        return 2;
+    }
+    if (init != "stationary" && init != "good")
+    {
+        std::fprintf(stderr, "--init must be stationary or good\n");
+        return 2;
+    }
+    // SPECS §8, simple Gilbert: r = 1 / L_b, p = P_L / (L_b (1 - P_L)).
+    const double r = 1.0 / meanBurst;
+    const double pGb = meanLoss / (meanBurst * (1.0 - meanLoss));
+    if (!(meanLoss > 0 && meanLoss < 1 && meanBurst >= 1 && pGb <= 1))
+    {
+        std::fprintf(stderr, "need 0 < meanLoss < 1, meanBurst >= 1, p(G->B) <= 1\n");
+        return 2;
+    }
+    Ptr<GilbertErrorModel> loss = CreateObject<GilbertErrorModel>();
+    loss->Setup(pGb,
+                r,
+                order == "step-then-decide" ? GilbertErrorModel::kStepThenDecide
+                                            : GilbertErrorModel::kDecideThenStep,
+                init == "stationary",
+                stream);
+    auto chainFields = [&](JsonObject& o) {
+        o.Num("mean_loss", meanLoss)
+            .Num("mean_burst", meanBurst)
+            .Num("p_good_to_bad", pGb)
+            .Num("p_bad_to_good", r)
+            .Str("order", order)
+            .Str("init", init)
+            .Bool("initial_bad", loss->InitialBad())
+            .Int("chain_frames", loss->Frames())
+            .Int("chain_losses", loss->Lost())
+            .Int("loss_bursts", loss->Bursts())
+            .Num("observed_loss_rate",
+                 loss->Frames() ? static_cast<double>(loss->Lost()) / loss->Frames() : -1.0)
+            .Num("mean_observed_burst",
+                 loss->Bursts() ? static_cast<double>(loss->Lost()) / loss->Bursts() : -1.0);
+    };
+    if (chainOnly > 0)
+    {
+        for (uint64_t i = 0; i < chainOnly; ++i)
+        {
+            loss->Next();
+        }
+        JsonObject out;
+        out.Int("seed", seed);
+        chainFields(out);
+        std::printf("%s\n", out.ToString().c_str());
+        return 0;
+    }
+    ConfigureTcpDefaults(Seconds(connTimeout));
+
+    NodeContainer nodes;
+    nodes.Create(3);
+    Ptr<Node> ch = nodes.Get(0);
+    Ptr<Node> bs = nodes.Get(1);
+    Ptr<Node> sh = nodes.Get(2);
+
+    std::string queueSize = std::to_string(queuePackets) + "p";
+    PointToPointHelper wired;
+    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    wired.SetChannelAttribute("Delay", StringValue("10ms"));
+    wired.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper wireless;
+    wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    wireless.SetChannelAttribute("Delay", StringValue("1ms"));
+    wireless.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+
+    NetDeviceContainer chBs = wired.Install(ch, bs);
+    NetDeviceContainer bsSh = wireless.Install(bs, sh);
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addresses;
+    addresses.SetBase("10.1.1.0", "255.255.255.0");
+    addresses.Assign(chBs);
+    addresses.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Assign() installed FqCoDel on every device; take it off again.
+    uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
+    uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
+
+    // Gilbert loss on the data direction of the wireless hop (into SH).
+    bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+
+    const uint16_t port = 5000;
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinkApps = sinkHelper.Install(sh);
+    sinkApps.Start(Seconds(0));
+    Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkApps.Get(0));
+
+    Ptr<BulkSource> source = CreateObject<BulkSource>();
+    source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+    source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
+    ch->AddApplication(source);
+    source->SetStartTime(Seconds(0));
+
+    bsSh.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnWirelessDrop));
+    TraceTcDrops(nodes);
+    sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
+
+    Simulator::Stop(Seconds(duration));
+    auto runStart = std::chrono::steady_clock::now();
+    Simulator::Run();
+    double runWall = SecondsSince(runStart);
+
+    uint64_t delivered = sink->GetTotalRx();
+    Ptr<XlSenderSocket> socket = source->GetSocket();
+    JsonObject out;
+    out.Int("seed", seed).Num("duration_s", duration);
+    chainFields(out);
+    out.Bool("fix_emulated_sack", fixEmulatedSack)
+        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
+        .Int("bytes_delivered", delivered)
+        .Int("data_segments_sent", g_counters.dataSegmentsSent)
+        .Int("retransmissions", g_counters.retransmissions)
+        .Int("retransmissions_below_highest", g_counters.belowHighestSent)
+        .Int("rto_count", socket ? socket->GetRtoCount() : 0)
+        .Int("emulated_sack_resets", socket ? socket->GetMarkResets() : 0)
+        .Int("wireless_drops", g_counters.wirelessDrops)
+        .Int("queue_drops", DeviceQueueDrops(nodes) + g_tcDrops)
+        .Int("data_arrivals_at_sh", g_counters.dataArrivals)
+        .Int("duplicate_arrivals_at_sh", g_counters.duplicateArrivals)
+        .Num("last_duplicate_arrival_s", g_counters.lastDuplicateS)
+        .Int("queue_discs_before_removal", queueDiscsBefore)
+        .Int("queue_discs_after_removal", queueDiscsAfter)
+        .Int("events", Simulator::GetEventCount())
+        .Num("wall_seconds_run", runWall);
+    Simulator::Destroy();
+    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
+    std::printf("%s\n", out.ToString().c_str());
+    return 0;
+}

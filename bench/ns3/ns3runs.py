@@ -1,0 +1,95 @@
+"""Helpers shared by the ns-3 sweep drivers: running replications (at most N
+processes at a time), Student-t confidence intervals, and summary rows."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# Two-sided 95 % quantiles of Student's t distribution, by degrees of freedom.
+# fmt: off
+T95 = {
+    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+    8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
+    15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
+    25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980,
+}
+# fmt: on
+
+
+def t95(df: int) -> float:
+    """95 % two-sided t quantile; for a df not in the table, the next smaller tabulated df."""
+    if df < 1:
+        return math.nan
+    return T95[max(k for k in T95 if k <= df)]
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """Mean and half-width of its 95 % confidence interval (nan for one value)."""
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    if not values:
+        return math.nan, math.nan
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, math.nan
+    return mean, t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def run_json(cmd: list[str]) -> dict:
+    """Runs one program and returns the JSON object on the last line of its stdout."""
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_all(jobs: list[tuple[dict, list[str]]], parallel: int, log=None) -> list[dict]:
+    """Runs (tags, command) jobs with at most `parallel` processes; returns the
+    outputs, each merged with its tags, in job order."""
+
+    def one(job: tuple[dict, list[str]]) -> dict:
+        tags, cmd = job
+        out = run_json(cmd)
+        out.update(tags)
+        if log:
+            log(out)
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        return list(pool.map(one, jobs))
+
+
+def summarize(runs: list[dict], keys: list[str], fields: list[str]) -> list[dict]:
+    """One row per distinct value of `keys` (first-seen order) with n and, for
+    every field, its mean and 95 % CI half-width (`<field>_mean`, `<field>_ci95`)."""
+    groups: dict[tuple, list[dict]] = {}
+    for run in runs:
+        groups.setdefault(tuple(run[k] for k in keys), []).append(run)
+    rows = []
+    for key, group in groups.items():
+        row = dict(zip(keys, key))
+        row["n"] = len(group)
+        for f in fields:
+            mean, ci = mean_ci([r[f] for r in group])
+            row[f + "_mean"] = mean
+            row[f + "_ci95"] = ci
+        rows.append(row)
+    return rows
+
+
+def pm(row: dict, field: str, scale: float = 1.0, digits: int = 3) -> str:
+    """'mean ± ci' of a summary field, divided by `scale`."""
+    mean, ci = row[field + "_mean"], row[field + "_ci95"]
+    if math.isnan(mean):
+        return "n/a"
+    if math.isnan(ci):
+        return f"{mean / scale:.{digits}f}"
+    return f"{mean / scale:.{digits}f} ± {ci / scale:.{digits}f}"
+
+
+def write_json(path: Path, obj: dict) -> None:
+    """Writes `obj` as indented JSON, creating the parent directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=2) + "\n")
