@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""xltcp against ns-3 under primary-user blockage that destroys frames.
+
+Replays, for each configuration and seed of bench/ns3/run_blockage.py, the
+same primary-user schedule (bench/ns3/results/blockage-intervals/) through
+xltcp's `availability model = "file"` with `blocked = "lose"`, the same
+topology and TCP settings (scenarios/pu-blockage-lose.toml with loss off),
+and prints both tools side by side: mean goodput, retransmissions and
+timeouts over the seeds with 95% confidence intervals.
+
+    python3 bench/blockage.py                      # tcp.profile = "ns3" and "rfc"
+    python3 bench/blockage.py --ns3-json bench/out/ns3_blockage.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "scenarios" / "pu-blockage-lose.toml"
+RUNNER = ROOT / "target" / "release" / "examples" / "run"
+CONFIGS = {
+    # ns-3 config -> xltcp overrides (the rest is the shipped scenario).
+    "a": ["wireless.rate=10Mbps", "tcp.mss=1448B", "wired.delay=10ms"],
+    "b": ["wireless.rate=250kbps", "tcp.mss=95B", "wired.delay=1ms"],
+}
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+
+
+def ci95(xs: list[float]) -> float:
+    if len(xs) < 2:
+        return 0.0
+    return T95.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
+
+
+def run_xltcp(config: str, seed: int, profile: str, intervals: Path) -> dict:
+    sets = CONFIGS[config] + [
+        "sim.duration=600s",
+        "wireless.loss.down.p=0",
+        f"tcp.profile={profile}",
+        "wired.queue=100p",
+        "wireless.availability.model=file",
+        f"wireless.availability.file={json.dumps(str(intervals))}",
+    ]
+    # Remove the ON/OFF keys the file model does not take.
+    text = SCENARIO.read_text()
+    for key in ("on = ", "off = ", "start = "):
+        text = "\n".join(l for l in text.splitlines() if not l.startswith(key))
+    tmp = ROOT / "target" / "blockage-scenario.toml"
+    tmp.write_text(text)
+    args = [str(RUNNER), str(tmp), "--seed", str(seed)]
+    for s in sets:
+        args += ["--set", s]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    f = json.loads(out)["flows"][0]
+    return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns3-json", type=Path, default=ROOT / "bench" / "ns3" / "results" / "ns3_blockage.json")
+    ap.add_argument("--profiles", default="ns3,rfc")
+    args = ap.parse_args()
+    ns3 = json.loads(args.ns3_json.read_text())
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
+    idir = ROOT / "bench" / "ns3" / "results" / "blockage-intervals"
+    print(f"{'config':<7}{'tool':<16}{'goodput Mbit/s':>20}{'retx':>14}{'RTOs':>12}{'diff':>8}")
+    for config in CONFIGS:
+        runs = [r for r in ns3["runs"] if r["config"] == config]
+        seeds = sorted(r["seed"] for r in runs)
+        g = [r["goodput_bps"] / 1e6 for r in runs]
+        row = lambda name, gs, rx, rt, diff="": print(
+            f"{config:<7}{name:<16}{statistics.mean(gs):>11.3f} ± {ci95(gs):<6.3f}"
+            f"{statistics.mean(rx):>9.0f} ± {ci95(rx):<4.0f}{statistics.mean(rt):>7.1f} ± {ci95(rt):<4.1f}{diff:>8}")
+        row("ns-3 3.44", g, [r["retransmissions"] for r in runs], [r["rto_count"] for r in runs])
+        for profile in args.profiles.split(","):
+            xs = []
+            for seed in seeds:
+                ifile = idir / (f"seed{seed}.txt" if config == "a" else f"{config}-seed{seed}.txt")
+                if not ifile.exists():
+                    ifile = idir / config / f"seed{seed}.txt"
+                xs.append(run_xltcp(config, seed, profile, ifile))
+            xg = [x["goodput_bps"] / 1e6 for x in xs]
+            diff = f"{(statistics.mean(xg) / statistics.mean(g) - 1) * 100:+.1f}%"
+            row(f"xltcp ({profile})", xg, [x["retransmissions"] for x in xs], [x["rto_count"] for x in xs], diff)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
