@@ -726,4 +726,3 @@ impl Hop for WifiHop {
         Some(("wifi", HopSection::Wifi(self.stats_at(self.end))))
     }
 }
-

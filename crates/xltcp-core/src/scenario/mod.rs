@@ -37,3 +37,5 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod tests_cr;
+#[cfg(test)]
+mod tests_wifi;
