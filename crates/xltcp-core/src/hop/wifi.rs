@@ -726,3 +726,6 @@ impl Hop for WifiHop {
         Some(("wifi", HopSection::Wifi(self.stats_at(self.end))))
     }
 }
+
+#[cfg(test)]
+mod tests;
