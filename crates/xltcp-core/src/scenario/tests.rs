@@ -530,7 +530,13 @@ fn every_shipped_scenario_loads() {
     names.sort();
     assert_eq!(
         names,
-        ["demo", "lossy-last-hop", "many-flows", "pu-blockage"]
+        [
+            "demo",
+            "lossy-last-hop",
+            "many-flows",
+            "pu-blockage",
+            "wifi-11a"
+        ]
     );
 }
 
