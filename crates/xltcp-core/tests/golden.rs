@@ -137,6 +137,7 @@ golden! {
     many_flows => "many-flows.toml",
     pu_blockage => "pu-blockage.toml",
     pu_blockage_lose => "pu-blockage-lose.toml",
+    wifi_11a => "wifi-11a.toml",
     byun2016_newreno => "byun2016/newreno.toml",
     byun2016_newreno_cr => "byun2016/newreno-cr.toml",
     byun2016_phy_lr => "byun2016/phy-lr.toml",

@@ -35,6 +35,9 @@
 //!   availability process.
 //! - [`lrwpan::LrwpanHop`] (`kind = "lrwpan"`): one 802.15.4 CSMA-CA MAC
 //!   per station on one shared medium, a PU detector at each station.
+//! - [`wifi::WifiHop`] (`kind = "wifi"`): one 802.11a/b DCF per station on
+//!   one shared channel, SNR-driven frame errors, MAC delivery reports and
+//!   energy per station.
 //!
 //! # Adding a hop kind
 //!
@@ -42,11 +45,6 @@
 //! to the registry (`hop_kinds!` in this file) and to [`build`] (the
 //! scenario's `kind` picks it). Nothing in the engines changes. The kinds the papers still need fit as follows:
 //!
-//! - **802.11 DCF** (papers 001-003): one DCF MAC per station on a shared
-//!   channel, like the 802.15.4 hop; MAC ACK outcomes become
-//!   `delivered`/`undelivered` [`HopOut::Signal`]s carrying the frame's
-//!   packet, energy per station is the hop's own section of the summary
-//!   ([`HopSection`]).
 //! - **A per-receiver scheduled downlink** (paper 004): the hop keeps one
 //!   queue per destination station (the `to` of [`Hop::enqueue`]) and picks
 //!   the next frame by its scheduler (proportional fair, round robin); the
@@ -58,6 +56,7 @@
 
 pub mod lrwpan;
 pub mod p2p;
+pub mod wifi;
 
 use crate::net::link::{DropReason, LinkStats};
 use crate::scenario::{FlowSpec, HopKind, Scenario};
@@ -175,6 +174,8 @@ pub enum HopOut {
 pub enum HopSection {
     /// `"lrwpan"`: the 802.15.4 hop's counters.
     Lrwpan(lrwpan::HopStats),
+    /// `"wifi"`: the 802.11 hop's counters and energy per station.
+    Wifi(wifi::WifiStats),
 }
 
 impl HopSection {
@@ -182,6 +183,15 @@ impl HopSection {
     pub fn lrwpan(&self) -> Option<lrwpan::HopStats> {
         match self {
             HopSection::Lrwpan(h) => Some(*h),
+            HopSection::Wifi(_) => None,
+        }
+    }
+
+    /// The 802.11 counters, if this is their section.
+    pub fn wifi(&self) -> Option<&wifi::WifiStats> {
+        match self {
+            HopSection::Wifi(w) => Some(w),
+            HopSection::Lrwpan(_) => None,
         }
     }
 }
@@ -308,6 +318,8 @@ hop_kinds! {
     P2p(p2p::P2pHop),
     /// `kind = "lrwpan"`.
     Lrwpan(lrwpan::LrwpanHop),
+    /// `kind = "wifi"`.
+    Wifi(wifi::WifiHop),
 }
 
 /// The hop `scenario` describes, with `hosts` wireless hosts, its random
@@ -322,6 +334,14 @@ pub fn build(scenario: &Scenario, hosts: usize, seed: u64) -> AnyHop {
             (&wl.loss_down, &wl.loss_up),
             &scenario.pu_detection,
             hosts,
+            seed,
+        )),
+        HopKind::Wifi(spec) => AnyHop::Wifi(wifi::WifiHop::new(
+            spec,
+            wl.link.queue,
+            (&wl.loss_down, &wl.loss_up),
+            hosts,
+            Time::ZERO + scenario.sim.duration,
             seed,
         )),
     }

@@ -185,6 +185,9 @@ fn wireless(w: &WirelessSpec) -> Value {
         v["min_be"] = json!(l.min_be);
         v["max_be"] = json!(l.max_be);
     }
+    if let HopKind::Wifi(w) = &w.kind {
+        super::load_wifi::echo_wifi(&mut v, w);
+    }
     v
 }
 

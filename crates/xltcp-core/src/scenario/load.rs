@@ -294,11 +294,17 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
 
 /// `[wireless]` with its `loss` and `availability` sub-tables.
 fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> WirelessSpec {
-    let lrwpan = super::load_cr::read_hop_kind(cx, t);
-    let link = if lrwpan {
-        super::load_cr::read_lrwpan_link(cx, t)
-    } else {
-        read_link(cx, t, tcp)
+    let kind = super::load_cr::read_hop_kind(cx, t);
+    let lrwpan = kind == 1;
+    let mut wifi = None;
+    let link = match kind {
+        1 => super::load_cr::read_lrwpan_link(cx, t),
+        2 => {
+            let (link, spec) = super::load_wifi::read_wifi(cx, t);
+            wifi = Some(spec);
+            link
+        }
+        _ => read_link(cx, t, tcp),
     };
     let frame_overhead = t.read(cx, "frame_overhead", 0, rd::size);
     if frame_overhead > 65535 {
@@ -315,8 +321,8 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     let mut av = t.table(cx, "availability");
     let availability = read_availability(cx, &mut av, base_dir);
     let blocked = av.read(cx, "blocked", BlockedMode::Defer, rd::choice(BLOCKED_MODES));
-    if blocked == BlockedMode::Lose && lrwpan {
-        let msg = "the 802.15.4 hop models blockage itself (CCA busy, frames on the air destroyed)";
+    if blocked == BlockedMode::Lose && kind != 0 {
+        let msg = "the 802.15.4 and 802.11 hops model blockage themselves (carrier sense busy, frames on the air destroyed)";
         av.invalid(cx, "blocked", msg, "blocked = \"lose\" with kind = \"p2p\"");
     }
     av.finish(cx);
@@ -324,6 +330,8 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
         HopKind::Lrwpan(super::load_cr::read_lrwpan(
             cx, t, tcp, &loss_down, &loss_up,
         ))
+    } else if let Some(spec) = wifi {
+        HopKind::Wifi(spec)
     } else {
         HopKind::P2p
     };

@@ -6,7 +6,7 @@ use super::reader::{self as rd, Cx, Tab};
 use crate::radio::lrwpan::{FrameLayout, BIT_RATE_BPS};
 use crate::time::Dur;
 
-const HOP_KINDS: &[(&str, bool)] = &[("p2p", false), ("lrwpan", true)];
+const HOP_KINDS: &[(&str, u8)] = &[("p2p", 0), ("lrwpan", 1), ("wifi", 2)];
 const LAYOUTS: &[(&str, LayoutPreset)] = &[
     ("tcp_ipv4", LayoutPreset::TcpIpv4),
     ("paper", LayoutPreset::Paper),
@@ -18,9 +18,9 @@ const LR_KINDS: &[(&str, LocalRecoverySpec)] = &[
     ("bs_reports", LocalRecoverySpec::BsReports),
 ];
 
-/// `[wireless] kind`: whether the hop is an 802.15.4 medium.
-pub(super) fn read_hop_kind(cx: &mut Cx, t: &mut Tab) -> bool {
-    t.read(cx, "kind", false, rd::choice(HOP_KINDS))
+/// `[wireless] kind`: 0 = p2p, 1 = lrwpan (802.15.4), 2 = wifi (802.11).
+pub(super) fn read_hop_kind(cx: &mut Cx, t: &mut Tab) -> u8 {
+    t.read(cx, "kind", 0, rd::choice(HOP_KINDS))
 }
 
 /// `rate`, `delay`, `queue` of an 802.15.4 hop: the rate is the PHY's.

@@ -19,6 +19,7 @@ mod intervals;
 mod load;
 mod load_agents;
 mod load_cr;
+mod load_wifi;
 mod model;
 mod reader;
 mod tree;
@@ -36,3 +37,5 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod tests_cr;
+#[cfg(test)]
+mod tests_wifi;

@@ -268,6 +268,8 @@ pub enum HopKind {
     P2p,
     /// `kind = "lrwpan"`: one 802.15.4 MAC per station on a shared medium.
     Lrwpan(LrwpanSpec),
+    /// `kind = "wifi"`: one 802.11a/b DCF per station on a shared channel.
+    Wifi(WifiSpec),
 }
 
 /// How a TCP segment fills an 802.15.4 frame.
@@ -314,6 +316,62 @@ impl Default for LrwpanSpec {
             max_csma_backoffs: 4,
             min_be: 3,
             max_be: 5,
+        }
+    }
+}
+
+/// `[wireless]` keys of `kind = "wifi"` (802.11a/b DCF, see
+/// `hop::wifi`). `rate` is the data rate of `standard` (default its
+/// fastest: "54Mbps" for 11a, "11Mbps" for 11b); `delay` defaults to "0s"
+/// and is not used (one collision domain, no propagation delay); `queue`
+/// (packets only) is each MAC's transmit queue. `[wireless.loss.*]` adds a
+/// loss process per data frame travelling that way, on top of the bit
+/// errors at `snr_db`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WifiSpec {
+    /// `standard`: "11a" or "11b" (required).
+    pub standard: crate::radio::wifi::Standard,
+    /// `rate`: the data rate (with `rate_control = "arf"`, the first one).
+    pub rate: crate::radio::wifi::Rate,
+    /// `rate_control`: "fixed" (default) or "arf".
+    pub arf: bool,
+    /// `preamble`: "long" (default) or "short" (11b only).
+    pub preamble: crate::radio::wifi::Preamble,
+    /// `rts_threshold`: data frames with a longer PSDU go after RTS/CTS
+    /// (bytes; default off).
+    pub rts_threshold: Option<u32>,
+    /// `retry_short`: dot11ShortRetryLimit (default 7); 1..=255.
+    pub retry_short: u8,
+    /// `retry_long`: dot11LongRetryLimit (default 4); 1..=255.
+    pub retry_long: u8,
+    /// `error_model`: "nist" (default) or "yans" (OFDM; 11b has one model).
+    pub error_model: crate::radio::wifi::ErrorModel,
+    /// `snr_db`: the SNR of every link (default 40 dB: no bit errors).
+    pub snr_db: f64,
+    /// `[wireless.energy]`: `tx_w`, `rx_w`, `idle_w`, `sleep_w` (defaults
+    /// 0.6, 0.3, 0.26, 0.015 W).
+    pub power: crate::radio::wifi::PowerProfile,
+    /// `[wireless.energy] battery_j`: each station's battery (default none).
+    pub battery_j: Option<f64>,
+}
+
+impl WifiSpec {
+    /// The defaults of `standard`: its fastest rate, fixed, long preamble,
+    /// no RTS/CTS, retry limits 7/4, NIST, 40 dB, the default powers.
+    pub fn new(standard: crate::radio::wifi::Standard) -> WifiSpec {
+        let rates = standard.rates();
+        WifiSpec {
+            standard,
+            rate: rates[rates.len() - 1],
+            arf: false,
+            preamble: crate::radio::wifi::Preamble::Long,
+            rts_threshold: None,
+            retry_short: 7,
+            retry_long: 4,
+            error_model: crate::radio::wifi::ErrorModel::Nist,
+            snr_db: 40.0,
+            power: crate::radio::wifi::PowerProfile::default(),
+            battery_j: None,
         }
     }
 }

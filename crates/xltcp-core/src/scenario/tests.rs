@@ -536,7 +536,8 @@ fn every_shipped_scenario_loads() {
             "lossy-last-hop",
             "many-flows",
             "pu-blockage",
-            "pu-blockage-lose"
+            "pu-blockage-lose",
+            "wifi-11a"
         ]
     );
 }

@@ -153,6 +153,11 @@ impl Summary {
         self.hop_sections.0.iter().find_map(|(_, s)| s.lrwpan())
     }
 
+    /// The 802.11 hop's counters and energy, if the hop was one.
+    pub fn wifi(&self) -> Option<&crate::hop::wifi::WifiStats> {
+        self.hop_sections.0.iter().find_map(|(_, s)| s.wifi())
+    }
+
     /// CR-aware TCP's counters, if it ran.
     pub fn cr_aware(&self) -> Option<crate::schemes::CrAwareStats> {
         self.agents.0.iter().find_map(|(_, s)| match s {

@@ -1,0 +1,731 @@
+//! The 802.11a/b wireless hop (`[wireless] kind = "wifi"`): one
+//! [`Dcf`] per station (the AP is station 0, wireless host `h` is station
+//! `h + 1`) on one shared channel, with an [`EnergyMeter`] per radio.
+//!
+//! The channel is one collision domain without propagation delay:
+//! - every station's carrier sense is busy while another station transmits
+//!   or the channel is blocked (the availability process: a primary user);
+//! - a frame is destroyed if another station's frame overlaps it in time
+//!   (a collision: both are lost) or if the channel is blocked at any
+//!   instant of it;
+//! - a frame that survives both is lost with the packet error rate of its
+//!   PSDU at its rate and preamble at `snr_db` (the error model: NIST or
+//!   YANS for OFDM, DSSS/CCK for 11b), drawn from its receiver's stream
+//!   `wifi.<station>.fate`; a data frame is further lost by the loss
+//!   process of its direction (`[wireless.loss.down|up]`, stream
+//!   `wireless.<dir>.loss`). ACK, RTS and CTS frames go through the same.
+//!   One draw per frame: the stations overhearing it (for their NAV) get
+//!   the same outcome as its receiver;
+//! - every station that did not transmit during the frame gets it: intact
+//!   ([`Dcf::handle_frame`]) or in error ([`Dcf::handle_frame_error`], so
+//!   its next deferral is an EIFS).
+//!
+//! Each DCF draws its back-offs from `wifi.<station>.backoff`. The streams
+//! are per station and per process, so the pattern of losses does not
+//! depend on the TCP scheme that runs over the hop.
+//!
+//! A packet handed to a MAC leaves the hop when its data frame is first
+//! received intact ([`HopOut::Arrived`]; duplicates are rejected by the
+//! receiver's DCF and counted), or is dropped ([`HopOut::Dropped`]) when
+//! the MAC gives it up before that (retry limit, full queue, frame too
+//! long). Every `Delivered` and `Undelivered` MAC report becomes a
+//! [`HopOut::Signal`] at the sending station carrying the frame's packet.
+//!
+//! Energy: each radio is in Tx while its own frame is on the air, in Rx
+//! while another station's frame is, Idle otherwise (no power save: never
+//! Sleep). The summary section ([`WifiStats`]) gives each station's time
+//! per state and joules up to the end of the run, when its battery ran out
+//! (the radio keeps working: depletion is reported, not enforced), and the
+//! TCP payload bits received per joule.
+//!
+//! Captures: every data frame put on the air is an [`HopOut::OnAir`] (its
+//! IP packet, IPv4 link type); MAC control frames are not captured, their
+//! outcomes are in the summary counters.
+//!
+//! Oracle capacity of a flow (one saturated sender, SPECS §5.4):
+//!
+//! ```text
+//! capacity = OracleCapacity { rate, preamble, IP = 40 + ts + MSS, payload = MSS,
+//!                             TCP ACK = 40 + ts bytes every d segments }.bps()
+//!            / (1 + p)
+//! p        = 1 − (1 − PER(data PSDU, rate, snr_db)) · (1 − mean loss of the direction)
+//! ```
+//!
+//! with `ts` = 12 with timestamps, `d` the delayed-ACK count and `rate` the
+//! configured rate (with ARF, the standard's fastest). `frame_overhead` is
+//! not used: the 802.11 framing is fixed (36 bytes around the packet).
+
+mod stats;
+
+pub use stats::{StationEnergy, WifiDirStats, WifiStats};
+
+use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
+use crate::net::link::{Drops, LinkStats};
+use crate::net::loss::LossProcess;
+use crate::radio::wifi::error::{db_to_linear, per};
+use crate::radio::wifi::{
+    data_psdu_bytes, Addr, ArfConfig, Dcf, DcfConfig, EnergyMeter, Frame, MacEvent, OracleCapacity,
+    Preamble, RadioState, Rate, RateControl, ReverseAck, Transmission, TxKind, UndeliveredReason,
+};
+use crate::rng::{stream, Rng};
+use crate::scenario::{Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
+use crate::signal::UndeliveredReason as SignalReason;
+use crate::time::Time;
+use crate::wire::Packet;
+use rand::RngExt;
+use std::collections::{BTreeMap, VecDeque};
+
+/// A timer of the hop, carried by the engine as a [`HopTimer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HopEv {
+    /// A station's DCF deadline may be due.
+    Mac {
+        /// Station index.
+        station: u32,
+    },
+    /// A scheduled transmission (a response SIFS after a frame) begins.
+    TxStart {
+        /// Transmission number.
+        tx: u64,
+    },
+    /// A transmission ends.
+    TxEnd {
+        /// Transmission number.
+        tx: u64,
+    },
+}
+
+/// A packet handed to a MAC.
+#[derive(Debug)]
+struct Held {
+    packet: Packet,
+    received: bool,
+}
+
+/// One station: its DCF, its radio's energy and its frames (in the order
+/// they were handed over; the DCF serves them in that order).
+#[derive(Debug)]
+struct Station {
+    dcf: Dcf,
+    energy: EnergyMeter,
+    fate: Rng,
+    held: VecDeque<(u64, Held)>,
+    next_id: u64,
+    armed: Time,
+    /// Busy level last reported to the DCF.
+    busy: bool,
+    /// Start and end of the station's last transmission on the air.
+    last_tx: (Time, Time),
+}
+
+impl Station {
+    fn held_mut(&mut self, id: u64) -> Option<&mut Held> {
+        self.held.iter_mut().find(|(k, _)| *k == id).map(|(_, h)| h)
+    }
+
+    fn take(&mut self, id: u64) -> Option<Held> {
+        let k = self.held.iter().position(|(k, _)| *k == id)?;
+        self.held.remove(k).map(|(_, h)| h)
+    }
+
+    /// Whether the station transmitted while `t` was on the air.
+    fn deaf_to(&self, t: &Transmission) -> bool {
+        self.last_tx.1 > t.start && self.last_tx.0 < t.end()
+    }
+}
+
+/// A transmission on (or about to go on) the air.
+#[derive(Clone, Copy, Debug)]
+struct Air {
+    tx: u64,
+    t: Transmission,
+    started: bool,
+    collided: bool,
+    blocked: bool,
+}
+
+impl Air {
+    fn live(&self, now: Time) -> bool {
+        self.started && self.t.end() > now
+    }
+}
+
+/// The 802.11 hop (see the module doc).
+#[derive(Debug)]
+pub struct WifiHop {
+    stations: Vec<Station>,
+    air: Vec<Air>,
+    next_tx: u64,
+    blocked: bool,
+    spec: WifiSpec,
+    snr: f64,
+    per_cache: BTreeMap<(Rate, Preamble, u32), f64>,
+    loss_down: LossProcess,
+    loss_up: LossProcess,
+    end: Time,
+    /// Counters per direction (energy is read from the meters).
+    pub stats: WifiStats,
+}
+
+impl WifiHop {
+    /// The hop of `hosts` wireless hosts and the AP; `queue` is each MAC's
+    /// queue, `loss` the extra loss per data frame (down, up), `end` the
+    /// end of the run (when the energy is read).
+    pub fn new(
+        spec: &WifiSpec,
+        queue: QueueLimit,
+        loss: (&LossSpec, &LossSpec),
+        hosts: usize,
+        end: Time,
+        seed: u64,
+    ) -> WifiHop {
+        let rate_control = if spec.arf {
+            RateControl::Arf(ArfConfig::starting_at(spec.rate))
+        } else {
+            RateControl::Fixed(spec.rate)
+        };
+        let config = DcfConfig {
+            preamble: spec.preamble,
+            rate_control,
+            rts_threshold: spec.rts_threshold.unwrap_or(u32::MAX),
+            short_retry_limit: spec.retry_short,
+            long_retry_limit: spec.retry_long,
+            queue_limit: match queue {
+                QueueLimit::Packets(n) => n.max(1) as usize,
+                QueueLimit::Bytes(_) => 100,
+            },
+            ..DcfConfig::new(spec.rate)
+        };
+        let stations = (0..=hosts)
+            .map(|i| Station {
+                dcf: Dcf::new(
+                    config,
+                    Addr(i as u16),
+                    stream(seed, &format!("wifi.{i}.backoff")),
+                ),
+                energy: EnergyMeter::new(spec.power, spec.battery_j),
+                fate: stream(seed, &format!("wifi.{i}.fate")),
+                held: VecDeque::new(),
+                next_id: 0,
+                armed: Time::NEVER,
+                busy: false,
+                last_tx: (Time::ZERO, Time::ZERO),
+            })
+            .collect();
+        WifiHop {
+            stations,
+            air: Vec::with_capacity(8),
+            next_tx: 0,
+            blocked: false,
+            spec: spec.clone(),
+            snr: db_to_linear(spec.snr_db),
+            per_cache: BTreeMap::new(),
+            loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
+            loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
+            end,
+            stats: WifiStats::default(),
+        }
+    }
+
+    /// Packets held by the MACs and not yet received.
+    pub fn in_flight(&self) -> u64 {
+        let held = self
+            .stations
+            .iter()
+            .map(|s| s.held.iter().filter(|(_, h)| !h.received).count());
+        held.sum::<usize>() as u64
+    }
+
+    /// A station's DCF (for its counters).
+    pub fn dcf(&self, station: usize) -> &Dcf {
+        &self.stations[station].dcf
+    }
+
+    /// The packet error rate of a `psdu`-byte frame at `rate` at the
+    /// configured SNR.
+    pub fn per(&self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
+        let cached = self.per_cache.get(&(rate, preamble, psdu)).copied();
+        cached.unwrap_or_else(|| per(self.spec.error_model, rate, preamble, self.snr, psdu))
+    }
+
+    /// [`WifiHop::per`], remembered.
+    fn per_cached(&mut self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
+        let (model, snr) = (self.spec.error_model, self.snr);
+        *self
+            .per_cache
+            .entry((rate, preamble, psdu))
+            .or_insert_with(|| per(model, rate, preamble, snr, psdu))
+    }
+
+    fn dir(&mut self, down: bool) -> &mut WifiDirStats {
+        if down {
+            &mut self.stats.down
+        } else {
+            &mut self.stats.up
+        }
+    }
+
+    /// Hands `packet` to station `from`'s MAC, for station `to`.
+    pub fn enqueue(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        packet: Packet,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) {
+        self.dir(from == 0).offered += 1;
+        let s = &mut self.stations[from];
+        let id = s.next_id;
+        s.next_id += 1;
+        let held = Held {
+            packet,
+            received: false,
+        };
+        s.held.push_back((id, held));
+        let frame = Frame {
+            id,
+            dst: Addr(to as u16),
+            psdu_bytes: data_psdu_bytes(packet.ip_len() as u32),
+        };
+        s.dcf.enqueue(now, frame);
+        let queued = s.dcf.queue_len() as u64;
+        let d = self.dir(from == 0);
+        d.max_queue = d.max_queue.max(queued);
+        self.drain(now, from, q, out);
+    }
+
+    /// The channel became blocked (a primary user) or free at `now`.
+    pub fn set_channel_blocked(
+        &mut self,
+        now: Time,
+        blocked: bool,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) {
+        self.blocked = blocked;
+        if blocked {
+            for a in self.air.iter_mut().filter(|a| a.live(now)) {
+                a.blocked = true;
+            }
+        }
+        self.update_channel(now, q, out);
+    }
+
+    /// Handles one of the hop's events.
+    pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        match ev {
+            HopEv::Mac { station } => {
+                let i = station as usize;
+                let s = &mut self.stations[i];
+                if s.armed == now {
+                    s.armed = Time::NEVER;
+                }
+                s.dcf.handle_timeout(now);
+                self.drain(now, i, q, out);
+            }
+            HopEv::TxStart { tx } => {
+                if let Some(k) = self.air.iter().position(|a| a.tx == tx) {
+                    self.begin(now, k);
+                    self.update_channel(now, q, out);
+                }
+            }
+            HopEv::TxEnd { tx } => {
+                if let Some(k) = self.air.iter().position(|a| a.tx == tx) {
+                    let a = self.air.remove(k);
+                    self.finish(now, a, q, out);
+                    self.update_channel(now, q, out);
+                }
+            }
+        }
+    }
+
+    /// Marks transmission `k` started: collisions with every other frame
+    /// on the air, and the blockage.
+    fn begin(&mut self, now: Time, k: usize) {
+        let mut hit = false;
+        for (j, a) in self.air.iter_mut().enumerate() {
+            if j != k && a.live(now) {
+                a.collided = true;
+                hit = true;
+            }
+        }
+        let a = &mut self.air[k];
+        a.started = true;
+        a.collided |= hit;
+        a.blocked |= self.blocked;
+        let from = a.t.from.0 as usize;
+        self.stations[from].last_tx = (a.t.start, a.t.end());
+    }
+
+    /// Reports the channel to every station whose view changed and moves
+    /// each radio to its state.
+    fn update_channel(&mut self, now: Time, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        for i in 0..self.stations.len() {
+            let own = self
+                .air
+                .iter()
+                .any(|a| a.live(now) && a.t.from.0 as usize == i);
+            let other = self
+                .air
+                .iter()
+                .any(|a| a.live(now) && a.t.from.0 as usize != i);
+            let state = if own {
+                RadioState::Tx
+            } else if other {
+                RadioState::Rx
+            } else {
+                RadioState::Idle
+            };
+            let s = &mut self.stations[i];
+            if s.energy.state() != state {
+                s.energy.set_state(now, state);
+            }
+            let busy = self.blocked || other;
+            if busy != s.busy {
+                s.busy = busy;
+                s.dcf.handle_channel(now, busy);
+                self.drain(now, i, q, out);
+            }
+        }
+    }
+
+    /// Whether a frame that escaped collisions and blockages is lost:
+    /// bit errors at the SNR (drawn by its receiver) and, for data, the
+    /// loss process of its direction.
+    fn lost(&mut self, t: &Transmission) -> bool {
+        let p = self.per_cached(t.rate, t.preamble, t.psdu_bytes);
+        let rx = &mut self.stations[t.to.0 as usize];
+        let errored = p > 0.0 && rx.fate.random::<f64>() < p;
+        let dropped = t.kind == TxKind::Data && {
+            let process = if t.from.0 == 0 {
+                &mut self.loss_down
+            } else {
+                &mut self.loss_up
+            };
+            process.lose_next()
+        };
+        errored || dropped
+    }
+
+    /// A transmission ended: decide its fate and hand it to every station
+    /// that listened.
+    fn finish(&mut self, now: Time, a: Air, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        let lost = !a.collided && !a.blocked && self.lost(&a.t);
+        let intact = !a.collided && !a.blocked && !lost;
+        let sender = a.t.from.0 as usize;
+        let receiver = a.t.to.0 as usize;
+        let d = self.dir(sender == 0);
+        if a.t.kind == TxKind::Data {
+            if a.collided {
+                d.collided += 1;
+            } else if a.blocked {
+                d.blocked_destroyed += 1;
+            } else if lost {
+                d.lost += 1;
+            }
+        } else if !intact {
+            d.control_lost += 1;
+        }
+        for j in 0..self.stations.len() {
+            if j == sender {
+                continue;
+            }
+            if self.stations[j].deaf_to(&a.t) {
+                if j == receiver && a.t.kind == TxKind::Data && intact {
+                    self.dir(sender == 0).deaf += 1;
+                }
+                continue;
+            }
+            let dcf = &mut self.stations[j].dcf;
+            if intact {
+                dcf.handle_frame(now, &a.t);
+            } else {
+                dcf.handle_frame_error(now);
+            }
+            self.drain(now, j, q, out);
+        }
+    }
+
+    /// Drains station `i`'s DCF after an input and re-arms its timer.
+    fn drain(&mut self, now: Time, i: usize, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        while let Some(t) = self.stations[i].dcf.poll_transmit() {
+            self.launch(now, t, q, out);
+        }
+        while let Some(e) = self.stations[i].dcf.poll_event() {
+            self.report(i, e, out);
+        }
+        let s = &mut self.stations[i];
+        if let Some(at) = s.dcf.poll_timeout() {
+            let at = at.max(now);
+            if at < s.armed {
+                s.armed = at;
+                q.schedule(at, HopEv::Mac { station: i as u32 }.into());
+            }
+        }
+    }
+
+    /// Puts a transmission on the air now or schedules its start.
+    fn launch(&mut self, now: Time, t: Transmission, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        let tx = self.next_tx;
+        self.next_tx += 1;
+        let i = t.from.0 as usize;
+        let down = i == 0;
+        match t.kind {
+            TxKind::Data => {
+                let packet = self.stations[i]
+                    .held
+                    .iter()
+                    .find(|(k, _)| *k == t.frame)
+                    .map(|(_, h)| h.packet);
+                let d = self.dir(down);
+                d.frames_sent += 1;
+                if t.attempt > 1 {
+                    d.retransmissions += 1;
+                }
+                if let Some(packet) = packet {
+                    d.bytes_sent += packet.ip_len() as u64;
+                    out.push(HopOut::OnAir { down, packet });
+                }
+            }
+            TxKind::Rts => self.dir(down).rts_sent += 1,
+            TxKind::Ack | TxKind::Cts => {}
+        }
+        self.air.push(Air {
+            tx,
+            t,
+            started: false,
+            collided: false,
+            blocked: false,
+        });
+        q.schedule(t.end().max(now), HopEv::TxEnd { tx }.into());
+        if t.start <= now {
+            let k = self.air.len() - 1;
+            self.begin(now, k);
+            self.update_channel(now, q, out);
+        } else {
+            q.schedule(t.start, HopEv::TxStart { tx }.into());
+        }
+    }
+
+    /// A MAC report at station `i`.
+    fn report(&mut self, i: usize, e: MacEvent, out: &mut Vec<HopOut>) {
+        match e {
+            MacEvent::Received { frame, from } => {
+                let from = from.0 as usize;
+                let down = from == 0;
+                let Some(h) = self.stations[from].held_mut(frame) else {
+                    return;
+                };
+                if h.received {
+                    return;
+                }
+                h.received = true;
+                let packet = h.packet;
+                let d = self.dir(down);
+                d.arrived += 1;
+                d.payload_bytes_arrived += u64::from(packet.tcp.payload_len);
+                out.push(HopOut::Arrived { station: i, packet });
+            }
+            MacEvent::Duplicate { from, .. } => self.dir(from.0 == 0).duplicates += 1,
+            MacEvent::Delivered { frame, .. } => {
+                let packet = self.stations[i].take(frame).map(|h| h.packet);
+                out.push(HopOut::Signal {
+                    station: i,
+                    signal: crate::signal::Signal::Delivered { frame },
+                    reason: None,
+                    packet,
+                });
+            }
+            MacEvent::Undelivered { frame, reason } => self.undelivered(i, frame, reason, out),
+        }
+    }
+
+    /// The MAC of station `i` gave `frame` up: a drop unless it arrived.
+    fn undelivered(
+        &mut self,
+        i: usize,
+        frame: u64,
+        reason: UndeliveredReason,
+        out: &mut Vec<HopOut>,
+    ) {
+        let reason = match reason {
+            UndeliveredReason::RetryLimit => SignalReason::RetryLimit,
+            UndeliveredReason::QueueFull => SignalReason::QueueFull,
+            UndeliveredReason::FrameTooLong => SignalReason::FrameTooLong,
+        };
+        let held = self.stations[i].take(frame);
+        let packet = held.as_ref().map(|h| h.packet);
+        if let Some(h) = held {
+            let d = self.dir(i == 0);
+            if h.received {
+                d.undelivered_after_receipt += 1;
+            } else {
+                match reason {
+                    SignalReason::QueueFull => d.drop_queue_full += 1,
+                    SignalReason::FrameTooLong => d.drop_too_long += 1,
+                    _ => d.drop_retry_limit += 1,
+                }
+                out.push(HopOut::Dropped {
+                    station: i,
+                    packet: h.packet,
+                    why: HopDrop::Mac(reason),
+                });
+            }
+        }
+        out.push(HopOut::Signal {
+            station: i,
+            signal: crate::signal::Signal::Undelivered { frame },
+            reason: Some(reason),
+            packet,
+        });
+    }
+
+    /// The counters with each station's energy at `now`.
+    pub fn stats_at(&self, now: Time) -> WifiStats {
+        let secs = |m: &EnergyMeter, s: RadioState| m.time_in(s, now).as_secs_f64();
+        let stations: Vec<StationEnergy> = self
+            .stations
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let m = &s.energy;
+                let depleted = m
+                    .depleted_at()
+                    .or_else(|| m.poll_timeout().filter(|&t| t <= now));
+                StationEnergy {
+                    station: i,
+                    tx_s: secs(m, RadioState::Tx),
+                    rx_s: secs(m, RadioState::Rx),
+                    idle_s: secs(m, RadioState::Idle),
+                    sleep_s: secs(m, RadioState::Sleep),
+                    energy_j: m.energy_j(now),
+                    battery_depleted_at_s: depleted.map(|t| (t - Time::ZERO).as_secs_f64()),
+                }
+            })
+            .collect();
+        let joules: f64 = stations.iter().map(|s| s.energy_j).sum();
+        let bytes = self.stats.down.payload_bytes_arrived + self.stats.up.payload_bytes_arrived;
+        WifiStats {
+            down: self.stats.down,
+            up: self.stats.up,
+            bits_per_joule: crate::radio::wifi::energy::bits_per_joule(8 * bytes, joules),
+            stations,
+        }
+    }
+
+    /// The hop's capacity for `flow` (formula in the module doc).
+    pub fn capacity(&self, flow: &FlowSpec) -> f64 {
+        let tcp = &flow.tcp;
+        let ts = if tcp.timestamps { 12 } else { 0 };
+        let rate = if self.spec.arf {
+            let rates = self.spec.standard.rates();
+            rates[rates.len() - 1]
+        } else {
+            self.spec.rate
+        };
+        let ip_bytes = 40 + ts + tcp.mss;
+        let cap = OracleCapacity {
+            rate,
+            preamble: self.spec.preamble,
+            ip_bytes,
+            payload_bytes: tcp.mss,
+            reverse_ack: Some(ReverseAck {
+                ip_bytes: 40 + ts,
+                data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
+            }),
+        };
+        let per = self.per(rate, self.spec.preamble, data_psdu_bytes(ip_bytes));
+        let process = if flow.direction == Direction::Down {
+            &self.loss_down
+        } else {
+            &self.loss_up
+        };
+        let p = 1.0 - (1.0 - per) * (1.0 - process.mean_loss());
+        cap.bps() / (1.0 + p)
+    }
+}
+
+impl From<HopEv> for HopTimer {
+    fn from(e: HopEv) -> HopTimer {
+        let (kind, a, b) = match e {
+            HopEv::Mac { station } => (TimerKind::K0, station, 0),
+            HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
+            HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
+        };
+        HopTimer { kind, a, b }
+    }
+}
+
+impl From<HopTimer> for HopEv {
+    fn from(t: HopTimer) -> HopEv {
+        match t.kind {
+            TimerKind::K0 => HopEv::Mac { station: t.a },
+            TimerKind::K2 => HopEv::TxStart { tx: t.b },
+            _ => HopEv::TxEnd { tx: t.b },
+        }
+    }
+}
+
+impl Hop for WifiHop {
+    fn enqueue<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        p: &Packet,
+        io: HopIo<'_, T>,
+    ) {
+        WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
+    }
+
+    fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
+        self.handle(now, timer.into(), io.timers, io.out);
+    }
+
+    fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {
+        self.set_channel_blocked(now, blocked, io.timers, io.out);
+    }
+
+    fn in_flight(&self) -> u64 {
+        WifiHop::in_flight(self)
+    }
+
+    /// Transmitted = data frames put on the air; drops: `queue_full` = a
+    /// full MAC queue, `loss` = the retry limit (or a frame too long).
+    fn link_stats(&self) -> [(&str, LinkStats); 2] {
+        let link = |d: &WifiDirStats| LinkStats {
+            offered: d.offered,
+            transmitted: d.frames_sent,
+            bytes_transmitted: d.bytes_sent,
+            arrived: d.arrived,
+            drops: Drops {
+                queue_full: d.drop_queue_full,
+                loss: d.drop_retry_limit + d.drop_too_long,
+                blocked: 0,
+            },
+            max_queue: d.max_queue,
+        };
+        [
+            ("bs-air", link(&self.stats.down)),
+            ("air-bs", link(&self.stats.up)),
+        ]
+    }
+
+    /// See the module doc.
+    fn capacity_bps(&self, flow: &FlowSpec) -> f64 {
+        self.capacity(flow)
+    }
+
+    fn publishes_signals(&self) -> bool {
+        true
+    }
+
+    fn section(&self) -> Option<(&'static str, HopSection)> {
+        Some(("wifi", HopSection::Wifi(self.stats_at(self.end))))
+    }
+}
+
+#[cfg(test)]
+mod tests;

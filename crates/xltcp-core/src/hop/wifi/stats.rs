@@ -1,0 +1,79 @@
+//! The 802.11 hop's counters and its section of `summary.json`.
+
+use serde::Serialize;
+
+/// Counters of one direction of the hop (BS -> hosts is `down`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WifiDirStats {
+    /// Packets handed to a MAC.
+    pub offered: u64,
+    /// Data frames put on the air (first tries and retries).
+    pub frames_sent: u64,
+    /// IP bytes of the data frames put on the air.
+    pub bytes_sent: u64,
+    /// Of `frames_sent`, retransmissions.
+    pub retransmissions: u64,
+    /// RTS frames put on the air.
+    pub rts_sent: u64,
+    /// Longest MAC transmit queue seen, in frames.
+    pub max_queue: u64,
+    /// Packets received intact (first copies).
+    pub arrived: u64,
+    /// TCP payload bytes of the packets received (first copies).
+    pub payload_bytes_arrived: u64,
+    /// Duplicate data frames rejected by the receiver's DCF.
+    pub duplicates: u64,
+    /// Data frames destroyed by a collision.
+    pub collided: u64,
+    /// Data frames destroyed by a blockage of the channel (a primary user).
+    pub blocked_destroyed: u64,
+    /// Data frames lost to bit errors at the SNR or the loss process.
+    pub lost: u64,
+    /// Data frames their receiver could not hear (it was transmitting).
+    pub deaf: u64,
+    /// Control frames (ACK, RTS, CTS) sent this way that did not arrive
+    /// intact (collision, blockage, bit errors).
+    pub control_lost: u64,
+    /// Packets dropped at the retry limit.
+    pub drop_retry_limit: u64,
+    /// Packets refused by a full MAC queue.
+    pub drop_queue_full: u64,
+    /// Packets refused as longer than 4095 bytes of PSDU.
+    pub drop_too_long: u64,
+    /// Frames given up after their receiver got them (ACKs lost): not drops.
+    pub undelivered_after_receipt: u64,
+}
+
+/// Time and energy of one station's radio over the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StationEnergy {
+    /// Station index (0 = the AP, `h + 1` = wireless host `h`).
+    pub station: usize,
+    /// Seconds transmitting.
+    pub tx_s: f64,
+    /// Seconds receiving (another station's frame on the air).
+    pub rx_s: f64,
+    /// Seconds idle listening.
+    pub idle_s: f64,
+    /// Seconds asleep (no power save is modelled: 0).
+    pub sleep_s: f64,
+    /// Joules spent.
+    pub energy_j: f64,
+    /// When the battery ran out, in seconds (none: it did not, or there is
+    /// no battery).
+    pub battery_depleted_at_s: Option<f64>,
+}
+
+/// The 802.11 hop's section of `summary.json` (`"wifi"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WifiStats {
+    /// BS -> hosts.
+    pub down: WifiDirStats,
+    /// Hosts -> BS.
+    pub up: WifiDirStats,
+    /// Each station's radio time and energy, AP first.
+    pub stations: Vec<StationEnergy>,
+    /// TCP payload bits received intact (both directions) per joule spent
+    /// by all stations (0 when nothing was spent).
+    pub bits_per_joule: f64,
+}
