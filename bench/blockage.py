@@ -81,9 +81,8 @@ def main() -> int:
         for profile in args.profiles.split(","):
             xs = []
             for seed in seeds:
-                ifile = idir / (f"seed{seed}.txt" if config == "a" else f"{config}-seed{seed}.txt")
-                if not ifile.exists():
-                    ifile = idir / config / f"seed{seed}.txt"
+                # The schedule depends on the seed only (the same for a and b).
+                ifile = idir / f"seed{seed}.txt"
                 xs.append(run_xltcp(config, seed, profile, ifile))
             xg = [x["goodput_bps"] / 1e6 for x in xs]
             diff = f"{(statistics.mean(xg) / statistics.mean(g) - 1) * 100:+.1f}%"
