@@ -10,6 +10,7 @@ timeouts over the seeds with 95% confidence intervals.
 
     python3 bench/blockage.py                      # tcp.profile = "ns3" and "rfc"
     python3 bench/blockage.py --ns3-json bench/out/ns3_blockage.json
+    python3 bench/blockage.py --with-gilbert       # and bench/gilbert.py's table: both in one command
 """
 
 from __future__ import annotations
@@ -53,31 +54,40 @@ def run_xltcp(config: str, seed: int, profile: str, intervals: Path) -> dict:
         text = "\n".join(l for l in text.splitlines() if not l.startswith(key))
     tmp = ROOT / "target" / "blockage-scenario.toml"
     tmp.write_text(text)
-    args = [str(RUNNER), str(tmp), "--seed", str(seed)]
+    out_dir = ROOT / "target" / "blockage-run"
+    args = [str(RUNNER), str(tmp), "--seed", str(seed), "--out", str(out_dir)]
     for s in sets:
         args += ["--set", s]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     f = json.loads(out)["flows"][0]
-    return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}
+    # The largest RTO the sender reached, from its time series (every 100 ms).
+    rows = (out_dir / "timeseries" / f"{f['name']}.csv").read_text().splitlines()
+    col = rows[0].split(",").index("rto_s")
+    max_rto = max((float(r.split(",")[col]) for r in rows[1:] if r.split(",")[col]), default=0.0)
+    return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"],
+            "rto_count": f["rto_count"], "max_rto_s": max_rto}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ns3-json", type=Path, default=ROOT / "bench" / "ns3" / "results" / "ns3_blockage.json")
     ap.add_argument("--profiles", default="ns3,rfc")
+    ap.add_argument("--with-gilbert", action="store_true", help="then print bench/gilbert.py's table too")
     args = ap.parse_args()
     ns3 = json.loads(args.ns3_json.read_text())
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
     idir = ROOT / "bench" / "ns3" / "results" / "blockage-intervals"
-    print(f"{'config':<7}{'tool':<16}{'goodput Mbit/s':>20}{'retx':>14}{'RTOs':>12}{'diff':>8}")
+    print(f"{'config':<7}{'tool':<16}{'goodput Mbit/s':>20}{'retx':>14}{'RTOs':>12}{'max RTO s':>11}{'diff':>8}")
     for config in CONFIGS:
         runs = [r for r in ns3["runs"] if r["config"] == config]
         seeds = sorted(r["seed"] for r in runs)
         g = [r["goodput_bps"] / 1e6 for r in runs]
-        row = lambda name, gs, rx, rt, diff="": print(
+        row = lambda name, gs, rx, rt, mx, diff="": print(
             f"{config:<7}{name:<16}{statistics.mean(gs):>11.3f} ± {ci95(gs):<6.3f}"
-            f"{statistics.mean(rx):>9.0f} ± {ci95(rx):<4.0f}{statistics.mean(rt):>7.1f} ± {ci95(rt):<4.1f}{diff:>8}")
-        row("ns-3 3.44", g, [r["retransmissions"] for r in runs], [r["rto_count"] for r in runs])
+            f"{statistics.mean(rx):>9.0f} ± {ci95(rx):<4.0f}{statistics.mean(rt):>7.1f} ± {ci95(rt):<4.1f}"
+            f"{min(mx):>5.0f}-{max(mx):<5.0f}{diff:>8}")
+        row("ns-3 3.44", g, [r["retransmissions"] for r in runs], [r["rto_count"] for r in runs],
+            [r["max_rto_s"] for r in runs])
         for profile in args.profiles.split(","):
             xs = []
             for seed in seeds:
@@ -86,7 +96,14 @@ def main() -> int:
                 xs.append(run_xltcp(config, seed, profile, ifile))
             xg = [x["goodput_bps"] / 1e6 for x in xs]
             diff = f"{(statistics.mean(xg) / statistics.mean(g) - 1) * 100:+.1f}%"
-            row(f"xltcp ({profile})", xg, [x["retransmissions"] for x in xs], [x["rto_count"] for x in xs], diff)
+            row(f"xltcp ({profile})", xg, [x["retransmissions"] for x in xs], [x["rto_count"] for x in xs],
+                [x["max_rto_s"] for x in xs], diff)
+    if args.with_gilbert:
+        print()
+        import gilbert
+
+        sys.argv = [sys.argv[0]]
+        return gilbert.main()
     return 0
 
 
