@@ -45,6 +45,7 @@ def run_xltcp(config: str, seed: int, profile: str, intervals: Path) -> dict:
         "wireless.loss.down.p=0",
         f"tcp.profile={profile}",
         "wired.queue=100p",
+        "sim.sample_interval=10ms",
         "wireless.availability.model=file",
         f"wireless.availability.file={json.dumps(str(intervals))}",
     ]
@@ -64,8 +65,35 @@ def run_xltcp(config: str, seed: int, profile: str, intervals: Path) -> dict:
     rows = (out_dir / "timeseries" / f"{f['name']}.csv").read_text().splitlines()
     col = rows[0].split(",").index("rto_s")
     max_rto = max((float(r.split(",")[col]) for r in rows[1:] if r.split(",")[col]), default=0.0)
+    idle, none = idle_after_blockage(rows, intervals)
     return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"],
-            "rto_count": f["rto_count"], "max_rto_s": max_rto}
+            "rto_count": f["rto_count"], "max_rto_s": max_rto,
+            "mean_idle_to_app_delivery_s": idle, "no_app_delivery_fraction": none}
+
+
+def idle_after_blockage(rows: list[str], intervals: Path, duration: float = 600.0) -> tuple[float, float]:
+    """ns-3's `mean_idle_to_app_delivery_s` and `no_app_delivery_fraction`
+    (bench/README.md) from the time series: for each available period [s, e)
+    that follows a blockage and ends by the end of the run, the time from s
+    to the first sample (10 ms) in which the application read bytes."""
+    blocked = []
+    for line in intervals.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            a, b = line.split()[:2]
+            blocked.append((float(a), float(b)))
+    col = rows[0].split(",").index("goodput_bps")
+    delivered = [float(r.split(",")[0]) for r in rows[1:] if float(r.split(",")[col] or 0) > 0]
+    idles, empty = [], 0
+    for (_, s), (e, _) in zip(blocked, blocked[1:]):
+        if e > duration:
+            break
+        t1 = next((t for t in delivered if s < t <= e + 1e-9), None)
+        if t1 is None:
+            empty += 1
+        else:
+            idles.append(max(0.0, t1 - 0.005 - s))  # the middle of the sample's interval
+    n = len(idles) + empty
+    return (statistics.mean(idles) if idles else 0.0, empty / n if n else 0.0)
 
 
 def main() -> int:
@@ -77,17 +105,19 @@ def main() -> int:
     ns3 = json.loads(args.ns3_json.read_text())
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
     idir = ROOT / "bench" / "ns3" / "results" / "blockage-intervals"
-    print(f"{'config':<7}{'tool':<16}{'goodput Mbit/s':>20}{'retx':>14}{'RTOs':>12}{'max RTO s':>11}{'diff':>8}")
+    print(f"{'config':<7}{'tool':<16}{'goodput Mbit/s':>20}{'retx':>14}{'RTOs':>12}{'max RTO s':>11}"
+          f"{'idle s':>8}{'no deliv.':>10}{'diff':>8}")
     for config in CONFIGS:
         runs = [r for r in ns3["runs"] if r["config"] == config]
         seeds = sorted(r["seed"] for r in runs)
         g = [r["goodput_bps"] / 1e6 for r in runs]
-        row = lambda name, gs, rx, rt, mx, diff="": print(
+        row = lambda name, gs, rx, rt, mx, idle, none, diff="": print(
             f"{config:<7}{name:<16}{statistics.mean(gs):>11.3f} ± {ci95(gs):<6.3f}"
             f"{statistics.mean(rx):>9.0f} ± {ci95(rx):<4.0f}{statistics.mean(rt):>7.1f} ± {ci95(rt):<4.1f}"
-            f"{min(mx):>5.0f}-{max(mx):<5.0f}{diff:>8}")
+            f"{min(mx):>5.0f}-{max(mx):<5.0f}{statistics.mean(idle):>8.2f}{statistics.mean(none):>10.2f}{diff:>8}")
         row("ns-3 3.44", g, [r["retransmissions"] for r in runs], [r["rto_count"] for r in runs],
-            [r["max_rto_s"] for r in runs])
+            [r["max_rto_s"] for r in runs], [r["mean_idle_to_app_delivery_s"] for r in runs],
+            [r["no_app_delivery_fraction"] for r in runs])
         for profile in args.profiles.split(","):
             xs = []
             for seed in seeds:
@@ -97,7 +127,8 @@ def main() -> int:
             xg = [x["goodput_bps"] / 1e6 for x in xs]
             diff = f"{(statistics.mean(xg) / statistics.mean(g) - 1) * 100:+.1f}%"
             row(f"xltcp ({profile})", xg, [x["retransmissions"] for x in xs], [x["rto_count"] for x in xs],
-                [x["max_rto_s"] for x in xs], diff)
+                [x["max_rto_s"] for x in xs], [x["mean_idle_to_app_delivery_s"] for x in xs],
+                [x["no_app_delivery_fraction"] for x in xs], diff)
     if args.with_gilbert:
         print()
         import gilbert
