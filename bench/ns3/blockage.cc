@@ -72,11 +72,26 @@ IsBlocked(const Schedule& s, int64_t t)
     return t >= it->first && t < it->second;
 }
 
+/// Whether [a, b) (ns) overlaps a blocked interval.
+bool
+OverlapsBlocked(const Schedule& s, int64_t a, int64_t b)
+{
+    // First interval ending after a; it overlaps if it starts before b.
+    auto it = std::upper_bound(s.begin(), s.end(), a, [](int64_t t, const auto& iv) {
+        return t < iv.second;
+    });
+    return it != s.end() && it->first < b;
+}
+
 /**
- * Error model of a wireless device: corrupts every packet received while the
- * PU is ON. PointToPointNetDevice asks its ReceiveErrorModel when the last bit
- * of the frame has arrived (transmission time + propagation delay after the
- * start of transmission), so that instant decides.
+ * Error model of a wireless device: corrupts the packets the PU destroys.
+ * PointToPointNetDevice asks its ReceiveErrorModel when the last bit of the
+ * frame has arrived (start of transmission + serialisation + propagation
+ * delay). Rule "rx-end" (default): the frame is lost iff that instant is
+ * inside a blocked interval. Rule "airtime": lost iff its transmission
+ * interval at the sender, [end of reception - delay - size * 8 / rate,
+ * end of reception - delay), overlaps a blocked interval (the packet still
+ * carries its 2-byte PPP header here, so size is the frame on the wire).
  */
 class PuErrorModel : public ErrorModel
 {
@@ -95,15 +110,39 @@ class PuErrorModel : public ErrorModel
         m_schedule = schedule;
     }
 
+    /// Use the airtime-overlap rule for a link of this rate and delay.
+    void SetAirtimeRule(DataRate rate, Time delay)
+    {
+        m_airtime = true;
+        m_rate = rate;
+        m_delay = delay;
+    }
+
     uint64_t GetDrops() const
     {
         return m_drops;
     }
 
   private:
-    bool DoCorrupt(Ptr<Packet> /* p */) override
+    bool DoCorrupt(Ptr<Packet> p) override
     {
-        if (m_schedule && IsBlocked(*m_schedule, Simulator::Now().GetNanoSeconds()))
+        if (!m_schedule)
+        {
+            return false;
+        }
+        const int64_t now = Simulator::Now().GetNanoSeconds();
+        bool lost = false;
+        if (m_airtime)
+        {
+            int64_t txEnd = now - m_delay.GetNanoSeconds();
+            int64_t txStart = txEnd - m_rate.CalculateBytesTxTime(p->GetSize()).GetNanoSeconds();
+            lost = OverlapsBlocked(*m_schedule, txStart, txEnd);
+        }
+        else
+        {
+            lost = IsBlocked(*m_schedule, now);
+        }
+        if (lost)
         {
             ++m_drops;
             return true;
@@ -116,6 +155,9 @@ class PuErrorModel : public ErrorModel
     }
 
     const Schedule* m_schedule{nullptr};
+    bool m_airtime{false};
+    DataRate m_rate;
+    Time m_delay;
     uint64_t m_drops{0};
 };
 
@@ -349,6 +391,7 @@ main(int argc, char* argv[])
     bool fixEmulatedSack = true;
     double connTimeout = 1.0;
     std::string intervalsOut;
+    std::string puRule = "rx-end";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
@@ -370,7 +413,16 @@ main(int argc, char* argv[])
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
     cmd.AddValue("intervalsOut", "write the blocked intervals here (\"start end\" per line)",
                  intervalsOut);
+    cmd.AddValue("puRule",
+                 "rx-end: lose a frame whose reception ends while the PU is ON; airtime: lose "
+                 "a frame whose transmission overlaps an ON period",
+                 puRule);
     cmd.Parse(argc, argv);
+    if (puRule != "rx-end" && puRule != "airtime")
+    {
+        std::fprintf(stderr, "--puRule must be rx-end or airtime\n");
+        return 2;
+    }
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -438,6 +490,11 @@ main(int argc, char* argv[])
     puDown->SetSchedule(&schedule);
     Ptr<PuErrorModel> puUp = CreateObject<PuErrorModel>();
     puUp->SetSchedule(&schedule);
+    if (puRule == "airtime")
+    {
+        puDown->SetAirtimeRule(DataRate(wirelessRate), Time(wirelessDelay));
+        puUp->SetAirtimeRule(DataRate(wirelessRate), Time(wirelessDelay));
+    }
     Ptr<ChainedErrorModel> down = CreateObject<ChainedErrorModel>();
     Ptr<RateErrorModel> iid;
     if (p > 0)
@@ -516,6 +573,7 @@ main(int argc, char* argv[])
         .Int("wired_queue_p", wiredQueuePackets)
         .Num("pu_on_mean_s", puOnMean)
         .Num("pu_off_mean_s", puOffMean)
+        .Str("pu_rule", puRule)
         .Num("p", p)
         .Bool("fix_emulated_sack", fixEmulatedSack)
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)

@@ -64,6 +64,12 @@ def main() -> int:
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--wired-queue", type=int, default=100, help="wired queues, packets")
     parser.add_argument("--p", type=float, default=0.0, help="extra i.i.d. loss, data direction")
+    parser.add_argument(
+        "--pu-rule",
+        default="rx-end",
+        choices=["rx-end", "airtime"],
+        help="which frames the PU destroys (see blockage.cc)",
+    )
     parser.add_argument("--parallel", type=int, default=2, help="processes at a time")
     args = parser.parse_args()
 
@@ -83,6 +89,7 @@ def main() -> int:
                 f"--duration={args.duration}",
                 f"--wiredQueue={args.wired_queue}",
                 f"--p={args.p}",
+                f"--puRule={args.pu_rule}",
                 f"--intervalsOut={intervals}",
             ]
             jobs.append(({"config": name}, cmd))
@@ -106,6 +113,7 @@ def main() -> int:
         "seeds": args.seeds,
         "wired_queue_p": args.wired_queue,
         "p": args.p,
+        "pu_rule": args.pu_rule,
         "configs": {k: CONFIGS[k] for k in args.configs},
         "summary": rows,
         "runs": runs,
