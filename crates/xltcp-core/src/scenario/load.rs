@@ -116,14 +116,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "pu_detection");
     let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
     t.finish(cx);
-    let mut hosts: Vec<String> = Vec::new();
-    for f in &flows {
-        let h = f.host.clone().unwrap_or_else(|| f.name.clone());
-        if !hosts.contains(&h) {
-            hosts.push(h);
-        }
-    }
-    let agents = super::load_agents::read_agents(cx, &mut root, &hosts, lrwpan);
+    let agents = super::load_agents::read_agents(cx, &mut root, &flows, lrwpan);
     root.finish(cx);
     Scenario {
         name,

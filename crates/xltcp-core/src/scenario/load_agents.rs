@@ -19,12 +19,12 @@ const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
     ("tcp", LocalRecoverySpec::Tcp),
 ];
 
-/// The `[[agent]]` entries; `hosts` are the wireless hosts' names (a flow's
-/// `host`, else its name) and `lrwpan` whether the hop is 802.15.4.
+/// The `[[agent]]` entries; `flows` name the wireless hosts
+/// ([`FlowSpec::host_name`]) and `lrwpan` says whether the hop is 802.15.4.
 pub(super) fn read_agents(
     cx: &mut Cx,
     root: &mut Tab,
-    hosts: &[String],
+    flows: &[FlowSpec],
     lrwpan: bool,
 ) -> Vec<AgentSpec> {
     let items: &[Node] = match root.get("agent") {
@@ -45,7 +45,7 @@ pub(super) fn read_agents(
     let mut agents = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
-        if let Some(a) = read_agent(cx, &mut t, hosts, lrwpan) {
+        if let Some(a) = read_agent(cx, &mut t, flows, lrwpan) {
             agents.push(a);
         }
         t.finish(cx);
@@ -53,7 +53,7 @@ pub(super) fn read_agents(
     agents
 }
 
-fn read_agent(cx: &mut Cx, t: &mut Tab, hosts: &[String], lrwpan: bool) -> Option<AgentSpec> {
+fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], lrwpan: bool) -> Option<AgentSpec> {
     if !t.has("scheme") {
         let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\"";
         cx.err(
@@ -69,7 +69,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, hosts: &[String], lrwpan: bool) -> Optio
     let at = match place.as_str() {
         "bs" => AgentPlace::Bs,
         "hosts" => AgentPlace::Hosts,
-        name if hosts.iter().any(|h| h == name) => AgentPlace::Host(name.to_string()),
+        name if flows.iter().any(|f| f.host_name() == name) => AgentPlace::Host(name.to_string()),
         name => {
             let msg = format!("no wireless host is called \"{name}\"");
             t.invalid(cx, "at", msg, "\"bs\", \"hosts\" or a wireless host's name");

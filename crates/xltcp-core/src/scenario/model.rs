@@ -498,6 +498,13 @@ pub struct FlowSpec {
     pub host: Option<String>,
 }
 
+impl FlowSpec {
+    /// The name of the flow's wireless host: its `host`, else its own name.
+    pub fn host_name(&self) -> &str {
+        self.host.as_deref().unwrap_or(&self.name)
+    }
+}
+
 /// `[output]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputSpec {

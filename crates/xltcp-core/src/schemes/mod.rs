@@ -76,85 +76,116 @@ impl AgentStats {
 /// sender's agent at the flow's host; `"bs_reports"`: the gap monitor
 /// alone, reporting to the sender's TCP. Then each `[[agent]]` in its order.
 pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
-    let mut agents = from_schemes_table(scenario, host_of);
+    let s = &scenario.schemes;
     let flows = &scenario.flows;
-    let hosts = host_of.iter().map(|&h| h + 1).max().unwrap_or(0);
-    let up = |i: usize| flows[i].direction == Direction::Up;
-    for spec in &scenario.agents {
-        // The hosts the entry names: every one, or one by name.
-        let named = |h: u32| match &spec.at {
-            AgentPlace::Bs => false,
-            AgentPlace::Hosts => true,
-            AgentPlace::Host(name) => (0..flows.len()).any(|i| {
-                host_of[i] == h && flows[i].host.as_ref().unwrap_or(&flows[i].name) == name
-            }),
+    let mut agents = Vec::new();
+    let (bs, mode) = match s.local_recovery {
+        LocalRecoverySpec::None => (None, None),
+        LocalRecoverySpec::Phy => (Some(ReportTo::Agent), Some(LocalRecoverySpec::Phy)),
+        LocalRecoverySpec::Tcp => (Some(ReportTo::Agent), Some(LocalRecoverySpec::Tcp)),
+        LocalRecoverySpec::BsReports => (Some(ReportTo::Tcp), None),
+    };
+    if let Some(to) = bs.filter(|_| flows.iter().any(|f| f.direction == Direction::Up)) {
+        place(
+            &mut agents,
+            scenario,
+            host_of,
+            &AgentScheme::LrBs,
+            &AgentPlace::Bs,
+            to,
+        );
+    }
+    if s.cr_aware {
+        let cr = AgentScheme::CrAware {
+            max_freeze: s.cr_max_freeze,
+            probe_interval: s.cr_probe_interval,
+            access_failures: s.cr_access_failures,
         };
-        match spec.scheme {
-            AgentScheme::CrAware {
-                max_freeze,
-                probe_interval,
-                access_failures,
-            } => {
-                let cfg = CrAwareConfig {
-                    max_freeze,
-                    probe_interval,
-                    access_failures,
-                };
-                for h in (0..hosts).filter(|&h| named(h)) {
-                    agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
-                }
-            }
-            AgentScheme::LrBs => {
-                agents.push((Node::Bs, Box::new(LrBs::new(flows.len(), up))));
-            }
-            AgentScheme::LrSender { mode, buffer } => {
-                let mode = match mode {
-                    LocalRecoverySpec::Phy => LrMode::Phy,
-                    _ => LrMode::Tcp,
-                };
-                for i in (0..flows.len()).filter(|&i| up(i) && named(host_of[i])) {
-                    let lr = LrSender::new(i as u32, mode, buffer as usize);
-                    agents.push((Node::Host(host_of[i]), Box::new(lr)));
-                }
-            }
-        }
+        place(
+            &mut agents,
+            scenario,
+            host_of,
+            &cr,
+            &AgentPlace::Hosts,
+            ReportTo::Agent,
+        );
+    }
+    if let Some(mode) = mode {
+        let lr = AgentScheme::LrSender {
+            mode,
+            buffer: s.lr_buffer,
+        };
+        place(
+            &mut agents,
+            scenario,
+            host_of,
+            &lr,
+            &AgentPlace::Hosts,
+            ReportTo::Agent,
+        );
+    }
+    for spec in &scenario.agents {
+        place(
+            &mut agents,
+            scenario,
+            host_of,
+            &spec.scheme,
+            &spec.at,
+            ReportTo::Agent,
+        );
     }
     agents
 }
 
-fn from_schemes_table(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
-    let s = &scenario.schemes;
+/// Places one scheme on the nodes `at` names (`to`: where the BS gap
+/// monitor's reports go).
+fn place(
+    agents: &mut Vec<(Node, Box<dyn Agent>)>,
+    scenario: &Scenario,
+    host_of: &[u32],
+    scheme: &AgentScheme,
+    at: &AgentPlace,
+    to: ReportTo,
+) {
     let flows = &scenario.flows;
-    let mut agents: Vec<(Node, Box<dyn Agent>)> = Vec::new();
+    let hosts = host_of.iter().map(|&h| h + 1).max().unwrap_or(0);
     let up = |i: usize| flows[i].direction == Direction::Up;
-    let (bs, mode) = match s.local_recovery {
-        LocalRecoverySpec::None => (None, None),
-        LocalRecoverySpec::Phy => (Some(ReportTo::Agent), Some(LrMode::Phy)),
-        LocalRecoverySpec::Tcp => (Some(ReportTo::Agent), Some(LrMode::Tcp)),
-        LocalRecoverySpec::BsReports => (Some(ReportTo::Tcp), None),
-    };
-    if let Some(to) = bs.filter(|_| (0..flows.len()).any(up)) {
-        let monitor = LrBs::reporting_to(to, flows.len(), up);
-        agents.push((Node::Bs, Box::new(monitor)));
-    }
-    let hosts = host_of.iter().map(|&h| h as usize + 1).max().unwrap_or(0);
-    for h in 0..hosts as u32 {
-        if s.cr_aware {
-            let cfg = CrAwareConfig {
-                max_freeze: s.cr_max_freeze,
-                probe_interval: s.cr_probe_interval,
-                access_failures: s.cr_access_failures,
-            };
-            agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
+    // The hosts `at` names: every one, or one by name.
+    let named = |h: u32| match at {
+        AgentPlace::Bs => false,
+        AgentPlace::Hosts => true,
+        AgentPlace::Host(name) => {
+            (0..flows.len()).any(|i| host_of[i] == h && flows[i].host_name() == name)
         }
-        if let Some(mode) = mode {
-            for (i, _) in flows.iter().enumerate() {
-                if host_of[i] == h && up(i) {
-                    let lr = LrSender::new(i as u32, mode, s.lr_buffer as usize);
-                    agents.push((Node::Host(h), Box::new(lr)));
-                }
+    };
+    match *scheme {
+        AgentScheme::CrAware {
+            max_freeze,
+            probe_interval,
+            access_failures,
+        } => {
+            let cfg = CrAwareConfig {
+                max_freeze,
+                probe_interval,
+                access_failures,
+            };
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
+            }
+        }
+        AgentScheme::LrBs => {
+            let monitor = LrBs::reporting_to(to, flows.len(), up);
+            agents.push((Node::Bs, Box::new(monitor)));
+        }
+        AgentScheme::LrSender { mode, buffer } => {
+            let mode = match mode {
+                LocalRecoverySpec::Phy => LrMode::Phy,
+                _ => LrMode::Tcp,
+            };
+            for i in (0..flows.len()).filter(|&i| up(i) && named(host_of[i])) {
+                let lr = LrSender::new(i as u32, mode, buffer as usize);
+                agents.push((Node::Host(host_of[i]), Box::new(lr)));
             }
         }
     }
-    agents
 }

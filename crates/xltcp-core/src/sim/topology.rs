@@ -8,6 +8,7 @@
 use super::flow::{address, Side};
 use crate::hop::Station;
 use crate::scenario::Scenario;
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 /// The topology of a scenario.
@@ -24,20 +25,16 @@ impl Topology {
     /// The topology of `scenario`: wireless hosts numbered in the order of
     /// their first flow.
     pub fn of(scenario: &Scenario) -> Topology {
-        let mut names: Vec<&str> = Vec::new();
-        let mut host_of = Vec::with_capacity(scenario.flows.len());
-        for f in &scenario.flows {
-            let name = f.host.as_deref().unwrap_or(&f.name);
-            let h = match names.iter().position(|n| *n == name) {
-                Some(h) => h,
-                None => {
-                    names.push(name);
-                    names.len() - 1
-                }
-            };
-            host_of.push(h as u32);
-        }
-        let mut host_endpoints = vec![Vec::new(); names.len()];
+        let mut index: BTreeMap<&str, u32> = BTreeMap::new();
+        let host_of: Vec<u32> = scenario
+            .flows
+            .iter()
+            .map(|f| {
+                let next = index.len() as u32;
+                *index.entry(f.host_name()).or_insert(next)
+            })
+            .collect();
+        let mut host_endpoints = vec![Vec::new(); index.len()];
         for (i, &h) in host_of.iter().enumerate() {
             host_endpoints[h as usize].push((i, Side::Sh));
         }

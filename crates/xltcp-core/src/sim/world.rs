@@ -337,8 +337,7 @@ impl World {
             Dest::Bs => {
                 let v = self.tap(now, Node::Bs, Tap::BsDown, &mut p);
                 if v == Verdict::Pass {
-                    let to = self.topology.station_of_flow(flow);
-                    self.hop_send(now, BS, to, &p);
+                    self.send_from(now, Node::Bs, Via::Air, &p);
                 }
                 self.settle(v);
                 self.drain(now, Node::Bs);
@@ -377,8 +376,7 @@ impl World {
                     let mut packet = *packet;
                     let v = self.tap(now, Node::Bs, Tap::BsUp, &mut packet);
                     if v == Verdict::Pass {
-                        let link = 2 * packet.meta.flow as usize + 1;
-                        self.send_wired(now, link, packet);
+                        self.send_from(now, Node::Bs, Via::Wire, &packet);
                     }
                     self.settle(v);
                     self.drain(now, Node::Bs);
@@ -487,7 +485,7 @@ impl World {
             self.accounting.injected += 1;
             let v = self.tap(now, node, Tap::HostOut, &mut packet);
             if v == Verdict::Pass {
-                self.send_from(now, node, packet);
+                self.send_from(now, node, Via::Air, &packet);
             }
             self.settle(v);
             self.drain(now, node);
@@ -523,13 +521,19 @@ impl World {
         }
     }
 
-    /// A packet leaves `node` (a host's endpoint or an agent there).
-    fn send_from(&mut self, now: Time, node: Node, p: Packet) {
+    /// A packet leaves `node` (an endpoint or an agent there): a host has
+    /// one way out (`via` is ignored); the BS sends onto the air toward the
+    /// packet's wireless host or onto the wire toward its wired host.
+    fn send_from(&mut self, now: Time, node: Node, via: Via, p: &Packet) {
         let flow = p.meta.flow as usize;
-        match node {
-            Node::Wired(_) => self.send_wired(now, 2 * flow, p),
-            Node::Host(h) => self.hop_send(now, h as usize + 1, BS, &p),
-            Node::Bs => {}
+        match (node, via) {
+            (Node::Wired(_), _) => self.send_wired(now, 2 * flow, *p),
+            (Node::Host(h), _) => self.hop_send(now, h as usize + 1, BS, p),
+            (Node::Bs, Via::Air) => {
+                let to = self.topology.station_of_flow(flow);
+                self.hop_send(now, BS, to, p);
+            }
+            (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, *p),
         }
     }
 
@@ -618,15 +622,7 @@ impl World {
                 packet.meta.uid = self.next_uid;
                 self.next_uid += 1;
                 self.accounting.injected += 1;
-                let flow = packet.meta.flow as usize;
-                match (node, via) {
-                    (Node::Bs, Via::Air) => {
-                        let to = self.topology.station_of_flow(flow);
-                        self.hop_send(now, BS, to, &packet);
-                    }
-                    (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, packet),
-                    (node, _) => self.send_from(now, node, packet),
-                }
+                self.send_from(now, node, via, &packet);
                 false
             }
             Action::Tcp { flow, cmd } => {
