@@ -51,6 +51,18 @@ pub enum UndeliveredReason {
     FrameTooLong,
 }
 
+/// What a MAC measured of a frame it delivered (C-Snoop's `W_RTT` is
+/// `queue + tx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MacDelays {
+    /// From enqueue at the MAC to the head of its queue.
+    pub queue: crate::time::Dur,
+    /// From the head of the queue to the link-layer ACK.
+    pub tx: crate::time::Dur,
+    /// Data transmissions it took (1 = first try).
+    pub attempts: u8,
+}
+
 /// One cross-layer signal.
 ///
 /// Serialised as an internally tagged JSON object: `{"type": "<snake_case

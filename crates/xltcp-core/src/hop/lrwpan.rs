@@ -609,6 +609,7 @@ impl LrwpanHop {
             signal: e.into(),
             reason,
             packet,
+            delays: None,
         });
     }
 
@@ -626,6 +627,7 @@ impl LrwpanHop {
                 signal,
                 reason: None,
                 packet: None,
+                delays: None,
             });
         }
         if let Some(at) = s.detector.poll_timeout() {

@@ -60,7 +60,7 @@ pub mod wifi;
 
 use crate::net::link::{DropReason, LinkStats};
 use crate::scenario::{FlowSpec, HopKind, Scenario};
-use crate::signal::{Signal, UndeliveredReason};
+use crate::signal::{MacDelays, Signal, UndeliveredReason};
 use crate::time::Time;
 use crate::wire::Packet;
 use serde::Serialize;
@@ -157,6 +157,8 @@ pub enum HopOut {
         reason: Option<UndeliveredReason>,
         /// For delivery reports: the frame's packet.
         packet: Option<Packet>,
+        /// For `Delivered`, where the MAC measures them: the frame's delays.
+        delays: Option<MacDelays>,
     },
     /// A data frame went on the air (for the capture of its direction).
     OnAir {

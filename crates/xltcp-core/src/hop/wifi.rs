@@ -69,7 +69,7 @@ use crate::radio::wifi::{
 };
 use crate::rng::{stream, Rng};
 use crate::scenario::{Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
-use crate::signal::UndeliveredReason as SignalReason;
+use crate::signal::{MacDelays, UndeliveredReason as SignalReason};
 use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
@@ -529,13 +529,23 @@ impl WifiHop {
                 out.push(HopOut::Arrived { station: i, packet });
             }
             MacEvent::Duplicate { from, .. } => self.dir(from.0 == 0).duplicates += 1,
-            MacEvent::Delivered { frame, .. } => {
+            MacEvent::Delivered {
+                frame,
+                queue_delay,
+                tx_delay,
+                attempts,
+            } => {
                 let packet = self.stations[i].take(frame).map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
                     signal: crate::signal::Signal::Delivered { frame },
                     reason: None,
                     packet,
+                    delays: Some(MacDelays {
+                        queue: queue_delay,
+                        tx: tx_delay,
+                        attempts,
+                    }),
                 });
             }
             MacEvent::Undelivered { frame, reason } => self.undelivered(i, frame, reason, out),
@@ -579,6 +589,7 @@ impl WifiHop {
             signal: crate::signal::Signal::Undelivered { frame },
             reason: Some(reason),
             packet,
+            delays: None,
         });
     }
 

@@ -33,7 +33,7 @@
 //! delivered.
 
 use super::AgentStats;
-use crate::signal::{Signal, UndeliveredReason};
+use crate::signal::{MacDelays, Signal, UndeliveredReason};
 use crate::tcp::{Command, Event};
 use crate::time::Time;
 use crate::wire::Packet;
@@ -117,6 +117,9 @@ pub struct NodeSignal {
     pub reason: Option<UndeliveredReason>,
     /// For delivery reports: the packet the frame carried.
     pub packet: Option<Packet>,
+    /// For `Delivered`, where the MAC measures them: the frame's queueing
+    /// and transmission delays.
+    pub delays: Option<MacDelays>,
 }
 
 /// A scheme's state machine at one node (see the module doc). `Send`, so

@@ -21,7 +21,7 @@ use crate::net::loss::LossProcess;
 use crate::rng::stream;
 use crate::scenario::Scenario;
 use crate::schemes::{self, Action, Node, NodeSignal, Tap, Verdict, Via};
-use crate::signal::{Signal, SignalLog, UndeliveredReason};
+use crate::signal::SignalLog;
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, PacketMeta, SeqNum};
 use rand::RngExt;
@@ -390,7 +390,16 @@ impl World {
                     signal,
                     reason,
                     packet,
-                } => self.publish(now, *station, *signal, *reason, *packet),
+                    delays,
+                } => {
+                    let s = NodeSignal {
+                        signal: *signal,
+                        reason: *reason,
+                        packet: *packet,
+                        delays: *delays,
+                    };
+                    self.publish(now, *station, s)
+                }
                 HopOut::OnAir { down, packet } => {
                     let capture = 2 * self.flows.len() + usize::from(!down);
                     self.output.capture(capture, now, packet);
@@ -649,24 +658,13 @@ impl World {
 
     /// The signal bus: count, hand to the node's agents, trace what they
     /// used.
-    fn publish(
-        &mut self,
-        now: Time,
-        station: Station,
-        signal: Signal,
-        reason: Option<UndeliveredReason>,
-        packet: Option<Packet>,
-    ) {
+    fn publish(&mut self, now: Time, station: Station, s: NodeSignal) {
+        let signal = s.signal;
         self.signals.count_published(signal.name());
         let node = if station == BS {
             Node::Bs
         } else {
             Node::Host(station as u32 - 1)
-        };
-        let s = NodeSignal {
-            signal,
-            reason,
-            packet,
         };
         let mut used = false;
         for k in 0..self.slots_of(node).len() {

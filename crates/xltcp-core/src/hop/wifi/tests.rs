@@ -88,20 +88,27 @@ fn one_frame_takes_difs_its_airtime_and_is_reported_delivered_with_its_packet() 
             }
         )]
     );
-    let delivered: Vec<(Time, Option<Packet>)> = outs
+    let delivered: Vec<(Time, Option<Packet>, Option<MacDelays>)> = outs
         .iter()
         .filter_map(|(t, o)| match o {
             HopOut::Signal {
                 station: 0,
                 signal: Signal::Delivered { .. },
                 packet,
+                delays,
                 ..
-            } => Some((*t, *packet)),
+            } => Some((*t, *packet, *delays)),
             _ => None,
         })
         .collect();
     let ack_end = arrive + std.sifs() + ack_txtime(Rate::Ofdm24, Preamble::Long);
-    assert_eq!(delivered, vec![(ack_end, Some(p))]);
+    // At the head of an empty queue at once: all of it is transmission.
+    let delays = MacDelays {
+        queue: Dur::ZERO,
+        tx: ack_end - Time::ZERO,
+        attempts: 1,
+    };
+    assert_eq!(delivered, vec![(ack_end, Some(p), Some(delays))]);
     assert!(outs
         .iter()
         .any(|(_, o)| matches!(o, HopOut::OnAir { down: true, .. })));
@@ -145,6 +152,7 @@ fn at_a_hopeless_snr_the_frame_is_retried_to_the_limit_then_dropped() {
                     signal: Signal::Undelivered { .. },
                     reason: Some(SignalReason::RetryLimit),
                     packet: Some(_),
+                    delays: None,
                 }
             )
         })
