@@ -154,3 +154,76 @@ fn a_blocked_channel_destroys_frames_and_stops_the_flow() {
     assert!(s.flows[0].bytes_delivered < clean.flows[0].bytes_delivered);
     energy_adds_up(&s, 10.0);
 }
+
+/// Two hosts, one flow each, with their own SNR.
+const TWO_HOSTS: &str = r#"
+[[flow]]
+name = "near"
+direction = "down"
+app = "bulk"
+
+[[wireless.station]]
+host = "far"
+snr_db = 12.5
+
+[[wireless.station]]
+host = "near"
+snr_db = 30
+"#;
+
+#[test]
+fn each_host_has_its_own_snr() {
+    let text = format!("{BASE}{TWO_HOSTS}").replace("name = \"dl\"", "name = \"far\"");
+    let sc = scenario::load_str(&text, "t.toml", Path::new("."), &[]).unwrap();
+    let s = run(&sc, 3);
+    let (far, near) = (&s.flows[0], &s.flows[1]);
+    // The far host's frames are retried (up to a ~20% PER at 12.5 dB);
+    // DCF gives both stations the same share of transmissions, so the far
+    // flow gets less and its oracle bound is lower.
+    assert!(far.oracle_bps < 0.9 * near.oracle_bps, "{far:?} {near:?}");
+    assert!(far.goodput_bps < 0.9 * near.goodput_bps, "{far:?} {near:?}");
+    let w = s.wifi().unwrap();
+    assert!(w.down.lost > 50, "{w:?}");
+}
+
+#[test]
+fn rayleigh_fading_at_a_good_mean_snr_still_loses_frames_in_its_fades() {
+    let fixed = run(&load(&["wireless.snr_db=20"]), 4);
+    let faded = |seed| {
+        run(
+            &load(&[
+                "wireless.snr.mean_db=20",
+                "wireless.snr.fading=\"rayleigh\"",
+                "wireless.snr.coherence=\"20ms\"",
+            ]),
+            seed,
+        )
+    };
+    let a = faded(4);
+    let (wf, wa) = (fixed.wifi().unwrap(), a.wifi().unwrap());
+    // At 20 dB a 24 Mb/s frame is almost never in error; with Rayleigh
+    // fading ~5% of the time is spent more than 13 dB below the mean.
+    assert!(wf.down.lost < 5, "{wf:?}");
+    assert!(wa.down.lost > 50, "{wa:?}");
+    assert!(a.flows[0].goodput_bps < fixed.flows[0].goodput_bps);
+    assert!(a.flows[0].oracle_bps < fixed.flows[0].oracle_bps);
+    // The channel is the seed's: the same seed gives the same run.
+    assert_eq!(format!("{a:?}"), format!("{:?}", faded(4)));
+}
+
+#[test]
+fn an_snr_trace_drives_the_link() {
+    let dir = std::env::temp_dir().join(format!("xltcp-sim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Clean for 5 s, then 2 dB: nothing gets through at 24 Mb/s.
+    std::fs::write(dir.join("fade.txt"), "0 30\n5s 2\n").unwrap();
+    let text = format!("{BASE}\n[wireless.snr]\ntrace = \"fade.txt\"\n");
+    let sc = scenario::load_str(&text, "t.toml", &dir, &[]).unwrap();
+    let s = run(&sc, 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let f = &s.flows[0];
+    // About half the run at the clean rate (~14 Mb/s) and nothing after.
+    assert!((5e6..8.5e6).contains(&f.goodput_bps), "{f:?}");
+    let w = s.wifi().unwrap();
+    assert!(w.down.drop_retry_limit > 0, "{w:?}");
+}

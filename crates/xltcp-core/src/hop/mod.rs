@@ -342,7 +342,7 @@ pub fn build(scenario: &Scenario, hosts: usize, seed: u64) -> AnyHop {
             spec,
             wl.link.queue,
             (&wl.loss_down, &wl.loss_up),
-            hosts,
+            &crate::scenario::host_names(&scenario.flows),
             Time::ZERO + scenario.sim.duration,
             seed,
         )),

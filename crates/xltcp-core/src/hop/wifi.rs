@@ -9,8 +9,9 @@
 //!   (a collision: both are lost) or if the channel is blocked at any
 //!   instant of it;
 //! - a frame that survives both is lost with the packet error rate of its
-//!   PSDU at its rate and preamble at `snr_db` (the error model: NIST or
-//!   YANS for OFDM, DSSS/CCK for 11b), drawn from its receiver's stream
+//!   PSDU at its rate and preamble at the SNR of its link at the frame's
+//!   end (the error model: NIST or YANS for OFDM, DSSS/CCK for 11b), drawn
+//!   from its receiver's stream
 //!   `wifi.<station>.fate`; a data frame is further lost by the loss
 //!   process of its direction (`[wireless.loss.down|up]`, stream
 //!   `wireless.<dir>.loss`). ACK, RTS and CTS frames go through the same.
@@ -19,6 +20,10 @@
 //! - every station that did not transmit during the frame gets it: intact
 //!   ([`Dcf::handle_frame`]) or in error ([`Dcf::handle_frame_error`], so
 //!   its next deferral is an EIFS).
+//!
+//! A link's SNR is its host's ([`crate::radio::snr`]: fixed, a process with
+//! shadowing and fading drawn from `wifi.<station>.shadowing` and
+//! `wifi.<station>.fading`, or a trace), the same in both directions.
 //!
 //! Each DCF draws its back-offs from `wifi.<station>.backoff`. The streams
 //! are per station and per process, so the pattern of losses does not
@@ -48,8 +53,12 @@
 //! capacity = OracleCapacity { rate, preamble, IP = 40 + ts + MSS, payload = MSS,
 //!                             TCP ACK = 40 + ts bytes every d segments }.bps()
 //!            / (1 + p)
-//! p        = 1 − (1 − PER(data PSDU, rate, snr_db)) · (1 − mean loss of the direction)
+//! p        = 1 − E[1 − PER(data PSDU, rate, SNR)] · (1 − mean loss of the direction)
 //! ```
+//!
+//! where the mean is over the flow's host's SNR: exact for a fixed SNR and
+//! a trace (time-weighted over the run), a Monte Carlo estimate over the
+//! shadowing and fading distribution otherwise.
 //!
 //! with `ts` = 12 with timestamps, `d` the delayed-ACK count and `rate` the
 //! configured rate (with ARF, the standard's fastest). `frame_overhead` is
@@ -62,6 +71,7 @@ pub use stats::{StationEnergy, WifiDirStats, WifiStats};
 use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
 use crate::net::link::{Drops, LinkStats};
 use crate::net::loss::LossProcess;
+use crate::radio::snr::{mean_over, SnrProcess};
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{
     data_psdu_bytes, Addr, ArfConfig, Dcf, DcfConfig, EnergyMeter, Frame, MacEvent, OracleCapacity,
@@ -116,6 +126,8 @@ struct Station {
     busy: bool,
     /// Start and end of the station's last transmission on the air.
     last_tx: (Time, Time),
+    /// The SNR of the station's link to the AP (none for the AP).
+    snr: Option<SnrProcess>,
 }
 
 impl Station {
@@ -158,8 +170,8 @@ pub struct WifiHop {
     next_tx: u64,
     blocked: bool,
     spec: WifiSpec,
-    snr: f64,
-    per_cache: BTreeMap<(Rate, Preamble, u32), f64>,
+    /// PERs at fixed SNRs, by (rate, preamble, PSDU bytes, SNR dB bits).
+    per_cache: BTreeMap<(Rate, Preamble, u32, u64), f64>,
     loss_down: LossProcess,
     loss_up: LossProcess,
     end: Time,
@@ -168,14 +180,14 @@ pub struct WifiHop {
 }
 
 impl WifiHop {
-    /// The hop of `hosts` wireless hosts and the AP; `queue` is each MAC's
-    /// queue, `loss` the extra loss per data frame (down, up), `end` the
-    /// end of the run (when the energy is read).
+    /// The hop of the wireless hosts named `hosts` and the AP; `queue` is
+    /// each MAC's queue, `loss` the extra loss per data frame (down, up),
+    /// `end` the end of the run (when the energy is read).
     pub fn new(
         spec: &WifiSpec,
         queue: QueueLimit,
         loss: (&LossSpec, &LossSpec),
-        hosts: usize,
+        hosts: &[&str],
         end: Time,
         seed: u64,
     ) -> WifiHop {
@@ -196,7 +208,7 @@ impl WifiHop {
             },
             ..DcfConfig::new(spec.rate)
         };
-        let stations = (0..=hosts)
+        let stations = (0..=hosts.len())
             .map(|i| Station {
                 dcf: Dcf::new(
                     config,
@@ -210,6 +222,13 @@ impl WifiHop {
                 armed: Time::NEVER,
                 busy: false,
                 last_tx: (Time::ZERO, Time::ZERO),
+                snr: i.checked_sub(1).map(|h| {
+                    SnrProcess::new(
+                        spec.snr_of(hosts[h]),
+                        stream(seed, &format!("wifi.{i}.shadowing")),
+                        stream(seed, &format!("wifi.{i}.fading")),
+                    )
+                }),
             })
             .collect();
         WifiHop {
@@ -218,7 +237,6 @@ impl WifiHop {
             next_tx: 0,
             blocked: false,
             spec: spec.clone(),
-            snr: db_to_linear(spec.snr_db),
             per_cache: BTreeMap::new(),
             loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
@@ -241,20 +259,22 @@ impl WifiHop {
         &self.stations[station].dcf
     }
 
-    /// The packet error rate of a `psdu`-byte frame at `rate` at the
-    /// configured SNR.
-    pub fn per(&self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
-        let cached = self.per_cache.get(&(rate, preamble, psdu)).copied();
-        cached.unwrap_or_else(|| per(self.spec.error_model, rate, preamble, self.snr, psdu))
-    }
-
-    /// [`WifiHop::per`], remembered.
-    fn per_cached(&mut self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
-        let (model, snr) = (self.spec.error_model, self.snr);
-        *self
-            .per_cache
-            .entry((rate, preamble, psdu))
-            .or_insert_with(|| per(model, rate, preamble, snr, psdu))
+    /// The packet error rate of `t` at `now`, at the SNR of its link
+    /// (the link of its host: whichever end is not the AP).
+    fn link_per(&mut self, now: Time, t: &Transmission) -> f64 {
+        let host = t.from.0.max(t.to.0) as usize;
+        let model = self.spec.error_model;
+        let Some(snr) = self.stations[host].snr.as_mut() else {
+            return 0.0;
+        };
+        let db = snr.db_at(now);
+        let at = |db: f64| per(model, t.rate, t.preamble, db_to_linear(db), t.psdu_bytes);
+        if snr.is_fixed() {
+            let key = (t.rate, t.preamble, t.psdu_bytes, db.to_bits());
+            *self.per_cache.entry(key).or_insert_with(|| at(db))
+        } else {
+            at(db)
+        }
     }
 
     fn dir(&mut self, down: bool) -> &mut WifiDirStats {
@@ -394,8 +414,8 @@ impl WifiHop {
     /// Whether a frame that escaped collisions and blockages is lost:
     /// bit errors at the SNR (drawn by its receiver) and, for data, the
     /// loss process of its direction.
-    fn lost(&mut self, t: &Transmission) -> bool {
-        let p = self.per_cached(t.rate, t.preamble, t.psdu_bytes);
+    fn lost(&mut self, now: Time, t: &Transmission) -> bool {
+        let p = self.link_per(now, t);
         let rx = &mut self.stations[t.to.0 as usize];
         let errored = p > 0.0 && rx.fate.random::<f64>() < p;
         let dropped = t.kind == TxKind::Data && {
@@ -412,7 +432,7 @@ impl WifiHop {
     /// A transmission ended: decide its fate and hand it to every station
     /// that listened.
     fn finish(&mut self, now: Time, a: Air, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
-        let lost = !a.collided && !a.blocked && self.lost(&a.t);
+        let lost = !a.collided && !a.blocked && self.lost(now, &a.t);
         let intact = !a.collided && !a.blocked && !lost;
         let sender = a.t.from.0 as usize;
         let receiver = a.t.to.0 as usize;
@@ -647,7 +667,16 @@ impl WifiHop {
                 data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
             }),
         };
-        let per = self.per(rate, self.spec.preamble, data_psdu_bytes(ip_bytes));
+        let (model, preamble, psdu) = (
+            self.spec.error_model,
+            self.spec.preamble,
+            data_psdu_bytes(ip_bytes),
+        );
+        let snr = self.spec.snr_of(flow.host_name());
+        let success = mean_over(snr, self.end, |db| {
+            1.0 - per(model, rate, preamble, db_to_linear(db), psdu)
+        });
+        let per = 1.0 - success;
         let process = if flow.direction == Direction::Down {
             &self.loss_down
         } else {

@@ -106,6 +106,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     t.finish(cx);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
     super::load_cr::check_flow_mss(cx, &root, &wireless, &tcp, &flows);
+    super::load_wifi::check_stations(cx, doc, &wireless, &flows);
     let mut t = root.table(cx, "output");
     let output = read_output(cx, &mut t);
     t.finish(cx);
@@ -293,7 +294,7 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     let link = match kind {
         1 => super::load_cr::read_lrwpan_link(cx, t),
         2 => {
-            let (link, spec) = super::load_wifi::read_wifi(cx, t);
+            let (link, spec) = super::load_wifi::read_wifi(cx, t, base_dir);
             wifi = Some(spec);
             link
         }

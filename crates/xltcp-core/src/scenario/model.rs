@@ -8,6 +8,7 @@
 //! a plain integer of bytes; probabilities are numbers (0.01) or percentages
 //! ("1%"). See [`super::units`].
 
+pub use crate::radio::snr::{Fading, SnrSpec};
 use crate::time::Dur;
 
 /// A whole scenario.
@@ -326,7 +327,25 @@ impl Default for LrwpanSpec {
 /// and is not used (one collision domain, no propagation delay); `queue`
 /// (packets only) is each MAC's transmit queue. `[wireless.loss.*]` adds a
 /// loss process per data frame travelling that way, on top of the bit
-/// errors at `snr_db`.
+/// errors at each link's SNR.
+///
+/// A host's link to the AP has one SNR in both directions: `snr_db` (a
+/// fixed value) or `[wireless.snr]` (a process, see [`crate::radio::snr`])
+/// for every host, and `[[wireless.station]]` entries for single hosts:
+///
+/// ```toml
+/// [wireless.snr]             # every host: a mean with shadowing and fading
+/// mean_db = 18
+/// shadowing_db = 4           # σ of log-normal shadowing (default 0)
+/// shadowing_time = "2s"      # its correlation time (default: fixed per host)
+/// fading = "rayleigh"        # "none" (default), "rayleigh" or "rician"
+/// k_db = 6                   # Rician K factor (rician only)
+/// coherence = "20ms"         # fading block length (default "10ms")
+///
+/// [[wireless.station]]
+/// host = "far"               # a host named by [[flow]] host (or a flow)
+/// snr = { trace = "far-snr.txt" }   # or snr_db = 9, or a process table
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiSpec {
     /// `standard`: "11a" or "11b" (required).
@@ -346,8 +365,11 @@ pub struct WifiSpec {
     pub retry_long: u8,
     /// `error_model`: "nist" (default) or "yans" (OFDM; 11b has one model).
     pub error_model: crate::radio::wifi::ErrorModel,
-    /// `snr_db`: the SNR of every link (default 40 dB: no bit errors).
-    pub snr_db: f64,
+    /// `snr_db` or `[wireless.snr]`: the SNR of every host's link
+    /// (default 40 dB fixed: no bit errors).
+    pub snr: SnrSpec,
+    /// `[[wireless.station]]`: hosts with their own SNR, by host name.
+    pub stations: Vec<StationSpec>,
     /// `[wireless.energy]`: `tx_w`, `rx_w`, `idle_w`, `sleep_w` (defaults
     /// 0.6, 0.3, 0.26, 0.015 W).
     pub power: crate::radio::wifi::PowerProfile,
@@ -355,7 +377,24 @@ pub struct WifiSpec {
     pub battery_j: Option<f64>,
 }
 
+/// One `[[wireless.station]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StationSpec {
+    /// `host`: the wireless host ([`FlowSpec::host_name`]).
+    pub host: String,
+    /// `snr_db` or `snr`: its link's SNR.
+    pub snr: SnrSpec,
+}
+
 impl WifiSpec {
+    /// The SNR of the link of the host named `host`.
+    pub fn snr_of(&self, host: &str) -> &SnrSpec {
+        self.stations
+            .iter()
+            .find(|s| s.host == host)
+            .map_or(&self.snr, |s| &s.snr)
+    }
+
     /// The defaults of `standard`: its fastest rate, fixed, long preamble,
     /// no RTS/CTS, retry limits 7/4, NIST, 40 dB, the default powers.
     pub fn new(standard: crate::radio::wifi::Standard) -> WifiSpec {
@@ -369,7 +408,8 @@ impl WifiSpec {
             retry_short: 7,
             retry_long: 4,
             error_model: crate::radio::wifi::ErrorModel::Nist,
-            snr_db: 40.0,
+            snr: SnrSpec::Fixed(40.0),
+            stations: Vec::new(),
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
         }
@@ -503,6 +543,17 @@ impl FlowSpec {
     pub fn host_name(&self) -> &str {
         self.host.as_deref().unwrap_or(&self.name)
     }
+}
+
+/// The wireless hosts' names, in the order of their first flow (host `h`
+/// is station `h + 1` on the hop).
+pub fn host_names(flows: &[FlowSpec]) -> Vec<&str> {
+    let mut seen = std::collections::BTreeSet::new();
+    flows
+        .iter()
+        .map(FlowSpec::host_name)
+        .filter(|&n| seen.insert(n))
+        .collect()
 }
 
 /// `[output]`.

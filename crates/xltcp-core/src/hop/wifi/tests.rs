@@ -39,12 +39,19 @@ fn packet(uid: u64) -> Packet {
 fn hop(snr_db: f64) -> WifiHop {
     let spec = WifiSpec {
         rate: Rate::Ofdm24,
-        snr_db,
+        snr: crate::scenario::SnrSpec::Fixed(snr_db),
         ..WifiSpec::new(Standard::A11)
     };
     let none = LossSpec::None;
     let end = Time::ZERO + Dur::from_secs(1);
-    WifiHop::new(&spec, QueueLimit::Packets(10), (&none, &none), 1, end, 5)
+    WifiHop::new(
+        &spec,
+        QueueLimit::Packets(10),
+        (&none, &none),
+        &["h"],
+        end,
+        5,
+    )
 }
 
 // `EventQueue<HopTimer>` is a `TimerSink` (the 802.15.4 hop's tests say so).
