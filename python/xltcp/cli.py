@@ -280,6 +280,9 @@ def run_scenario(
         else:
             out_console.print(table.run_table(result))
             out_console.print(table.run_line(result))
+            for line in (table.energy_line(result), table.output_warning(result)):
+                if line is not None:
+                    out_console.print(line)
         out_console.print(Text(f"results in {out_dir}"))
 
 

@@ -89,18 +89,13 @@ fn check(name: &str) {
     }
     let want = std::fs::read_to_string(&path)
         .unwrap_or_else(|_| panic!("no record {}; run with XLTCP_BLESS=1", path.display()));
-    let differ: Vec<&str> = got
-        .lines()
-        .zip(want.lines())
-        .filter(|(g, w)| g != w)
-        .map(|(g, _)| g)
-        .collect();
+    let new: Vec<&str> = got.lines().filter(|g| !want.contains(g)).collect();
+    let gone: Vec<&str> = want.lines().filter(|w| !got.contains(w)).collect();
     assert!(
-        differ.is_empty() && got.lines().count() == want.lines().count(),
-        "{name}: outputs differ from the record:\n{}\n(files: {} now, {} recorded)",
-        differ.join("\n"),
-        got.lines().count(),
-        want.lines().count()
+        new.is_empty() && gone.is_empty(),
+        "{name}: outputs differ from the record:\nnow:\n{}\nrecorded:\n{}",
+        new.join("\n"),
+        gone.join("\n"),
     );
 }
 

@@ -1,6 +1,8 @@
 //! The 802.11 hop in the world: one TCP flow over 11a and 11b against the
 //! oracle, frame errors at a low SNR, accounting, determinism and energy.
 
+mod support;
+
 use std::path::Path;
 use xltcp_core::scenario::{self, Scenario};
 use xltcp_core::sim::{self, RunOptions, Summary};
@@ -226,4 +228,53 @@ fn an_snr_trace_drives_the_link() {
     assert!((5e6..8.5e6).contains(&f.goodput_bps), "{f:?}");
     let w = s.wifi().unwrap();
     assert!(w.down.drop_retry_limit > 0, "{w:?}");
+}
+
+#[test]
+fn the_air_capture_shows_every_frame_with_its_mac_header() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wifi-air");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sc = load(&[
+        "wireless.snr_db=13.3",
+        "sim.duration=\"1s\"",
+        "output.pcap=true",
+        "output.pcap_snaplen=\"96B\"",
+    ]);
+    let s = sim::run(
+        &sc,
+        RunOptions {
+            seed: Some(2),
+            out_dir: Some(&dir),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let air = dir.join("pcap/air.pcap");
+    let bytes = std::fs::read(&air).unwrap();
+    // The global header's link type: 127, radiotap + 802.11.
+    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 127);
+    let w = s.wifi().unwrap();
+    if support::tshark::skip_without_tshark("the_air_capture_shows_every_frame") {
+        return;
+    }
+    let problems = support::tshark::problems(&air);
+    assert!(problems.is_empty(), "{problems:?}");
+    let count =
+        |filter: &str| support::tshark::fields(&air, filter, &["frame.number"]).len() as u64;
+    // Frames are captured as they leave the air: one may still be on it
+    // at the end of the run.
+    let data = w.down.frames_sent + w.up.frames_sent;
+    let captured = count("wlan.fc.type_subtype == 0x20");
+    assert!(data - captured <= 1, "{captured} of {data}");
+    let retries = count("wlan.fc.type_subtype == 0x20 && wlan.fc.retry == 1");
+    assert!(w.down.retransmissions + w.up.retransmissions - retries <= 1);
+    assert_eq!(
+        count("radiotap.flags.badfcs == 1 && wlan.fc.type_subtype == 0x20"),
+        w.down.lost + w.up.lost + w.down.collided + w.up.collided
+    );
+    assert!(count("wlan.fc.type_subtype == 0x1d") > data / 2, "MAC ACKs");
+    assert!(
+        count("tcp.len > 0 && wlan.fc.fromds == 1") > 0,
+        "TCP inside the AP's frames"
+    );
 }

@@ -519,6 +519,7 @@ fn build_summary(
         },
         hop_sections: Sections::default(),
         signals: None,
+        output: None,
         agents: hop.agents.sections(),
         emu: Some(EmuDetails {
             cpu_share: if report.wall_s > 0.0 {

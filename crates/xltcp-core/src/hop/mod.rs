@@ -167,6 +167,27 @@ pub enum HopOut {
         /// The packet.
         packet: Packet,
     },
+    /// A frame left the air with its link-layer header (for the capture of
+    /// the medium, [`Hop::air_link_type`]); only while capturing.
+    Air(AirFrame),
+}
+
+/// A frame on the air with its link-layer framing, for a capture of the
+/// medium. One variant per hop kind that has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AirFrame {
+    /// An 802.11 frame (radiotap + MAC header).
+    Wifi(crate::radio::wifi::capture::AirFrame),
+}
+
+impl AirFrame {
+    /// Appends the capture record's bytes to `buf`, the IP datagram cut to
+    /// `ip_snaplen`; returns the uncut length.
+    pub fn encode(&self, ip_snaplen: usize, buf: &mut Vec<u8>) -> usize {
+        match self {
+            AirFrame::Wifi(f) => f.encode(ip_snaplen, buf),
+        }
+    }
 }
 
 /// A hop's own section of `summary.json` (beside the per-direction link
@@ -240,6 +261,13 @@ pub trait Hop: std::fmt::Debug {
     fn section(&self) -> Option<(&'static str, HopSection)> {
         None
     }
+
+    /// The pcap link type of the hop's [`HopOut::Air`] frames and the
+    /// longest header they put before the IP datagram, if it captures the
+    /// medium with link-layer framing.
+    fn air_link_type(&self) -> Option<(u32, usize)> {
+        None
+    }
 }
 
 /// Declares the registry of hop kinds: the [`AnyHop`] enum and its
@@ -309,6 +337,12 @@ macro_rules! hop_kinds {
             fn section(&self) -> Option<(&'static str, HopSection)> {
                 match self {
                     $(AnyHop::$kind(h) => Hop::section(h),)*
+                }
+            }
+
+            fn air_link_type(&self) -> Option<(u32, usize)> {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::air_link_type(h),)*
                 }
             }
         }

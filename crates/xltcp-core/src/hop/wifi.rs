@@ -44,8 +44,11 @@
 //! TCP payload bits received per joule.
 //!
 //! Captures: every data frame put on the air is an [`HopOut::OnAir`] (its
-//! IP packet, IPv4 link type); MAC control frames are not captured, their
-//! outcomes are in the summary counters.
+//! IP packet, for `wireless.pcap` in the IPv4 link type that TCP tools
+//! read); while capturing, every frame that leaves the air — data, ACK,
+//! RTS, CTS, intact or not — is also an [`HopOut::Air`] with its MAC header
+//! and a radiotap header ([`crate::radio::wifi::capture`]), for `air.pcap`,
+//! where Wireshark shows retries, sequence numbers, NAV and lost frames.
 //!
 //! Oracle capacity of a flow (one saturated sender, SPECS §5.4):
 //!
@@ -68,10 +71,11 @@ mod stats;
 
 pub use stats::{StationEnergy, WifiDirStats, WifiStats};
 
-use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
+use super::{AirFrame, Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
 use crate::net::link::{Drops, LinkStats};
 use crate::net::loss::LossProcess;
 use crate::radio::snr::{mean_over, SnrProcess};
+use crate::radio::wifi::capture::AirFrame as WifiAir;
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{
     data_psdu_bytes, Addr, ArfConfig, Dcf, DcfConfig, EnergyMeter, Frame, MacEvent, OracleCapacity,
@@ -175,6 +179,8 @@ pub struct WifiHop {
     loss_down: LossProcess,
     loss_up: LossProcess,
     end: Time,
+    /// Whether the engine captures (then [`HopOut::Air`] is emitted).
+    capture: bool,
     /// Counters per direction (energy is read from the meters).
     pub stats: WifiStats,
 }
@@ -241,6 +247,7 @@ impl WifiHop {
             loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
             end,
+            capture: false,
             stats: WifiStats::default(),
         }
     }
@@ -448,6 +455,9 @@ impl WifiHop {
         } else if !intact {
             d.control_lost += 1;
         }
+        if self.capture {
+            self.capture_air(now, &a, intact, out);
+        }
         for j in 0..self.stations.len() {
             if j == sender {
                 continue;
@@ -466,6 +476,30 @@ impl WifiHop {
             }
             self.drain(now, j, q, out);
         }
+    }
+
+    /// The capture record of a frame that left the air.
+    fn capture_air(&mut self, now: Time, a: &Air, intact: bool, out: &mut Vec<HopOut>) {
+        let host = a.t.from.0.max(a.t.to.0) as usize;
+        let snr_db = self.stations[host]
+            .snr
+            .as_mut()
+            .map_or(f64::INFINITY, |s| s.db_at(now));
+        let packet = match a.t.kind {
+            TxKind::Data => self.stations[a.t.from.0 as usize]
+                .held
+                .iter()
+                .find(|(k, _)| *k == a.t.frame)
+                .map(|(_, h)| h.packet),
+            _ => None,
+        };
+        out.push(HopOut::Air(AirFrame::Wifi(WifiAir {
+            tx: a.t,
+            packet,
+            snr_db,
+            intact,
+            standard: self.spec.standard,
+        })));
     }
 
     /// Drains station `i`'s DCF after an input and re-arms its timer.
@@ -717,14 +751,17 @@ impl Hop for WifiHop {
         p: &Packet,
         io: HopIo<'_, T>,
     ) {
+        self.capture = io.capture;
         WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
     }
 
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
+        self.capture = io.capture;
         self.handle(now, timer.into(), io.timers, io.out);
     }
 
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {
+        self.capture = io.capture;
         self.set_channel_blocked(now, blocked, io.timers, io.out);
     }
 
@@ -764,6 +801,11 @@ impl Hop for WifiHop {
 
     fn section(&self) -> Option<(&'static str, HopSection)> {
         Some(("wifi", HopSection::Wifi(self.stats_at(self.end))))
+    }
+
+    fn air_link_type(&self) -> Option<(u32, usize)> {
+        use crate::radio::wifi::capture::{LINKTYPE_IEEE802_11_RADIOTAP, MAX_HEADER_LEN};
+        Some((LINKTYPE_IEEE802_11_RADIOTAP, MAX_HEADER_LEN))
     }
 }
 

@@ -31,8 +31,11 @@ pub fn echo(s: &Scenario) -> Value {
             "timeseries": s.output.timeseries,
         },
     });
-    // Tables at their defaults are left out, so that scenarios without
-    // them echo exactly as before they existed.
+    // Tables and keys at their defaults are left out, so that scenarios
+    // without them echo exactly as before they existed.
+    if let Some(b) = s.output.max_bytes {
+        v["output"]["max_bytes"] = json!(b);
+    }
     if s.schemes != SchemesSpec::default() {
         v["schemes"] = schemes(&s.schemes);
     }

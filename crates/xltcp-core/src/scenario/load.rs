@@ -600,5 +600,6 @@ fn read_output(cx: &mut Cx, t: &mut Tab) -> OutputSpec {
         pcap,
         pcap_snaplen: snaplen.min(65535) as u32,
         timeseries: t.read(cx, "timeseries", d.timeseries, rd::boolean),
+        max_bytes: t.read_opt(cx, "max_bytes", rd::size),
     }
 }

@@ -565,6 +565,20 @@ pub struct OutputSpec {
     pub pcap_snaplen: u32,
     /// `timeseries`: write per-flow time series (default true).
     pub timeseries: bool,
+    /// `max_bytes`: the most bytes a run's traces (time series, pcaps,
+    /// signal log) may take; records past it are counted, not written
+    /// (default [`DEFAULT_MAX_OUTPUT_BYTES`]).
+    pub max_bytes: Option<u64>,
+}
+
+/// The trace budget of a run without `[output] max_bytes`: 1 GiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 30;
+
+impl OutputSpec {
+    /// The trace budget in bytes.
+    pub fn budget(&self) -> u64 {
+        self.max_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES)
+    }
 }
 
 impl Default for SimSpec {
@@ -635,6 +649,7 @@ impl Default for OutputSpec {
             pcap: false,
             pcap_snaplen: 0,
             timeseries: true,
+            max_bytes: None,
         }
     }
 }

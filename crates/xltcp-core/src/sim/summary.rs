@@ -145,6 +145,10 @@ pub struct Summary {
     /// The emulator's own results; absent from the simulator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emu: Option<EmuDetails>,
+    /// Where the traces stopped at `[output] max_bytes`; absent when every
+    /// record was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<super::output::OutputCut>,
 }
 
 impl Summary {
@@ -254,6 +258,7 @@ impl World {
             signals: self.hop.publishes_signals().then(|| self.signals.clone()),
             agents: self.agent_sections(),
             emu: None,
+            output: self.output.cut(self.scenario.output.budget()),
         }
     }
 

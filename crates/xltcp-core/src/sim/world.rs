@@ -133,6 +133,9 @@ pub struct World {
     pub(super) signals: SignalStats,
     /// Trace of the signals delivered to agents (with an output folder).
     pub signal_log: Option<SignalLog>,
+    /// The most records `signal_log` keeps (the rest are counted in the
+    /// output's cut).
+    pub signal_log_max: usize,
 }
 
 impl World {
@@ -213,6 +216,7 @@ impl World {
             observer_events: 0,
             signals: SignalStats::default(),
             signal_log: None,
+            signal_log_max: usize::MAX,
         };
         for i in 0..n {
             let start = Time::ZERO + world.flows[i].spec.start;
@@ -404,6 +408,7 @@ impl World {
                     let capture = 2 * self.flows.len() + usize::from(!down);
                     self.output.capture(capture, now, packet);
                 }
+                HopOut::Air(frame) => self.output.capture_air(now, frame),
             }
         }
         out.clear();
@@ -676,7 +681,11 @@ impl World {
         }
         self.signals.count_delivered(signal.name());
         if let Some(log) = self.signal_log.as_mut() {
-            log.push(now, station as u32, signal);
+            if log.len() < self.signal_log_max {
+                log.push(now, station as u32, signal);
+            } else {
+                self.output.signals_not_logged(now, 1);
+            }
         }
         self.drain(now, node);
     }
