@@ -278,3 +278,44 @@ fn the_air_capture_shows_every_frame_with_its_mac_header() {
         "TCP inside the AP's frames"
     );
 }
+
+#[test]
+fn dsa_sensing_freezes_each_host_for_its_share_of_the_time() {
+    let clean = run(&load(&[]), 5);
+    let s = run(
+        &load(&[
+            "wireless.dsa.node_sensing_every=\"500ms\"",
+            "wireless.dsa.node_sensing_for=\"25ms\"",
+            "wireless.dsa.cell_sensing_every=\"2s\"",
+            "wireless.dsa.cell_sensing_for=\"20ms\"",
+        ]),
+        5,
+    );
+    let d = s.wifi().unwrap().dsa.clone().expect("dsa section");
+    assert_eq!(d.node_sensing_periods, 20);
+    assert_eq!(d.cell_sensing_periods, 5);
+    // 5% of 10 s sensing alone, 1% cell-wide, overlapping a little.
+    assert!((0.55..0.61).contains(&d.host_tfp_s[0]), "{d:?}");
+    let f = &s.flows[0];
+    assert!(f.goodput_bps < clean.flows[0].goodput_bps, "{f:?}");
+    assert!(f.goodput_bps > 0.8 * clean.flows[0].goodput_bps, "{f:?}");
+    let sig = s.signals.as_ref().unwrap();
+    assert!(format!("{sig:?}").contains("tfp_start"), "{sig:?}");
+}
+
+#[test]
+fn a_channel_switch_halves_the_rate_after_its_delay() {
+    let s = run(
+        &load(&[
+            "wireless.dsa.switch_at=[\"5s\"]",
+            "wireless.dsa.switch_delay=\"100ms\"",
+            "wireless.dsa.channels=[\"24Mbps\", \"12Mbps\"]",
+        ]),
+        1,
+    );
+    let d = s.wifi().unwrap().dsa.clone().unwrap();
+    assert_eq!((d.switches, d.channel), (1, 1));
+    // ~14.8 Mb/s for 5 s, then ~8.5 at 12 Mb/s: between the two.
+    let g = s.flows[0].goodput_bps;
+    assert!((10.0e6..12.5e6).contains(&g), "{g}");
+}

@@ -236,6 +236,11 @@ pub trait Hop: std::fmt::Debug {
     /// One of the hop's timers is due.
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>);
 
+    /// The run begins: the hop arms its own processes' first timers.
+    fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+        let _ = (now, io);
+    }
+
     /// The channel became unavailable (`blocked`) or available again.
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>);
 
@@ -301,6 +306,12 @@ macro_rules! hop_kinds {
             fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
                 match self {
                     $(AnyHop::$kind(h) => Hop::handle_timer(h, now, timer, io),)*
+                }
+            }
+
+            fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::start(h, now, io),)*
                 }
             }
 

@@ -67,8 +67,10 @@
 //! configured rate (with ARF, the standard's fastest). `frame_overhead` is
 //! not used: the 802.11 framing is fixed (36 bytes around the packet).
 
+pub mod dsa;
 mod stats;
 
+pub use dsa::DsaStats;
 pub use stats::{StationEnergy, WifiDirStats, WifiStats};
 
 use super::{AirFrame, Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
@@ -83,7 +85,7 @@ use crate::radio::wifi::{
 };
 use crate::rng::{stream, Rng};
 use crate::scenario::{Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
-use crate::signal::{MacDelays, UndeliveredReason as SignalReason};
+use crate::signal::{MacDelays, Signal, TfpCause, UndeliveredReason as SignalReason};
 use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
@@ -106,6 +108,13 @@ pub enum HopEv {
     TxEnd {
         /// Transmission number.
         tx: u64,
+    },
+    /// A timer of the DSA cell (encoded by `dsa::DsaEv`).
+    Dsa {
+        /// Host.
+        a: u32,
+        /// Which process, and start or end.
+        b: u64,
     },
 }
 
@@ -181,6 +190,8 @@ pub struct WifiHop {
     end: Time,
     /// Whether the engine captures (then [`HopOut::Air`] is emitted).
     capture: bool,
+    /// The DSA cell's sensing and channel switches, if configured.
+    dsa: Option<dsa::DsaCell>,
     /// Counters per direction (energy is read from the meters).
     pub stats: WifiStats,
 }
@@ -248,6 +259,10 @@ impl WifiHop {
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
             end,
             capture: false,
+            dsa: spec
+                .dsa
+                .as_ref()
+                .map(|d| dsa::DsaCell::new(d, hosts.len(), seed)),
             stats: WifiStats::default(),
         }
     }
@@ -331,18 +346,160 @@ impl WifiHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        if blocked == self.blocked {
+            return;
+        }
         self.blocked = blocked;
         if blocked {
             for a in self.air.iter_mut().filter(|a| a.live(now)) {
                 a.blocked = true;
             }
         }
+        self.publish_cell_tfp(TfpCause::PuOn, blocked, out);
+        self.note_frozen(now);
         self.update_channel(now, q, out);
+    }
+
+    /// `tfp_start` / `tfp_end` of a cell-wide cause at every station.
+    fn publish_cell_tfp(&self, cause: TfpCause, start: bool, out: &mut Vec<HopOut>) {
+        if self.dsa.is_none() {
+            return;
+        }
+        for station in 0..self.stations.len() {
+            let signal = if start {
+                Signal::TfpStart { cause, node: None }
+            } else {
+                Signal::TfpEnd { cause, node: None }
+            };
+            out.push(signal_out(station, signal));
+        }
+    }
+
+    /// Updates each host's frozen time.
+    fn note_frozen(&mut self, now: Time) {
+        let frozen: Vec<bool> = (1..self.stations.len()).map(|i| self.frozen(i)).collect();
+        if let Some(d) = self.dsa.as_mut() {
+            for (h, f) in frozen.into_iter().enumerate() {
+                d.note_frozen(now, h, f);
+            }
+        }
+    }
+
+    /// Arms the DSA cell's first timers.
+    fn start_dsa(&mut self, q: &mut dyn TimerSink) {
+        if let Some(d) = self.dsa.as_mut() {
+            for (at, ev) in d.start() {
+                let (a, b) = ev.encode();
+                q.schedule(
+                    at,
+                    HopTimer {
+                        kind: TimerKind::K4,
+                        a,
+                        b,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A DSA timer: the TFP it begins or ends, its signals, its effect on
+    /// the air and on the stations.
+    fn on_dsa(&mut self, now: Time, ev: dsa::DsaEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        let Some(d) = self.dsa.as_mut() else {
+            return;
+        };
+        let (change, next) = d.handle(now, ev);
+        for (at, ev) in next {
+            let (a, b) = ev.encode();
+            q.schedule(
+                at,
+                HopTimer {
+                    kind: TimerKind::K4,
+                    a,
+                    b,
+                },
+            );
+        }
+        match change {
+            dsa::Change::CellSensing(start) => {
+                self.freeze_air(now, None, start);
+                self.publish_cell_tfp(TfpCause::CellSensing, start, out);
+            }
+            dsa::Change::NodeSensing(h, start) => {
+                let station = h as usize + 1;
+                self.freeze_air(now, Some(station), start);
+                let (own, bs) = if start {
+                    let c = TfpCause::NodeSensing;
+                    (
+                        Signal::TfpStart {
+                            cause: c,
+                            node: None,
+                        },
+                        Signal::TfpStart {
+                            cause: c,
+                            node: Some(h),
+                        },
+                    )
+                } else {
+                    let c = TfpCause::NodeSensing;
+                    (
+                        Signal::TfpEnd {
+                            cause: c,
+                            node: None,
+                        },
+                        Signal::TfpEnd {
+                            cause: c,
+                            node: Some(h),
+                        },
+                    )
+                };
+                out.push(signal_out(station, own));
+                out.push(signal_out(0, bs));
+            }
+            dsa::Change::SwitchStart(channel, rate) => {
+                self.freeze_air(now, None, true);
+                self.publish_cell_tfp(TfpCause::Switching, true, out);
+                out.push(signal_out(
+                    0,
+                    Signal::ChannelSwitch {
+                        channel: channel as u16,
+                    },
+                ));
+                out.push(signal_out(0, Signal::Capacity { bps: rate.bps() }));
+            }
+            dsa::Change::SwitchEnd(_, rate) => {
+                let rc = if self.spec.arf {
+                    RateControl::Arf(ArfConfig::starting_at(rate))
+                } else {
+                    RateControl::Fixed(rate)
+                };
+                for s in &mut self.stations {
+                    s.dcf.set_rate_control(rc);
+                }
+                self.publish_cell_tfp(TfpCause::Switching, false, out);
+            }
+        }
+        self.note_frozen(now);
+        self.update_channel(now, q, out);
+        self.drain(now, 0, q, out);
+    }
+
+    /// A TFP begins: the frames on the air to or from `station` (every
+    /// frame for a cell-wide one) are lost.
+    fn freeze_air(&mut self, now: Time, station: Option<usize>, start: bool) {
+        if !start {
+            return;
+        }
+        for a in self.air.iter_mut().filter(|a| a.live(now)) {
+            let hit = station.is_none_or(|s| a.t.from.0 as usize == s || a.t.to.0 as usize == s);
+            a.blocked |= hit;
+        }
     }
 
     /// Handles one of the hop's events.
     pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
+            HopEv::Dsa { a, b } => self.on_dsa(now, dsa::DsaEv::decode(a, b), q, out),
             HopEv::Mac { station } => {
                 let i = station as usize;
                 let s = &mut self.stations[i];
@@ -378,10 +535,12 @@ impl WifiHop {
                 hit = true;
             }
         }
+        let (from, to) = (self.air[k].t.from.0 as usize, self.air[k].t.to.0 as usize);
+        let frozen = self.frozen(from) || self.frozen(to);
         let a = &mut self.air[k];
         a.started = true;
         a.collided |= hit;
-        a.blocked |= self.blocked;
+        a.blocked |= frozen;
         let from = a.t.from.0 as usize;
         self.stations[from].last_tx = (a.t.start, a.t.end());
     }
@@ -405,11 +564,11 @@ impl WifiHop {
             } else {
                 RadioState::Idle
             };
+            let busy = other || self.frozen(i) || (i == 0 && self.ap_stalled());
             let s = &mut self.stations[i];
             if s.energy.state() != state {
                 s.energy.set_state(now, state);
             }
-            let busy = self.blocked || other;
             if busy != s.busy {
                 s.busy = busy;
                 s.dcf.handle_channel(now, busy);
@@ -502,13 +661,46 @@ impl WifiHop {
         })));
     }
 
+    /// Whether station `i` may neither transmit nor receive: the channel
+    /// is blocked (a primary user) or the cell or the station is in a TFP.
+    fn frozen(&self, i: usize) -> bool {
+        self.blocked
+            || self.dsa.as_ref().is_some_and(|d| {
+                d.cell_frozen() || (i > 0 && d.node.get(i - 1).copied().unwrap_or(false))
+            })
+    }
+
+    /// Whether the AP holds its head-of-line frame: its receiver is in a
+    /// TFP of its own (see [`dsa`]).
+    fn ap_stalled(&self) -> bool {
+        self.dsa.is_some()
+            && self.stations[0]
+                .dcf
+                .current_dst()
+                .is_some_and(|d| self.frozen(d.0 as usize))
+    }
+
     /// Drains station `i`'s DCF after an input and re-arms its timer.
     fn drain(&mut self, now: Time, i: usize, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
-        while let Some(t) = self.stations[i].dcf.poll_transmit() {
-            self.launch(now, t, q, out);
-        }
-        while let Some(e) = self.stations[i].dcf.poll_event() {
-            self.report(i, e, out);
+        loop {
+            while let Some(t) = self.stations[i].dcf.poll_transmit() {
+                self.launch(now, t, q, out);
+            }
+            while let Some(e) = self.stations[i].dcf.poll_event() {
+                self.report(i, e, out);
+            }
+            // A new head-of-line frame may be for a frozen host (or no
+            // longer be): the AP's carrier sense follows.
+            if i != 0 || self.dsa.is_none() {
+                break;
+            }
+            let other = self.air.iter().any(|a| a.live(now) && a.t.from.0 != 0);
+            let busy = other || self.frozen(0) || self.ap_stalled();
+            if busy == self.stations[0].busy {
+                break;
+            }
+            self.stations[0].busy = busy;
+            self.stations[0].dcf.handle_channel(now, busy);
         }
         let s = &mut self.stations[i];
         if let Some(at) = s.dcf.poll_timeout() {
@@ -592,7 +784,7 @@ impl WifiHop {
                 let packet = self.stations[i].take(frame).map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
-                    signal: crate::signal::Signal::Delivered { frame },
+                    signal: Signal::Delivered { frame },
                     reason: None,
                     packet,
                     delays: Some(MacDelays {
@@ -640,7 +832,7 @@ impl WifiHop {
         }
         out.push(HopOut::Signal {
             station: i,
-            signal: crate::signal::Signal::Undelivered { frame },
+            signal: Signal::Undelivered { frame },
             reason: Some(reason),
             packet,
             delays: None,
@@ -677,6 +869,7 @@ impl WifiHop {
             up: self.stats.up,
             bits_per_joule: crate::radio::wifi::energy::bits_per_joule(8 * bytes, joules),
             stations,
+            dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
         }
     }
 
@@ -721,12 +914,24 @@ impl WifiHop {
     }
 }
 
+/// A signal of `station`'s radio that carries no frame.
+fn signal_out(station: usize, signal: Signal) -> HopOut {
+    HopOut::Signal {
+        station,
+        signal,
+        reason: None,
+        packet: None,
+        delays: None,
+    }
+}
+
 impl From<HopEv> for HopTimer {
     fn from(e: HopEv) -> HopTimer {
         let (kind, a, b) = match e {
             HopEv::Mac { station } => (TimerKind::K0, station, 0),
             HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
             HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
+            HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
         };
         HopTimer { kind, a, b }
     }
@@ -737,6 +942,7 @@ impl From<HopTimer> for HopEv {
         match t.kind {
             TimerKind::K0 => HopEv::Mac { station: t.a },
             TimerKind::K2 => HopEv::TxStart { tx: t.b },
+            TimerKind::K4 => HopEv::Dsa { a: t.a, b: t.b },
             _ => HopEv::TxEnd { tx: t.b },
         }
     }
@@ -758,6 +964,12 @@ impl Hop for WifiHop {
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
         self.capture = io.capture;
         self.handle(now, timer.into(), io.timers, io.out);
+    }
+
+    fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+        let _ = now;
+        self.capture = io.capture;
+        self.start_dsa(io.timers);
     }
 
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {

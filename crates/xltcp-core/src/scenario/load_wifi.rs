@@ -86,6 +86,11 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
     e.finish(cx);
+    let mut d = t.table(cx, "dsa");
+    if d.exists() {
+        spec.dsa = Some(read_dsa(cx, &mut d, &spec));
+    }
+    d.finish(cx);
     let link = LinkSpec {
         rate_bps: spec.rate.bps(),
         delay,
@@ -294,6 +299,92 @@ fn table_entry<'a>(node: &'a Node, key: &str) -> Option<&'a Node> {
     }
 }
 
+/// A list of durations (`switch_at`).
+fn durations(val: &Val) -> Result<Vec<Dur>, String> {
+    let Val::Array(items) = val else {
+        return Err(format!(
+            "expected a list of times like [\"5s\"], got {}",
+            val.type_name()
+        ));
+    };
+    items.iter().map(|n| rd::dur(&n.val)).collect()
+}
+
+/// A list of rate strings (`channels`).
+fn rates(val: &Val) -> Result<Vec<u64>, String> {
+    let Val::Array(items) = val else {
+        return Err(format!(
+            "expected a list of rates like [\"24Mbps\", \"12Mbps\"], got {}",
+            val.type_name()
+        ));
+    };
+    items.iter().map(|n| rd::rate(&n.val)).collect()
+}
+
+/// `[wireless.dsa]`; `spec` gives the standard and the first channel's rate.
+fn read_dsa(cx: &mut Cx, t: &mut Tab, spec: &WifiSpec) -> DsaSpec {
+    let mut pair = |t: &mut Tab, every: &'static str, dur: &'static str| {
+        let e = t.read_opt(cx, every, rd::dur);
+        let d = t.read_opt(cx, dur, rd::dur);
+        match (e, d) {
+            (Some(e), Some(d)) if d < e && d > Dur::ZERO => Some((e, d)),
+            (Some(_), Some(_)) => {
+                let msg = "must be longer than 0 and shorter than its period";
+                t.invalid(cx, dur, msg, &format!("0 < {dur} < {every}"));
+                None
+            }
+            (None, None) => None,
+            (Some(_), None) => {
+                t.invalid(cx, dur, "missing", &format!("{dur} with {every}"));
+                None
+            }
+            (None, Some(_)) => {
+                t.invalid(cx, every, "missing", &format!("{every} with {dur}"));
+                None
+            }
+        }
+    };
+    let node_sensing = pair(t, "node_sensing_every", "node_sensing_for");
+    let cell_sensing = pair(t, "cell_sensing_every", "cell_sensing_for");
+    let mut switch_at = t.read(cx, "switch_at", Vec::new(), durations);
+    if switch_at.windows(2).any(|w| w[0] >= w[1]) {
+        let msg = "times must increase";
+        t.invalid(cx, "switch_at", msg, "e.g. [\"5s\", \"12s\"]");
+        switch_at.clear();
+    }
+    let switch_every = t.read_opt(cx, "switch_every", rd::period);
+    if switch_every.is_some() && !switch_at.is_empty() {
+        let msg = "give switches either at times (switch_at) or at intervals (switch_every)";
+        t.invalid(cx, "switch_every", msg, "one of switch_at, switch_every");
+    }
+    let switch_delay = t.read(cx, "switch_delay", Dur::from_millis(100), rd::dur);
+    let bps = t.read(cx, "channels", vec![spec.rate.bps()], rates);
+    let mut channels = Vec::new();
+    for b in bps {
+        match spec.standard.rates().iter().find(|r| r.bps() == b) {
+            Some(&r) => channels.push(r),
+            None => {
+                let msg = format!(
+                    "{} is not a data rate of the standard",
+                    super::units::format_rate(b)
+                );
+                t.invalid(cx, "channels", msg, &rate_names(spec.standard));
+            }
+        }
+    }
+    if channels.is_empty() {
+        channels.push(spec.rate);
+    }
+    DsaSpec {
+        node_sensing,
+        cell_sensing,
+        switch_at,
+        switch_every,
+        switch_delay,
+        channels,
+    }
+}
+
 /// `[wireless.energy]`.
 fn read_energy(cx: &mut Cx, t: &mut Tab, spec: &mut WifiSpec) {
     let d = spec.power;
@@ -366,6 +457,30 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
         energy["battery_j"] = json!(j);
     }
     v["energy"] = energy;
+    if let Some(d) = &w.dsa {
+        use super::units::{format_duration as fd, format_period, format_rate};
+        let mut t = json!({ "switch_delay": fd(d.switch_delay) });
+        if let Some((e, f)) = d.node_sensing {
+            t["node_sensing_every"] = json!(fd(e));
+            t["node_sensing_for"] = json!(fd(f));
+        }
+        if let Some((e, f)) = d.cell_sensing {
+            t["cell_sensing_every"] = json!(fd(e));
+            t["cell_sensing_for"] = json!(fd(f));
+        }
+        if !d.switch_at.is_empty() {
+            t["switch_at"] = json!(d.switch_at.iter().map(|&x| fd(x)).collect::<Vec<_>>());
+        }
+        if let Some(p) = d.switch_every {
+            t["switch_every"] = json!(format_period(p));
+        }
+        t["channels"] = json!(d
+            .channels
+            .iter()
+            .map(|r| format_rate(r.bps()))
+            .collect::<Vec<_>>());
+        v["dsa"] = t;
+    }
 }
 
 /// An SNR process or trace, for the echo.

@@ -261,8 +261,10 @@ pub struct WirelessSpec {
     pub kind: HopKind,
 }
 
-/// How the wireless hop is modelled.
+/// How the wireless hop is modelled. (One per scenario: the size of the
+/// largest kind costs nothing.)
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum HopKind {
     /// `kind = "p2p"`: two point-to-point link directions gated by the
     /// availability process.
@@ -370,11 +372,47 @@ pub struct WifiSpec {
     pub snr: SnrSpec,
     /// `[[wireless.station]]`: hosts with their own SNR, by host name.
     pub stations: Vec<StationSpec>,
+    /// `[wireless.dsa]`: sensing quiet periods and channel switches.
+    pub dsa: Option<DsaSpec>,
     /// `[wireless.energy]`: `tx_w`, `rx_w`, `idle_w`, `sleep_w` (defaults
     /// 0.6, 0.3, 0.26, 0.015 W).
     pub power: crate::radio::wifi::PowerProfile,
     /// `[wireless.energy] battery_j`: each station's battery (default none).
     pub battery_j: Option<f64>,
+}
+
+/// `[wireless.dsa]`: the disruptions of a dynamic-spectrum-access cell
+/// besides primary users (which are `[wireless.availability]`): sensing
+/// quiet periods of the whole cell and of each host, and channel switches.
+/// Each begins and ends a transmission freeze period (TFP) published as
+/// `tfp_start` / `tfp_end` signals (see `hop::wifi::dsa`).
+///
+/// ```toml
+/// [wireless.dsa]
+/// node_sensing_every = "500ms"   # each host senses for 25 ms every 500 ms
+/// node_sensing_for = "25ms"      # (5% of its time; phases drawn per host)
+/// cell_sensing_every = "2s"      # the whole cell is quiet ...
+/// cell_sensing_for = "10ms"
+/// switch_at = ["5s"]             # channel switches at these times, or
+/// switch_every = "exp(10s)"      # ... at these intervals
+/// switch_delay = "100ms"         # the cell is frozen while it switches
+/// channels = ["24Mbps", "12Mbps"] # each switch moves to the next one
+/// ```
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DsaSpec {
+    /// `node_sensing_every` / `node_sensing_for`: each host's own sensing.
+    pub node_sensing: Option<(Dur, Dur)>,
+    /// `cell_sensing_every` / `cell_sensing_for`: the whole cell's.
+    pub cell_sensing: Option<(Dur, Dur)>,
+    /// `switch_at`: channel switches at these times.
+    pub switch_at: Vec<Dur>,
+    /// `switch_every`: channel switches at these intervals.
+    pub switch_every: Option<Period>,
+    /// `switch_delay`: how long a switch freezes the cell (default 100 ms).
+    pub switch_delay: Dur,
+    /// `channels`: the data rate of each channel, the first being the
+    /// hop's `rate` (default: that rate alone).
+    pub channels: Vec<crate::radio::wifi::Rate>,
 }
 
 /// One `[[wireless.station]]` entry.
@@ -410,6 +448,7 @@ impl WifiSpec {
             error_model: crate::radio::wifi::ErrorModel::Nist,
             snr: SnrSpec::Fixed(40.0),
             stations: Vec::new(),
+            dsa: None,
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
         }

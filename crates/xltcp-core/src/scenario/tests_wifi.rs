@@ -87,6 +87,7 @@ fn every_wifi_key_is_read_and_echoed() {
             error_model: ErrorModel::Yans,
             snr: SnrSpec::Fixed(8.5),
             stations: Vec::new(),
+            dsa: None,
             power: PowerProfile {
                 tx_w: 1.2,
                 rx_w: 0.9,

@@ -222,6 +222,7 @@ impl World {
             let start = Time::ZERO + world.flows[i].spec.start;
             world.q.schedule(start, Ev::Start { flow: i as u32 });
         }
+        world.drive_hop(Time::ZERO, |hop, now, io| hop.start(now, io));
         if world.availability.blocked() {
             world.drive_hop(Time::ZERO, |hop, now, io| hop.set_blocked(now, true, io));
         }

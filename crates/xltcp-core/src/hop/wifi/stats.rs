@@ -76,4 +76,7 @@ pub struct WifiStats {
     /// TCP payload bits received intact (both directions) per joule spent
     /// by all stations (0 when nothing was spent).
     pub bits_per_joule: f64,
+    /// The DSA cell's disruptions (`[wireless.dsa]`), if configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsa: Option<super::DsaStats>,
 }

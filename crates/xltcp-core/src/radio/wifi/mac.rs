@@ -370,6 +370,17 @@ impl Dcf {
         self.phase == Phase::Idle
     }
 
+    /// The receiver of the frame in service, if any.
+    pub fn current_dst(&self) -> Option<Addr> {
+        self.current.as_ref().map(|c| c.frame.dst)
+    }
+
+    /// Uses `rate_control` from now on (a channel switch); ARF starts over.
+    pub fn set_rate_control(&mut self, rate_control: RateControl) {
+        self.config.rate_control = rate_control;
+        self.arf.clear();
+    }
+
     /// The rate the next data frame to `dst` would use.
     pub fn data_rate(&self, dst: Addr) -> Rate {
         match self.config.rate_control {
