@@ -139,4 +139,8 @@ golden! {
     byun2016_phy_lr_cr => "byun2016/phy-lr-cr.toml",
     byun2016_tcp_lr => "byun2016/tcp-lr.toml",
     byun2016_tcp_lr_cr => "byun2016/tcp-lr-cr.toml",
+    dsasync_regular_down => "dsasync/regular-down.toml",
+    dsasync_dsasync_down => "dsasync/dsasync-down.toml",
+    dsasync_regular_up => "dsasync/regular-up.toml",
+    dsasync_dsasync_up => "dsasync/dsasync-up.toml",
 }

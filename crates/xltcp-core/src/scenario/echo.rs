@@ -78,6 +78,25 @@ fn agent(a: &AgentSpec) -> Value {
             "mode": if mode == LocalRecoverySpec::Phy { "phy" } else { "tcp" },
             "buffer": buffer,
         }),
+        AgentScheme::DsaSync(c) => {
+            use crate::schemes::dsasync::Smoothing;
+            json!({
+                "scheme": "dsasync",
+                "at": at,
+                "buffer": c.buffer,
+                "b_low": c.b_low,
+                "b_high": c.b_high,
+                "alpha_min": c.alpha_min,
+                "window": format_duration(c.window),
+                "efficiency": c.efficiency,
+                "smoothing": match c.smoothing {
+                    Smoothing::Cell => "cell",
+                    Smoothing::Node => "node",
+                    Smoothing::Off => "off",
+                },
+                "tx_window": c.tx_window,
+            })
+        }
     }
 }
 

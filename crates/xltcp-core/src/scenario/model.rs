@@ -58,7 +58,8 @@ pub enum AgentPlace {
     Host(String),
 }
 
-/// The scheme of an `[[agent]]`. Each needs `[wireless] kind = "lrwpan"`.
+/// The scheme of an `[[agent]]`. Paper 000's need `[wireless] kind =
+/// "lrwpan"`, DSASync `kind = "wifi"`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentScheme {
     /// `"cr_aware"` (at hosts): CR-aware TCP; `max_freeze` (default "30s"),
@@ -83,6 +84,10 @@ pub enum AgentScheme {
         /// PHY-LR's link buffer, in packets.
         buffer: u32,
     },
+    /// `"dsasync"` (at "bs"): DSASync (paper 001); keys `buffer`, `b_low`,
+    /// `b_high`, `alpha_min`, `window`, `efficiency`, `smoothing` ("cell",
+    /// "node", "off"), `tx_window` (see `schemes::dsasync`).
+    DsaSync(crate::schemes::dsasync::DsaSyncConfig),
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

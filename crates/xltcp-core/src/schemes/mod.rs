@@ -8,6 +8,8 @@
 //! - [`local_recovery`]: gap detection at the BS, SACK-style loss reports
 //!   and their retransmission by the sender's link layer (PHY-LR) or its
 //!   TCP (TCP-LR).
+//! - [`dsasync`]: DSASync (paper 001): BS buffering, zero-window flow
+//!   control and uplink pacing across the TFPs of a DSA cell.
 //!
 //! # Adding a scheme
 //!
@@ -17,6 +19,7 @@
 
 pub mod agent;
 pub mod cr_aware;
+pub mod dsasync;
 pub mod local_recovery;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
@@ -39,6 +42,8 @@ pub enum AgentStats {
     CrAware(CrAwareStats),
     /// `"local_recovery"`.
     LocalRecovery(LrStats),
+    /// `"dsasync"`.
+    DsaSync(dsasync::DsaSyncStats),
 }
 
 impl AgentStats {
@@ -47,6 +52,7 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => "cr_aware",
             AgentStats::LocalRecovery(_) => "local_recovery",
+            AgentStats::DsaSync(_) => "dsasync",
         }
     }
 
@@ -55,6 +61,7 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => 0,
             AgentStats::LocalRecovery(_) => 1,
+            AgentStats::DsaSync(_) => 2,
         }
     }
 
@@ -63,6 +70,7 @@ impl AgentStats {
         match (self, other) {
             (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
+            (AgentStats::DsaSync(a), AgentStats::DsaSync(b)) => *a += *b,
             _ => {}
         }
     }
@@ -172,6 +180,10 @@ fn place(
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
             }
+        }
+        AgentScheme::DsaSync(cfg) => {
+            let agent = dsasync::DsaSync::new(cfg, host_of.to_vec());
+            agents.push((Node::Bs, Box::new(agent)));
         }
         AgentScheme::LrBs => {
             let monitor = LrBs::reporting_to(to, flows.len(), up);

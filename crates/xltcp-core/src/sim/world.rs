@@ -640,6 +640,10 @@ impl World {
                 self.send_from(now, node, via, &packet);
                 false
             }
+            Action::Release { packet, via } => {
+                self.send_from(now, node, via, &packet);
+                false
+            }
             Action::Tcp { flow, cmd } => {
                 for k in 0..self.flows_of(node).len() {
                     let (f, side) = self.flows_of(node)[k];
