@@ -143,4 +143,6 @@ golden! {
     dsasync_dsasync_down => "dsasync/dsasync-down.toml",
     dsasync_regular_up => "dsasync/regular-up.toml",
     dsasync_dsasync_up => "dsasync/dsasync-up.toml",
+    dsasync_regular_capacity => "dsasync/regular-capacity.toml",
+    dsasync_dsasync_capacity => "dsasync/dsasync-capacity.toml",
 }

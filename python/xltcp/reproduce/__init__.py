@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-from xltcp.reproduce import byun2016
+from xltcp.reproduce import byun2016, dsasync
 
 #: Paper name -> its module.
-PAPERS = {"byun2016": byun2016}
+PAPERS = {"byun2016": byun2016, "dsasync": dsasync}
 
-__all__ = ["PAPERS", "byun2016", "progress_bar"]
+__all__ = ["PAPERS", "byun2016", "dsasync", "progress_bar"]
 
 
 @contextlib.contextmanager

@@ -41,7 +41,10 @@
 //!   without bound and TCP's self-clocking drives the rate to zero; over the
 //!   active part, `beta * D` is the long-run arrival rate, and the pacer
 //!   spreads the packets of the active periods over the TFPs, which is what
-//!   the paper says the algorithm is for.
+//!   the paper says the algorithm is for. Even so a window-limited TCP
+//!   reads every added delay as a longer RTT and slows down, which feeds
+//!   back into `D`; so no packet waits longer than the mean TFP seen so far
+//!   (ours: the paper bounds the shaping by `alpha_min` alone).
 //! - **Algorithm 5** (`capacity` signal of a channel switch): for each host
 //!   whose downlink rate over the last `window` exceeds `efficiency *
 //!   C_new`, three duplicates of its last ACK to each of its CHs, so they
@@ -200,6 +203,8 @@ pub struct DsaSync {
     /// Last dequeue of the pacer (per host for Algorithm 3, [0] for 4).
     last_dequeue: Vec<Time>,
     next_release: Option<Time>,
+    /// TFPs seen (count, total length), for the pacer's bound.
+    tfp_seen: (u64, Dur),
     actions: VecDeque<Action>,
     stats: DsaSyncStats,
 }
@@ -226,6 +231,7 @@ impl DsaSync {
             pacer: VecDeque::new(),
             last_dequeue: vec![Time::ZERO; hosts.max(1)],
             next_release: None,
+            tfp_seen: (0, Dur::ZERO),
             actions: VecDeque::new(),
             stats: DsaSyncStats::default(),
         }
@@ -425,6 +431,12 @@ impl DsaSync {
         (d > 0.0).then_some(beta * d)
     }
 
+    /// The mean length of the TFPs seen so far (zero before the first).
+    fn mean_tfp(&self) -> Dur {
+        let (n, total) = self.tfp_seen;
+        Dur(total.0.checked_div(n).unwrap_or(0))
+    }
+
     /// Releases what the pacer may release at `now` and arms its timer.
     fn pace(&mut self, now: Time) {
         self.next_release = None;
@@ -440,6 +452,9 @@ impl DsaSync {
                 None => now,
                 Some(r) => self.last_dequeue[slot] + Dur::from_secs_f64(p.ip_len() as f64 / r),
             };
+            // Spreading over a TFP never holds a packet longer than a TFP
+            // lasts (the mean of those seen so far).
+            let due = due.min(at + self.mean_tfp());
             if due <= now {
                 self.pacer.remove(k);
                 self.last_dequeue[slot] = now;
@@ -494,6 +509,8 @@ impl DsaSync {
                 (true, false) => {
                     if let Some(s) = self.frozen_since[h].take() {
                         self.tfps[h].push_back((s, now));
+                        self.tfp_seen.0 += 1;
+                        self.tfp_seen.1 += now - s;
                     }
                 }
                 _ => {}
