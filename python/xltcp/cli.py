@@ -485,7 +485,11 @@ def plot(
 
 @app.command()
 def reproduce(
-    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016 (paper 000), dsasync (paper 001)."),
+    paper: str = typer.Argument(
+        ...,
+        metavar="PAPER",
+        help="Paper to reproduce: byun2016 (paper 000), dsasync (paper 001).",
+    ),
     seeds: Optional[str] = typer.Option(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
     ),

@@ -133,14 +133,20 @@ def test_energy_line_lists_each_radio_and_bits_per_joule():
     }
     line = table.energy_line(summary).plain
     assert line == (
-        "energy: AP 12.2 J, host 0 500 mJ (battery empty at 61.5 s); "
-        "total 12.8 J, 2.41 Mbit/J"
+        "energy: AP 12.2 J, host 0 500 mJ (battery empty at 61.5 s); total 12.8 J, 2.41 Mbit/J"
     )
     assert table.energy_line({"flows": []}) is None
 
 
 def test_output_warning_says_where_traces_stop():
     assert table.output_warning({}) is None
-    cut = {"max_bytes": 200000, "cut_at_s": 1.25, "records_not_written": 5123, "signals_not_logged": 0}
+    cut = {
+        "max_bytes": 200000,
+        "cut_at_s": 1.25,
+        "records_not_written": 5123,
+        "signals_not_logged": 0,
+    }
     text = table.output_warning({"output": cut}).plain
-    assert text.startswith("traces stop at 1.25 s: [output] max_bytes = 200,000 B reached, 5,123 records")
+    assert text.startswith(
+        "traces stop at 1.25 s: [output] max_bytes = 200,000 B reached, 5,123 records"
+    )

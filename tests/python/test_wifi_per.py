@@ -33,14 +33,20 @@ def dqpsk_fer(snr_db: float, bits: int) -> float:
 
 @pytest.mark.parametrize("snr_db", [-6.0, -5.0, -4.0, -3.0])
 def test_dbpsk_matches_the_closed_form(snr_db):
-    assert wifi_per("11b", 1, snr_db, 1536, header=False) == pytest.approx(dbpsk_fer(snr_db, 8 * 1536), rel=1e-9)
+    assert wifi_per("11b", 1, snr_db, 1536, header=False) == pytest.approx(
+        dbpsk_fer(snr_db, 8 * 1536), rel=1e-9
+    )
     # The long PLCP header is 48 more bits at 1 Mbit/s.
-    assert wifi_per("11b", 1, snr_db, 1536) == pytest.approx(dbpsk_fer(snr_db, 8 * 1536 + 48), rel=1e-9)
+    assert wifi_per("11b", 1, snr_db, 1536) == pytest.approx(
+        dbpsk_fer(snr_db, 8 * 1536 + 48), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("snr_db", [0.0, 1.0, 2.0])
 def test_dqpsk_matches_the_closed_form(snr_db):
-    assert wifi_per("11b", 2, snr_db, 1000, header=False) == pytest.approx(dqpsk_fer(snr_db, 8000), rel=1e-9)
+    assert wifi_per("11b", 2, snr_db, 1000, header=False) == pytest.approx(
+        dqpsk_fer(snr_db, 8000), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize(("standard", "rates"), [("11a", A_RATES), ("11b", B_RATES)])
@@ -53,7 +59,9 @@ def test_limits_and_monotone(standard, rates, model):
         assert all(0.0 <= f <= 1.0 for f in fers)
         assert all(b <= a + 1e-12 for a, b in zip(fers, fers[1:])), rate
         # Longer frames fail more often; the header only adds.
-        assert wifi_per(standard, rate, 8, 100, model=model) <= wifi_per(standard, rate, 8, 1536, model=model)
+        assert wifi_per(standard, rate, 8, 100, model=model) <= wifi_per(
+            standard, rate, 8, 1536, model=model
+        )
         assert wifi_per(standard, rate, 8, 1536, model=model, header=False) <= wifi_per(
             standard, rate, 8, 1536, model=model
         )

@@ -104,9 +104,7 @@ def run_all(
                 if progress:
                     progress(f"{label} {direction} seed {seed}")
                 run_dir = out / "runs" / f"{name}-{direction}" / f"seed-{seed}"
-                s = runner.run_one(
-                    preset(stem, direction), seed, run_dir, [*overrides, *extra]
-                )
+                s = runner.run_one(preset(stem, direction), seed, run_dir, [*overrides, *extra])
                 rows.append({"seed": seed, **_metrics(s)})
             results[(name, direction)] = rows
     return results
@@ -125,7 +123,7 @@ def run_capacity_drop(
             run_dir = out / "runs" / f"capacity-{name}" / f"seed-{seed}"
             runner.run_one(preset(name, "capacity"), seed, run_dir, list(overrides))
             rows = _series(run_dir)
-            late = [g for t, g in zip(rows["time_s"], rows["goodput_bps"]) if t > 5.0]
+            late = [g for t, g in zip(rows["time_s"], rows["goodput_bps"], strict=True) if t > 5.0]
             values.append(sum(late) / max(len(late), 1))
         after[name] = values
     return after
@@ -174,7 +172,7 @@ def _series(run_dir: Path) -> dict[str, list[float]]:
 def _gain(results, name: str, direction: str) -> tuple[float, float]:
     base = results[("regular", direction)]
     other = results[(name, direction)]
-    ratios = [o["goodput_bps"] / b["goodput_bps"] - 1 for o, b in zip(other, base)]
+    ratios = [o["goodput_bps"] / b["goodput_bps"] - 1 for o, b in zip(other, base, strict=True)]
     return _ci(ratios)
 
 
@@ -185,7 +183,8 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
         "",
         f"Seeds {seeds[0]}..{seeds[-1]} ({len(seeds)}), mean ± 95 % CI; 20 s runs.",
         "",
-        "| direction | configuration | goodput (Mbit/s) | retransmitted (Mbit/s) | RTOs | gain over regular |",
+        "| direction | configuration | goodput (Mbit/s) | retransmitted (Mbit/s) | RTOs "
+        "| gain over regular |",
         "|---|---|---|---|---|---|",
     ]
     with (out / "table.csv").open("w", newline="") as f:
@@ -199,17 +198,17 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
                 g = [r["goodput_bps"] for r in rows]
                 x = [r["retx_bps"] for r in rows]
                 o = [r["rto_count"] for r in rows]
-                gain = "" if name == "regular" else "{:+.1%} ± {:.1%}".format(
-                    *_gain(results, name, direction)
+                gain = (
+                    ""
+                    if name == "regular"
+                    else "{:+.1%} ± {:.1%}".format(*_gain(results, name, direction))
                 )
                 lines.append(
                     f"| {direction} | {label} | {_text(g, 1e6, '{:.2f}')} | "
                     f"{_text(x, 1e6, '{:.3f}')} | {_text(o, 1, '{:.1f}')} | {gain} |"
                 )
                 gm, gh = _ci(g)
-                gn, gnh = (
-                    _gain(results, name, direction) if name != "regular" else (0.0, 0.0)
-                )
+                gn, gnh = _gain(results, name, direction) if name != "regular" else (0.0, 0.0)
                 w.writerow([direction, name, gm, gh, _ci(x)[0], _ci(o)[0], gn, gnh])
     down_gain = _gain(results, "dsasync", "down")[0]
     up_gain = _gain(results, "dsasync", "up")[0]
