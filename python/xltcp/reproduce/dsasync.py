@@ -259,7 +259,7 @@ def figures(out: Path, seed: int, sweep: list[dict]) -> list[Path]:
     paths = []
     for direction in DIRECTIONS:
         fig, ax = plt.subplots(figsize=(7, 3.5))
-        for (name, _, _, label), style in zip(CONFIGS, ("-", "--", ":")):
+        for (name, _, _, label), style in zip(CONFIGS, ("-", "--", ":"), strict=True):
             s = _series(out / "runs" / f"{name}-{direction}" / f"seed-{seed}")
             ax.plot(s["time_s"], [g / 1e6 for g in s["goodput_bps"]], style, label=label)
         ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)", title=f"{direction}link, seed {seed}")
