@@ -300,3 +300,84 @@ fn snr_mistakes_name_the_key() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn dsa_keys_load_echo_and_name_their_mistakes() {
+    let sets = [
+        "wireless.dsa.node_sensing_every=\"500ms\"",
+        "wireless.dsa.node_sensing_for=\"25ms\"",
+        "wireless.dsa.switch_at=[\"5s\", \"9s\"]",
+        "wireless.dsa.channels=[\"11Mbps\", \"2Mbps\"]",
+    ];
+    let s = load(WIFI, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let d = spec(&s).dsa.clone().unwrap();
+    assert_eq!(
+        d.node_sensing,
+        Some((Dur::from_millis(500), Dur::from_millis(25)))
+    );
+    assert_eq!(d.switch_at, vec![Dur::from_secs(5), Dur::from_secs(9)]);
+    assert_eq!(d.channels, vec![Rate::Cck11, Rate::Dsss2]);
+    assert_eq!(d.switch_delay, Dur::from_millis(100));
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["wireless.dsa.node_sensing_every=\"500ms\""],
+            "wireless.dsa.node_sensing_for: missing",
+        ),
+        (
+            &[
+                "wireless.dsa.cell_sensing_every=\"1s\"",
+                "wireless.dsa.cell_sensing_for=\"2s\"",
+            ],
+            "wireless.dsa.cell_sensing_for: must be longer than 0 and shorter than its period",
+        ),
+        (
+            &["wireless.dsa.switch_at=[\"9s\", \"5s\"]"],
+            "wireless.dsa.switch_at: times must increase",
+        ),
+        (
+            &[
+                "wireless.dsa.switch_at=[\"5s\"]",
+                "wireless.dsa.switch_every=\"exp(10s)\"",
+            ],
+            "wireless.dsa.switch_every: give switches either at times",
+        ),
+        (
+            &["wireless.dsa.channels=[\"24Mbps\"]"],
+            "wireless.dsa.channels: 24Mbps is not a data rate of the standard",
+        ),
+        (&["wireless.dsa.sense=1"], "wireless.dsa.sense: unknown key"),
+    ];
+    for (sets, needle) in cases {
+        let all = all_errors(WIFI, sets);
+        assert!(
+            all.contains(needle),
+            "{sets:?}: missing {needle:?} in\n{all}"
+        );
+    }
+}
+
+#[test]
+fn dsasync_needs_the_wifi_hop_and_the_bs() {
+    let agent = format!("{WIFI}\n[[agent]]\nscheme = \"dsasync\"\nat = \"bs\"\nb_low = \"1MB\"\n");
+    let s = load(&agent, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let AgentScheme::DsaSync(c) = s.agents[0].scheme else {
+        panic!("{:?}", s.agents)
+    };
+    assert_eq!((c.b_low, c.b_high), (1_000_000, 500_000_000));
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let hosts = all_errors(&agent, &["agent.0.at=\"hosts\""]);
+    assert!(
+        hosts.contains("dsasync runs at the base station"),
+        "{hosts}"
+    );
+    let p2p = agent.replace("kind = \"wifi\"\nstandard = \"11b\"", "rate = \"1Mbps\"");
+    let all = all_errors(&p2p, &[]);
+    assert!(all.contains("dsasync needs the 802.11 hop"), "{all}");
+    let bad = all_errors(&agent, &["agent.0.b_high=\"100B\""]);
+    assert!(bad.contains("need b_low < b_high <= buffer"), "{bad}");
+    let bad = all_errors(&agent, &["agent.0.smoothing=\"fast\""]);
+    assert!(bad.contains("agent.0.smoothing: expected one of"), "{bad}");
+}
