@@ -319,3 +319,32 @@ fn a_channel_switch_halves_the_rate_after_its_delay() {
     let g = s.flows[0].goodput_bps;
     assert!((10.0e6..12.5e6).contains(&g), "{g}");
 }
+
+#[test]
+fn an_empty_battery_reports_or_switches_the_radio_off() {
+    let sets = |mode: &str| {
+        load(&[
+            "wireless.energy.battery_j=1.5",
+            &format!("wireless.energy.on_empty=\"{mode}\""),
+        ])
+    };
+    let report = run(&sets("report"), 1);
+    let off = run(&sets("off"), 1);
+    let w = off.wifi().unwrap();
+    // At ~0.26-0.6 W a 1.5 J battery lasts a few seconds.
+    let at = w.stations[1]
+        .battery_depleted_at_s
+        .expect("host's battery ran out");
+    assert!((2.0..6.0).contains(&at), "{at}");
+    assert!(w.batteries_emptied >= 1, "{w:?}");
+    assert_eq!(report.wifi().unwrap().batteries_emptied, 0);
+    // The radio that went off moves nothing after that; reported only, the
+    // flow runs to the end.
+    let (f_off, f_rep) = (&off.flows[0], &report.flows[0]);
+    assert!(
+        f_off.goodput_bps < 0.7 * f_rep.goodput_bps,
+        "{f_off:?} {f_rep:?}"
+    );
+    let ts = f_off.goodput_bps * 10.0;
+    assert!(ts < 14.0e6 * at * 1.05, "{ts} bits in {at} s");
+}

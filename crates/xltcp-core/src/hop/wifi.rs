@@ -39,9 +39,12 @@
 //! Energy: each radio is in Tx while its own frame is on the air, in Rx
 //! while another station's frame is, Idle otherwise (no power save: never
 //! Sleep). The summary section ([`WifiStats`]) gives each station's time
-//! per state and joules up to the end of the run, when its battery ran out
-//! (the radio keeps working: depletion is reported, not enforced), and the
-//! TCP payload bits received per joule.
+//! per state and joules up to the end of the run, when its battery ran out,
+//! and the TCP payload bits received per joule. A battery that runs out is
+//! reported (`on_empty = "report"`, the default: the radio goes on) or
+//! switches the radio off (`"off"`: from then on the station neither sends
+//! nor receives; a frame on the air to or from it is lost, frames in its
+//! MAC stay there, counted in flight).
 //!
 //! Captures: every data frame put on the air is an [`HopOut::OnAir`] (its
 //! IP packet, for `wireless.pcap` in the IPv4 link type that TCP tools
@@ -109,6 +112,11 @@ pub enum HopEv {
         /// Transmission number.
         tx: u64,
     },
+    /// A station's battery may have run out (`on_empty = "off"`).
+    Battery {
+        /// Station index.
+        station: u32,
+    },
     /// A timer of the DSA cell (encoded by `dsa::DsaEv`).
     Dsa {
         /// Host.
@@ -141,6 +149,8 @@ struct Station {
     last_tx: (Time, Time),
     /// The SNR of the station's link to the AP (none for the AP).
     snr: Option<SnrProcess>,
+    /// The battery ran out with `on_empty = "off"`: the radio is off.
+    dead: bool,
 }
 
 impl Station {
@@ -246,6 +256,7 @@ impl WifiHop {
                         stream(seed, &format!("wifi.{i}.fading")),
                     )
                 }),
+                dead: false,
             })
             .collect();
         WifiHop {
@@ -500,6 +511,18 @@ impl WifiHop {
     pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
             HopEv::Dsa { a, b } => self.on_dsa(now, dsa::DsaEv::decode(a, b), q, out),
+            HopEv::Battery { station } => {
+                let i = station as usize;
+                let s = &mut self.stations[i];
+                s.energy.handle_timeout(now);
+                if s.dead || s.energy.depleted_at().is_none() {
+                    return;
+                }
+                s.dead = true;
+                self.stats.batteries_emptied += 1;
+                self.freeze_air(now, Some(i), true);
+                self.update_channel(now, q, out);
+            }
             HopEv::Mac { station } => {
                 let i = station as usize;
                 let s = &mut self.stations[i];
@@ -565,9 +588,13 @@ impl WifiHop {
                 RadioState::Idle
             };
             let busy = other || self.frozen(i) || (i == 0 && self.ap_stalled());
+            let off = self.spec.battery_off;
             let s = &mut self.stations[i];
             if s.energy.state() != state {
                 s.energy.set_state(now, state);
+                if let Some(at) = s.energy.poll_timeout().filter(|_| off && !s.dead) {
+                    q.schedule(at.max(now), HopEv::Battery { station: i as u32 }.into());
+                }
             }
             if busy != s.busy {
                 s.busy = busy;
@@ -665,6 +692,7 @@ impl WifiHop {
     /// is blocked (a primary user) or the cell or the station is in a TFP.
     fn frozen(&self, i: usize) -> bool {
         self.blocked
+            || self.stations[i].dead
             || self.dsa.as_ref().is_some_and(|d| {
                 d.cell_frozen() || (i > 0 && d.node.get(i - 1).copied().unwrap_or(false))
             })
@@ -869,6 +897,7 @@ impl WifiHop {
             up: self.stats.up,
             bits_per_joule: crate::radio::wifi::energy::bits_per_joule(8 * bytes, joules),
             stations,
+            batteries_emptied: self.stats.batteries_emptied,
             dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
         }
     }
@@ -932,6 +961,7 @@ impl From<HopEv> for HopTimer {
             HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
             HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
             HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
+            HopEv::Battery { station } => (TimerKind::K5, station, 0),
         };
         HopTimer { kind, a, b }
     }
@@ -943,6 +973,7 @@ impl From<HopTimer> for HopEv {
             TimerKind::K0 => HopEv::Mac { station: t.a },
             TimerKind::K2 => HopEv::TxStart { tx: t.b },
             TimerKind::K4 => HopEv::Dsa { a: t.a, b: t.b },
+            TimerKind::K5 => HopEv::Battery { station: t.a },
             _ => HopEv::TxEnd { tx: t.b },
         }
     }
@@ -970,6 +1001,14 @@ impl Hop for WifiHop {
         let _ = now;
         self.capture = io.capture;
         self.start_dsa(io.timers);
+        if self.spec.battery_off {
+            for (i, s) in self.stations.iter().enumerate() {
+                if let Some(at) = s.energy.poll_timeout() {
+                    let ev = HopEv::Battery { station: i as u32 };
+                    io.timers.schedule(at.max(now), ev.into());
+                }
+            }
+        }
     }
 
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {

@@ -99,6 +99,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
     (link, spec)
 }
 
+const ON_EMPTY: &[(&str, bool)] = &[("report", false), ("off", true)];
 const FADINGS: &[(&str, u8)] = &[("none", 0), ("rayleigh", 1), ("rician", 2)];
 
 /// The keys of an SNR process table (for the trace's conflicts).
@@ -403,6 +404,7 @@ fn read_energy(cx: &mut Cx, t: &mut Tab, spec: &mut WifiSpec) {
     if spec.battery_j.is_some_and(|j| !(j.is_finite() && j > 0.0)) {
         t.invalid(cx, "battery_j", "must be an energy in joules", "> 0");
     }
+    spec.battery_off = t.read(cx, "on_empty", false, rd::choice(ON_EMPTY));
 }
 
 /// The `[wireless]` keys of a wifi hop, for the echo (`rate`, `delay` and
@@ -455,6 +457,9 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
     });
     if let Some(j) = w.battery_j {
         energy["battery_j"] = json!(j);
+    }
+    if w.battery_off {
+        energy["on_empty"] = json!("off");
     }
     v["energy"] = energy;
     if let Some(d) = &w.dsa {

@@ -384,6 +384,10 @@ pub struct WifiSpec {
     pub power: crate::radio::wifi::PowerProfile,
     /// `[wireless.energy] battery_j`: each station's battery (default none).
     pub battery_j: Option<f64>,
+    /// `[wireless.energy] on_empty`: "report" (default: the radio goes on,
+    /// the summary says when the battery ran out) or "off" (the radio
+    /// stops: it neither sends nor receives again).
+    pub battery_off: bool,
 }
 
 /// `[wireless.dsa]`: the disruptions of a dynamic-spectrum-access cell
@@ -456,6 +460,7 @@ impl WifiSpec {
             dsa: None,
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
+            battery_off: false,
         }
     }
 }

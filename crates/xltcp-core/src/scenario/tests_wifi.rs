@@ -95,6 +95,7 @@ fn every_wifi_key_is_read_and_echoed() {
                 sleep_w: 0.05,
             },
             battery_j: Some(100.0),
+            battery_off: false,
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::Iid { p: 0.01 });

@@ -509,7 +509,10 @@ mod tests {
     /// built with GSL).
     #[test]
     fn cck_matches_ns3_on_its_grid() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/ns3/results/ns3_fer.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../bench/ns3/results/ns3_fer.json"
+        );
         let d: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let grid: Vec<f64> = d["snr_db"]
@@ -518,7 +521,10 @@ mod tests {
             .iter()
             .map(|v| v.as_f64().unwrap())
             .collect();
-        for (mode, rate) in [("DsssRate5_5Mbps", Rate::Cck5_5), ("DsssRate11Mbps", Rate::Cck11)] {
+        for (mode, rate) in [
+            ("DsssRate5_5Mbps", Rate::Cck5_5),
+            ("DsssRate11Mbps", Rate::Cck11),
+        ] {
             let curve = d["curves"]
                 .as_array()
                 .unwrap()
@@ -527,8 +533,12 @@ mod tests {
                 .unwrap();
             for (db, want) in grid.iter().zip(curve["fer"].as_array().unwrap()) {
                 let want = want.as_f64().unwrap();
-                let got = 1.0 - chunk_success_rate(ErrorModel::Nist, rate, db_to_linear(*db), 12288);
-                assert!((got - want).abs() < 2e-3, "{mode} at {db} dB: {got} vs ns-3 {want}");
+                let got =
+                    1.0 - chunk_success_rate(ErrorModel::Nist, rate, db_to_linear(*db), 12288);
+                assert!(
+                    (got - want).abs() < 2e-3,
+                    "{mode} at {db} dB: {got} vs ns-3 {want}"
+                );
             }
         }
         // 5.5 Mb/s is more robust than 11 Mb/s.
