@@ -7,7 +7,7 @@ use std::path::Path;
 use super::diag::{Diagnostic, Location, ScenarioError};
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
-use super::tree::{self, Loc, Node, Val};
+use super::tree::{self, Loc, Node};
 use super::{intervals, units};
 use crate::time::Dur;
 
@@ -463,21 +463,7 @@ fn read_onoff(cx: &mut Cx, t: &mut Tab) -> AvailabilitySpec {
 
 /// `[[flow]]` entries, expanded.
 fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<FlowSpec> {
-    let items: &[Node] = match root.get("flow") {
-        None => &[],
-        Some(Node {
-            val: Val::Array(items),
-            ..
-        }) => items,
-        Some(node) => {
-            let msg = format!(
-                "expected [[flow]] entries (an array of tables), got {}",
-                node.val.type_name()
-            );
-            cx.err(&node.loc, "flow", msg, Some("[[flow]] tables"));
-            return Vec::new();
-        }
-    };
+    let items = root.tables(cx, "flow");
     if items.is_empty() {
         let msg = "no flows: add at least one [[flow]] table";
         cx.err(&Loc::Nowhere, "flow", msg, None);

@@ -10,7 +10,6 @@
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
-use super::tree::{Node, Val};
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::time::Dur;
 
@@ -38,21 +37,7 @@ pub(super) fn read_agents(
     flows: &[FlowSpec],
     hop: &HopKind,
 ) -> Vec<AgentSpec> {
-    let items: &[Node] = match root.get("agent") {
-        None => return Vec::new(),
-        Some(Node {
-            val: Val::Array(items),
-            ..
-        }) => items,
-        Some(node) => {
-            let msg = format!(
-                "expected [[agent]] entries (an array of tables), got {}",
-                node.val.type_name()
-            );
-            cx.err(&node.loc, "agent", msg, Some("[[agent]] tables"));
-            return Vec::new();
-        }
-    };
+    let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);

@@ -219,26 +219,7 @@ fn read_snr_table(cx: &mut Cx, s: &mut Tab, base_dir: &Path) -> SnrSpec {
 /// `[[wireless.station]]` entries (host names are checked against the
 /// flows by [`check_stations`]).
 fn read_stations(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> Vec<StationSpec> {
-    let items: &[Node] = match t.get("station") {
-        None => return Vec::new(),
-        Some(Node {
-            val: Val::Array(items),
-            ..
-        }) => items,
-        Some(node) => {
-            let msg = format!(
-                "expected [[wireless.station]] entries (an array of tables), got {}",
-                node.val.type_name()
-            );
-            cx.err(
-                &node.loc,
-                &t.key("station"),
-                msg,
-                Some("[[wireless.station]] tables"),
-            );
-            return Vec::new();
-        }
-    };
+    let items = t.tables(cx, "station");
     let mut out: Vec<StationSpec> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut st = Tab::of(cx, format!("{}.{i}", t.key("station")), item);
