@@ -1,4 +1,4 @@
-"""The ``xltcp`` command: run, emu, validate, demo, scenarios.
+"""The ``xltcp`` command: run, sweep, emu, validate, demo, scenarios, plot, reproduce.
 
 Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import sys
@@ -284,6 +285,260 @@ def run_scenario(
                 if line is not None:
                     out_console.print(line)
         out_console.print(Text(f"results in {out_dir}"))
+
+
+# --- Campaigns ----------------------------------------------------------------
+
+
+def _max_output_option(value: Optional[str]) -> Optional[int]:
+    if value is None:
+        return None
+    from xltcp.budget import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+MAX_OUTPUT_OPT = typer.Option(
+    None,
+    "--max-output",
+    metavar="SIZE",
+    callback=_max_output_option,
+    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB [default: 4GiB].",
+)
+
+
+def _is_campaign_file(path: Path) -> bool:
+    import tomllib
+
+    try:
+        return isinstance(tomllib.loads(path.read_text()).get("sweep"), dict)
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return False
+
+
+class SweepView:
+    """A progress bar over the runs of a campaign (stderr, terminals only)."""
+
+    def __init__(self, console: Console, total: int, enabled: bool) -> None:
+        self.bar: Progress | None = None
+        if enabled and total:
+            self.bar = Progress(
+                TextColumn("runs"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
+            self.task = self.bar.add_task("runs", total=total)
+            self.bar.start()
+
+    def done(self, spec: object, wall: float) -> None:
+        """One more run finished."""
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+@app.command()
+def sweep(
+    scenario: Path = typer.Argument(
+        ...,
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        metavar="SCENARIO|CAMPAIGN",
+        help="Scenario file, or a campaign file with a [sweep] table.",
+    ),
+    vary: Optional[List[str]] = typer.Option(
+        None,
+        "--vary",
+        metavar="KEY=VALUES",
+        help="A key and its values: a list 0,0.01,0.05; a range 1Mbps..10Mbps/10 "
+        "(10 values); a log range 1ms..1s/log4 (repeatable).",
+    ),
+    zip_: bool = typer.Option(
+        False, "--zip", help="Pair the values of every --vary (same count) instead of crossing them."
+    ),
+    seeds: Optional[str] = typer.Option(
+        None,
+        "--seeds",
+        metavar="A..B|A,B,C",
+        callback=_parse_seeds_option,
+        help="Seeds of every point [default: the scenario's sim.seed].",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Campaign folder [default: results/<scenario name>-sweep]."
+    ),
+    set_: Optional[List[str]] = SET_OPT,
+    plan_only: bool = typer.Option(
+        False, "--plan", help="Print the points, the run count and estimates; run nothing."
+    ),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", min=1, help="Runs at once on this machine [default: every core]."
+    ),
+    executor: str = typer.Option(
+        "threads",
+        "--executor",
+        metavar="threads|processes|dask",
+        help="Where the runs go: a thread pool (default), a process pool, or a Dask cluster.",
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786."
+    ),
+    max_output: Optional[str] = MAX_OUTPUT_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Run a scenario over a grid of parameter values and seeds.
+
+    Each point x seed is one run, kept in OUT/runs/<key>/; a campaign run
+    again runs only what it lacks. OUT/results.parquet holds one row per run
+    and flow, with every swept key as a column.
+    """
+    from xltcp import budget, campaign, values
+
+    if executor not in campaign.EXECUTORS:
+        raise typer.BadParameter(
+            f"{executor!r}: allowed {', '.join(campaign.EXECUTORS)}", param_hint="'--executor'"
+        )
+    if scheduler is not None and executor != "dask":
+        raise typer.BadParameter("give --scheduler with --executor dask", param_hint="'--scheduler'")
+    if executor == "dask" and scheduler is None:
+        raise typer.BadParameter(
+            "--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)",
+            param_hint="'--scheduler'",
+        )
+    limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
+    with user_errors():
+        try:
+            base = list(set_ or [])
+            if _is_campaign_file(scenario):
+                spec = campaign.load_campaign_file(scenario)
+                scenario_path = spec["scenario"]
+                varied = spec["vary"] + campaign.parse_vary_options(vary or [])
+                seed_list = seeds if seeds is not None else spec["seeds"]
+                zipped = zip_ or spec["zip"]
+                base = spec["set"] + base
+                out = out or spec["out"]
+            else:
+                scenario_path, seed_list, zipped = scenario, seeds, zip_
+                varied = campaign.parse_vary_options(vary or [])
+            the_plan = campaign.plan(scenario_path, varied, seed_list, zipped, base)
+        except (values.ValueSpecError, campaign.CampaignError) as e:
+            raise UserError(str(e)) from None
+        name = default_out_dir(the_plan.echoes[0], Path(scenario_path)).name
+        out_dir = out if out is not None else Path("results") / f"{name}-sweep"
+        if plan_only:
+            _print_plan(the_plan, out_dir, limit)
+            return
+        view = SweepView(err_console, len(the_plan.runs), not quiet and err_console.is_terminal)
+        try:
+            outcome = campaign.run_campaign(
+                the_plan, out_dir, executor, jobs, scheduler, view.done, limit
+            )
+        except (budget.BudgetError, campaign.CampaignError) as e:
+            raise UserError(str(e)) from None
+        finally:
+            view.close()
+    if quiet:
+        return
+    frame = campaign.read_table(out_dir)
+    out_console.print(sweep_table(the_plan, frame))
+    out_console.print(sweep_line(outcome))
+    out_console.print(Text(f"results in {outcome.table_path}"), soft_wrap=True)
+
+
+def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
+    from xltcp import budget, campaign
+
+    listing = Table(title=f"{len(the_plan.points)} points", title_justify="left")
+    listing.add_column("point", justify="right")
+    for key in the_plan.keys:
+        listing.add_column(key)
+    for index, point in enumerate(the_plan.points):
+        listing.add_row(str(index), *(str(v.value) for v in point.values()))
+    out_console.print(listing)
+    runs_dir = out_dir / "runs"
+    todo = campaign.pending(the_plan, runs_dir) if runs_dir.is_dir() else the_plan.runs
+    estimates = [budget.estimate_run(the_plan.echoes[r.point]) for r in todo]
+    disk = sum(e.written for e in estimates)
+    one_core = campaign.pilot_seconds(the_plan)
+    share = len(todo) / max(1, len(the_plan.runs))
+    cores = os.cpu_count() or 1
+    lines = [
+        f"{len(the_plan.points)} points x {len(the_plan.seeds)} seeds = {len(the_plan.runs)} runs"
+        + (f" ({len(the_plan.runs) - len(todo)} already in {out_dir})" if len(todo) < len(the_plan.runs) else ""),
+        f"time: about {table.human_seconds(one_core * share)} on one core, "
+        f"{table.human_seconds(one_core * share / cores)} on {cores} cores "
+        "(from a short run of each point)",
+        f"disk: about {budget.human_size(disk)} of traces (limit {budget.human_size(limit)}, "
+        f"{budget.human_size(budget.free_bytes(out_dir))} free)",
+    ]
+    for line in lines:
+        out_console.print(Text(line), soft_wrap=True)
+    try:
+        budget.check(estimates, out_dir, limit)
+    except budget.BudgetError as e:
+        raise UserError(str(e)) from None
+
+
+def sweep_table(the_plan, frame) -> Table:
+    """Per point and flow: goodput, efficiency and RTOs, mean ± 95% CI over seeds."""
+    from xltcp.stats import mean_ci
+
+    listing = Table(
+        title=f"{len(the_plan.seeds)} seeds per point, mean ± 95% CI", title_justify="left"
+    )
+    for key in the_plan.keys:
+        listing.add_column(key)
+    listing.add_column("flow")
+    listing.add_column("goodput", justify="right")
+    listing.add_column("efficiency", justify="right")
+    listing.add_column("RTOs", justify="right")
+    for (point, flow), group in frame.groupby(["point", "flow"], sort=True):
+        cells = []
+        for metric, fmt in (
+            ("goodput_bps", table.rate_pm),
+            ("efficiency", table.percent_pm),
+            ("rto_count", table.count_pm),
+        ):
+            values = [float(v) for v in group[metric].dropna()] if metric in group else []
+            if not values:
+                cells.append("n/a")
+                continue
+            mean, half = mean_ci(values)
+            cells.append(fmt(mean, None if half != half else half))
+        params = [str(v.value) for v in the_plan.points[int(point)].values()]
+        listing.add_row(*params, str(flow), *cells)
+    return listing
+
+
+def sweep_line(outcome) -> Text:
+    """Runs made and skipped, wall time, and the speed-up over running them one by one."""
+    parts = [f"{outcome.ran} runs"]
+    if outcome.skipped:
+        parts[0] += f" ({outcome.skipped} already done)"
+    where = (
+        "on the Dask cluster"
+        if outcome.executor == "dask"
+        else f"on {outcome.jobs} {outcome.executor if outcome.jobs > 1 else 'job'}"
+    )
+    parts.append(f"wall {table.human_seconds(outcome.wall_seconds)} {where}")
+    if outcome.ran and outcome.wall_seconds > 0:
+        parts.append(
+            f"runs' own time {table.human_seconds(outcome.run_seconds)}, "
+            f"speed-up x{outcome.run_seconds / outcome.wall_seconds:.2f}"
+        )
+    return Text(" | ".join(parts))
 
 
 # --- The emulator -------------------------------------------------------------
