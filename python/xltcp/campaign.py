@@ -501,13 +501,13 @@ def run_campaign(
         raise CampaignError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     out_dir = Path(out_dir)
     runs_dir = out_dir / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    clean_partial(runs_dir)
     todo = pending(the_plan, runs_dir)
     keys = {spec.key for spec in todo}
     budget.check(
         [budget.estimate_run(the_plan.echoes[spec.point]) for spec in todo], out_dir, max_output
     )
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    clean_partial(runs_dir)
     (out_dir / PLAN_FILE).write_text(json.dumps(the_plan.to_json(), indent=2) + "\n")
     jobs = jobs or os.cpu_count() or 1
     started = time.perf_counter()

@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 import xltcp
-from xltcp import runner, table
+from xltcp import budget, runner, table
 
 app = typer.Typer(
     name="xltcp",
@@ -74,7 +74,7 @@ def user_errors() -> Iterator[None]:
         )
     try:
         yield
-    except (_core.ScenarioError, UserError) as e:
+    except (_core.ScenarioError, UserError, budget.BudgetError) as e:
         raise _error(str(e), 2) from None
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
@@ -217,6 +217,26 @@ QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
 
 
+def _max_output_option(value: Optional[str]) -> Optional[int]:
+    if value is None:
+        return None
+    from xltcp.budget import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+MAX_OUTPUT_OPT = typer.Option(
+    None,
+    "--max-output",
+    metavar="SIZE",
+    callback=_max_output_option,
+    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB [default: 4GiB].",
+)
+
+
 @app.command()
 def run(
     scenario: Path = SCENARIO_ARG,
@@ -234,14 +254,22 @@ def run(
     pcap: bool = typer.Option(
         False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
     ),
+    max_output: Optional[str] = MAX_OUTPUT_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
-    """Run a scenario for one seed or several and print the results."""
+    """Run a scenario for one seed or several and print the results.
+
+    Before it starts, the run's traces are estimated (time-series rows and
+    pcap records from the duration, sampling interval, flows and link rates);
+    it refuses, with exit status 2, when they exceed --max-output or the free
+    space of the results folder's filesystem.
+    """
     if seed is not None and seeds is not None:
         raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
-    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_)
+    limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit)
 
 
 def run_scenario(
@@ -252,13 +280,15 @@ def run_scenario(
     overrides: List[str],
     quiet: bool,
     as_json: bool,
+    max_output: int = budget.DEFAULT_LIMIT,
 ) -> None:
-    """What ``run`` and ``demo`` share: validate, run, report."""
+    """What ``run`` and ``demo`` share: validate, check the output budget, run, report."""
     with user_errors():
         echo = runner.validate(scenario, overrides)
         out_dir = out if out is not None else default_out_dir(echo, scenario)
-        out_dir.mkdir(parents=True, exist_ok=True)
         many = seeds is not None and len(seeds) > 1
+        budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
+        out_dir.mkdir(parents=True, exist_ok=True)
         if seeds is not None and not many:
             seed = seeds[0]
         view = ProgressView(
@@ -288,26 +318,6 @@ def run_scenario(
 
 
 # --- Campaigns ----------------------------------------------------------------
-
-
-def _max_output_option(value: Optional[str]) -> Optional[int]:
-    if value is None:
-        return None
-    from xltcp.budget import parse_size
-
-    try:
-        return parse_size(value)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
-
-
-MAX_OUTPUT_OPT = typer.Option(
-    None,
-    "--max-output",
-    metavar="SIZE",
-    callback=_max_output_option,
-    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB [default: 4GiB].",
-)
 
 
 def _is_campaign_file(path: Path) -> bool:
