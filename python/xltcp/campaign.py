@@ -536,6 +536,39 @@ def run_campaign(
     )
 
 
+def run_specs(
+    specs: Sequence[RunSpec],
+    out_dir: Path,
+    executor: str = DEFAULT_EXECUTOR,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    done: Done | None = None,
+    max_output: int = budget.DEFAULT_LIMIT,
+) -> dict[str, dict]:
+    """Run any runs (of one scenario or several) into the store ``out_dir/runs``,
+    skipping those it has, after the output-budget check; returns each key's summary."""
+    from xltcp import _core
+
+    out_dir = Path(out_dir)
+    runs_dir = out_dir / "runs"
+    seen: set[str] = set()
+    todo = []
+    for spec in specs:
+        if spec.key not in seen and not (runs_dir / spec.key / "summary.json").is_file():
+            todo.append(spec)
+        seen.add(spec.key)
+    echoes = [json.loads(_core.validate(s.scenario, list(s.overrides))) for s in todo]
+    budget.check([budget.estimate_run(e) for e in echoes], out_dir, max_output)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    clean_partial(runs_dir)
+    if todo and executor == "dask":
+        run_dask(todo, runs_dir, scheduler, done or (lambda spec, wall: None))
+    elif todo:
+        jobs = min(jobs or os.cpu_count() or 1, len(todo))
+        run_local(todo, runs_dir, jobs, executor == "processes", done or (lambda s, w: None))
+    return {key: json.loads((runs_dir / key / "summary.json").read_text()) for key in seen}
+
+
 def pilot_seconds(the_plan: Plan, simulated: float = 2.0) -> float:
     """Estimated wall seconds of the whole campaign on one core: each point
     run once for up to ``simulated`` seconds, scaled to its duration and seeds."""
