@@ -749,6 +749,32 @@ def plot(
 
 
 @app.command()
+def report(
+    results: Path = typer.Argument(
+        ...,
+        metavar="DIR",
+        help="A folder written by xltcp run (one seed or --seeds), xltcp sweep or xltcp reproduce.",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="HTML file to write [default: DIR/report.html]."
+    ),
+) -> None:
+    """Write one self-contained HTML report (tables and plots embedded) of a results folder."""
+    from xltcp import report as report_module
+
+    if not results.is_dir():
+        raise _error(f"{results}: no such folder", 2)
+    try:
+        path = report_module.build(results, out)
+    except report_module.ReportError as e:
+        raise _error(str(e), 2) from None
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        raise _error(f"{where}{e.strerror or e}", 1) from None
+    out_console.print(Text(f"wrote {path}"), soft_wrap=True)
+
+
+@app.command()
 def reproduce(
     paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
     seeds: Optional[str] = typer.Option(
@@ -759,9 +785,16 @@ def reproduce(
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     set_: Optional[List[str]] = SET_OPT,
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", min=1, help="Runs at once [default: every core]."
+    ),
     quiet: bool = QUIET_OPT,
 ) -> None:
-    """Reproduce a paper: its configurations over seeds, a table and figures."""
+    """Reproduce a paper: its configurations over seeds, a table and figures.
+
+    The runs go through the campaign layer: on every core, into OUT/runs/<key>/,
+    and a reproduction run again runs only the runs it lacks.
+    """
     from xltcp.reproduce import PAPERS, progress_bar
 
     if paper not in PAPERS:
@@ -774,7 +807,7 @@ def reproduce(
     total = module.total_runs(len(seed_list), sweeps)
     bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
     with user_errors(), bar as step:
-        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
+        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step, jobs)
     if not quiet:
         out_console.print(
             (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
