@@ -275,7 +275,8 @@ def build(folder: str | Path, out: str | Path | None = None) -> Path:
         name = f"sweep of {Path(json.loads((folder / campaign.PLAN_FILE).read_text())['scenario']).stem}"
         body = _campaign_section(folder)
     else:
-        name = f"reproduction: {folder.name}"
+        paper = json.loads((folder / "reproduce.json").read_text()).get("paper", folder.name)
+        name = f"reproduction of {paper}"
         body = _reproduction_section(folder)
     title = html.escape(f"xltcp report: {name or folder.name}")
     page = (

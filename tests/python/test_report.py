@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import re
 import shutil
 import subprocess
@@ -121,8 +122,15 @@ def _browser() -> str | None:
 
 @needs_core
 @pytest.mark.skipif(_browser() is None, reason="needs headless Chromium (Debian: chromium)")
-def test_report_opens_in_a_browser_with_its_plots(tmp_path):
-    _sweep(tmp_path)
+@pytest.mark.parametrize("kind", ["reproduction", "sweep"])
+def test_report_opens_in_a_browser_with_its_plots(kind, tmp_path):
+    """Chromium loads the page and decodes every plot; the screenshot goes to
+    $XLTCP_TEST_ARTIFACTS (when set) as report-<kind>.png."""
+    if kind == "sweep":
+        _sweep(tmp_path)
+    else:
+        args = ["reproduce", "byun2016", "--seeds", "1..2", "--out", tmp_path]
+        assert _invoke(*args, "--set", "sim.duration=60s", "-q").exit_code == 0
     assert _invoke("report", tmp_path).exit_code == 0
     page = (tmp_path / "report.html").read_text()
     probe = tmp_path / "probe.html"
@@ -139,7 +147,9 @@ def test_report_opens_in_a_browser_with_its_plots(tmp_path):
     found = re.search(r'data-plots="(\d+)"', dom.stdout)
     assert found, dom.stderr[-2000:]
     assert int(found.group(1)) == page.count("<img") >= 2
-    shot = tmp_path / "report.png"
+    artifacts = Path(os.environ.get("XLTCP_TEST_ARTIFACTS", tmp_path))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    shot = artifacts / f"report-{kind}.png"
     subprocess.run(
         [*common, "--window-size=1200,2400", f"--screenshot={shot}", probe.as_uri()],
         capture_output=True, timeout=120, check=True,

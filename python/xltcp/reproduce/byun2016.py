@@ -492,6 +492,7 @@ def reproduce(
     write_table(results, out, seeds, no_pu, sweep_rows)
     figures(out, results)
     report = {
+        "paper": "byun2016",
         "seeds": list(seeds),
         "runs": {name: {str(r["seed"]): r["key"] for r in rows} for name, rows in results.items()},
         "configs": {
