@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1..10")
     parser.add_argument("--skip-dask", action="store_true")
     parser.add_argument(
-        "--repeat", type=int, default=1, help="Time each executor N times (interleaved), keep the best"
+        "--repeat", type=int, default=1, help="Time each executor N times, keep the best"
     )
     args = parser.parse_args()
     plan = campaign.plan(

@@ -28,12 +28,13 @@ import json
 import os
 import shutil
 import time
-import tomllib
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from xltcp import budget, runner
 from xltcp.values import Value, ValueSpecError, parse_vary, values_from_toml

@@ -377,7 +377,9 @@ def sweep(
         "(10 values); a log range 1ms..1s/log4 (repeatable).",
     ),
     zip_: bool = typer.Option(
-        False, "--zip", help="Pair the values of every --vary (same count) instead of crossing them."
+        False,
+        "--zip",
+        help="Pair the values of every --vary (same count) instead of crossing them.",
     ),
     seeds: Optional[str] = typer.Option(
         None,
@@ -421,7 +423,9 @@ def sweep(
             f"{executor!r}: allowed {', '.join(campaign.EXECUTORS)}", param_hint="'--executor'"
         )
     if scheduler is not None and executor != "dask":
-        raise typer.BadParameter("give --scheduler with --executor dask", param_hint="'--scheduler'")
+        raise typer.BadParameter(
+            "give --scheduler with --executor dask", param_hint="'--scheduler'"
+        )
     if executor == "dask" and scheduler is None:
         raise typer.BadParameter(
             "--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)",
@@ -484,9 +488,10 @@ def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
     one_core = campaign.pilot_seconds(the_plan)
     share = len(todo) / max(1, len(the_plan.runs))
     cores = os.cpu_count() or 1
+    have = len(the_plan.runs) - len(todo)
     lines = [
         f"{len(the_plan.points)} points x {len(the_plan.seeds)} seeds = {len(the_plan.runs)} runs"
-        + (f" ({len(the_plan.runs) - len(todo)} already in {out_dir})" if len(todo) < len(the_plan.runs) else ""),
+        + (f" ({have} already in {out_dir})" if have else ""),
         f"time: about {table.human_seconds(one_core * share)} on one core, "
         f"{table.human_seconds(one_core * share / cores)} on {cores} cores "
         "(from a short run of each point)",

@@ -272,7 +272,8 @@ def build(folder: str | Path, out: str | Path | None = None) -> Path:
         name = json.loads((folder / "aggregate.json").read_text()).get("scenario", {}).get("name")
         body = _seeds_section(folder)
     elif what == "campaign":
-        name = f"sweep of {Path(json.loads((folder / campaign.PLAN_FILE).read_text())['scenario']).stem}"
+        plan = json.loads((folder / campaign.PLAN_FILE).read_text())
+        name = f"sweep of {Path(plan['scenario']).stem}"
         body = _campaign_section(folder)
     else:
         paper = json.loads((folder / "reproduce.json").read_text()).get("paper", folder.name)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from typing import Any
 
 import tomli_w
+import tomllib
 
 #: Most values one key may take (a guard against typos like /100000).
 MAX_VALUES = 10_000
@@ -173,7 +173,8 @@ def _range(text: str, whole: str) -> list[Value]:
         return [Value(v, str(v)) for v in range(int(a), int(b) + 1)]
     if not re.fullmatch(r"\s*\d+\s*", n_text):
         raise ValueSpecError(
-            f"{whole!r}: {n_text!r} after '/' is not a count; expected /N or /logN, e.g. /5 or /log4"
+            f"{whole!r}: {n_text!r} after '/' is not a count; "
+            "expected /N or /logN, e.g. /5 or /log4"
         )
     n = int(n_text)
     if n < 2:

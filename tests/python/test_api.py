@@ -8,6 +8,7 @@ import runpy
 import pytest
 
 import xltcp
+
 from conftest import REPO, needs_core
 
 LOSSY = REPO / "scenarios" / "lossy-last-hop.toml"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from conftest import REPO, needs_core
 from xltcp import budget
 from xltcp.cli import app
+
+from conftest import REPO, needs_core
 
 LOSSY = str(REPO / "scenarios" / "lossy-last-hop.toml")
 

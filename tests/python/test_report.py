@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import REPO, needs_core
 from xltcp.cli import app
+
+from conftest import REPO, needs_core
 
 LOSSY = str(REPO / "scenarios" / "lossy-last-hop.toml")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -140,7 +141,8 @@ def test_report_opens_in_a_browser_with_its_plots(kind, tmp_path):
         ".length));</script>"
     )
     probe.write_text(page.replace("</body>", script + "</body>"))
-    common = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000"]
+    common = [_browser(), "--headless", "--no-sandbox", "--disable-gpu"]
+    common.append("--virtual-time-budget=5000")
     dom = subprocess.run(
         [*common, "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120
     )

@@ -66,7 +66,11 @@ def test_interrupted_campaign_resumes_with_the_missing_runs(tmp_path, monkeypatc
     times = {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in kept}
 
     ran.clear()
-    monkeypatch.setattr(campaign, "execute", lambda spec, d: (ran.append(spec.key), real(spec, d))[1])
+    def counted(spec, runs_dir):
+        ran.append(spec.key)
+        return real(spec, runs_dir)
+
+    monkeypatch.setattr(campaign, "execute", counted)
     outcome = campaign.run_campaign(plan, tmp_path, "threads", 2)
     assert outcome.ran == 5 and outcome.skipped == 3
     assert sorted(ran) == sorted({r.key for r in plan.runs} - set(kept))

@@ -7,8 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from conftest import REPO, needs_core
 from xltcp.values import ValueSpecError, parse_values, parse_vary
+
+from conftest import REPO, needs_core
 
 LOSSY = str(REPO / "scenarios" / "lossy-last-hop.toml")
 
