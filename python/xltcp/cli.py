@@ -781,7 +781,9 @@ def report(
 
 @app.command()
 def reproduce(
-    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
+    paper: str = typer.Argument(
+        ..., metavar="PAPER", help="Paper to reproduce: byun2016, or all (every paper)."
+    ),
     seeds: Optional[str] = typer.Option(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
     ),
@@ -798,27 +800,41 @@ def reproduce(
     """Reproduce a paper: its configurations over seeds, a table and figures.
 
     The runs go through the campaign layer: on every core, into OUT/runs/<key>/,
-    and a reproduction run again runs only the runs it lacks.
+    and a reproduction run again runs only the runs it lacks. ``all`` runs
+    every paper into OUT/<paper>/ and writes OUT/reproduce-all.json and
+    OUT/report.html (a section per paper, a summary of targets met and missed).
     """
-    from xltcp.reproduce import PAPERS, progress_bar
+    from xltcp.reproduce import PAPERS, progress_bar, reproduce_all
 
-    if paper not in PAPERS:
+    if paper not in PAPERS and paper != "all":
         raise typer.BadParameter(
-            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}", param_hint="'PAPER'"
+            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}, or all",
+            param_hint="'PAPER'",
         )
     seed_list = _parse_seeds_option(seeds) or [1]
     out_dir = out or Path("results") / f"reproduce-{paper}"
-    module = PAPERS[paper]
-    total = module.total_runs(len(seed_list), sweeps)
+    papers = sorted(PAPERS) if paper == "all" else [paper]
+    total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
     bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
     with user_errors(), bar as step:
-        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+        if paper == "all":
+            summary = reproduce_all(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+            checks = [c for p in summary["papers"].values() for c in p["checks"]]
+        else:
+            report = PAPERS[paper].reproduce(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+            checks = report["checks"]
     if not quiet:
-        out_console.print(
-            (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
-        )
+        for name in papers:
+            folder = out_dir / name if paper == "all" else out_dir
+            out_console.print(
+                (folder / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
+            )
+        if paper == "all":
+            met = sum(1 for c in checks if c["met"])
+            out_console.print(Text(f"targets: {met} met, {len(checks) - met} missed"))
+            out_console.print(Text(f"report in {out_dir / 'report.html'}"), soft_wrap=True)
         out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
-    if any(not c["met"] for c in report["checks"]):
+    if any(not c["met"] for c in checks):
         err_console.print("some targets are not met (see table.md)", markup=False)
 
 

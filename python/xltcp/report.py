@@ -244,8 +244,27 @@ def _reproduction_section(folder: Path) -> list[str]:
     return parts
 
 
+def _all_section(folder: Path) -> list[str]:
+    summary = json.loads((folder / "reproduce-all.json").read_text())
+    rows = []
+    for name, paper in summary["papers"].items():
+        met = sum(1 for c in paper["checks"] if c["met"])
+        rows.append([name, met, len(paper["checks"]) - met])
+    parts = [
+        f"<p>seeds {', '.join(map(str, summary.get('seeds', [])))}; "
+        f"{summary['met']} targets met, {summary['missed']} missed</p>",
+        _table(["paper", "targets met", "targets missed"], rows),
+    ]
+    for name in summary["papers"]:
+        parts.append(f"<h2>{html.escape(name)}</h2>")
+        parts += _reproduction_section(folder / name)
+    return parts
+
+
 def kind(folder: Path) -> str:
-    """What the folder holds: run, seeds, campaign or reproduction."""
+    """What the folder holds: run, seeds, campaign, reproduction or all reproductions."""
+    if (folder / "reproduce-all.json").is_file():
+        return "all"
     if (folder / "reproduce.json").is_file():
         return "reproduction"
     if (folder / campaign.PLAN_FILE).is_file():
@@ -275,6 +294,9 @@ def build(folder: str | Path, out: str | Path | None = None) -> Path:
         plan = json.loads((folder / campaign.PLAN_FILE).read_text())
         name = f"sweep of {Path(plan['scenario']).stem}"
         body = _campaign_section(folder)
+    elif what == "all":
+        name = "every paper's reproduction"
+        body = _all_section(folder)
     else:
         paper = json.loads((folder / "reproduce.json").read_text()).get("paper", folder.name)
         name = f"reproduction of {paper}"

@@ -107,6 +107,25 @@ def test_reproduction_report(tmp_path):
     assert "TCP-LR+CR" in text
 
 
+@needs_core
+def test_reproduce_all_writes_a_section_per_paper(tmp_path):
+    from xltcp.reproduce import PAPERS
+
+    args = ["reproduce", "all", "--seeds", "1..2", "--out", tmp_path, "--set", "sim.duration=20s"]
+    result = _invoke(*args)
+    assert result.exit_code == 0, result.output
+    summary = __import__("json").loads((tmp_path / "reproduce-all.json").read_text())
+    assert sorted(summary["papers"]) == sorted(PAPERS)
+    checks = [c for p in summary["papers"].values() for c in p["checks"]]
+    assert summary["met"] + summary["missed"] == len(checks) > 0
+    assert f"targets: {summary['met']} met, {summary['missed']} missed" in result.output
+    text = _check(tmp_path / "report.html", 2)
+    for name in PAPERS:
+        assert f"<h2>{name}</h2>" in text
+        assert (tmp_path / name / "table.md").is_file()
+    assert f"{summary['met']} targets met, {summary['missed']} missed" in text
+
+
 def test_not_a_results_folder(tmp_path):
     result = _invoke("report", tmp_path)
     assert result.exit_code == 2
