@@ -204,14 +204,14 @@ SET_OPT = typer.Option(
     help="Override a scenario key, e.g. --set sim.duration=10s (repeatable).",
 )
 OUT_OPT = typer.Option(
-    None, "--out", "-o", help="Results folder [default: results/<scenario name>]."
+    None, "--out", "-o", help="Results folder \\[default: results/<scenario name>]."
 )
 SEED_OPT = typer.Option(
     None,
     "--seed",
     min=0,
     max=runner.MAX_SEED,
-    help="Seed of a single run [default: the scenario's sim.seed].",
+    help="Seed of a single run \\[default: the scenario's sim.seed].",
 )
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
@@ -233,7 +233,7 @@ MAX_OUTPUT_OPT = typer.Option(
     "--max-output",
     metavar="SIZE",
     callback=_max_output_option,
-    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB [default: 4GiB].",
+    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB \\[default: 4GiB].",
 )
 
 
@@ -367,7 +367,7 @@ def sweep(
         dir_okay=False,
         readable=True,
         metavar="SCENARIO|CAMPAIGN",
-        help="Scenario file, or a campaign file with a [sweep] table.",
+        help="Scenario file, or a campaign file with a \\[sweep] table.",
     ),
     vary: Optional[List[str]] = typer.Option(
         None,
@@ -386,17 +386,17 @@ def sweep(
         "--seeds",
         metavar="A..B|A,B,C",
         callback=_parse_seeds_option,
-        help="Seeds of every point [default: the scenario's sim.seed].",
+        help="Seeds of every point \\[default: the scenario's sim.seed].",
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Campaign folder [default: results/<scenario name>-sweep]."
+        None, "--out", "-o", help="Campaign folder \\[default: results/<scenario name>-sweep]."
     ),
     set_: Optional[List[str]] = SET_OPT,
     plan_only: bool = typer.Option(
         False, "--plan", help="Print the points, the run count and estimates; run nothing."
     ),
     jobs: Optional[int] = typer.Option(
-        None, "--jobs", "-j", min=1, help="Runs at once on this machine [default: every core]."
+        None, "--jobs", "-j", min=1, help="Runs at once on this machine \\[default: every core]."
     ),
     executor: str = typer.Option(
         "threads",
@@ -570,7 +570,7 @@ def emu(
         "--cc",
         metavar="NAME",
         help="Linux congestion control for every flow, e.g. cubic "
-        "[default: the scenario's; newreno runs as Linux reno].",
+        "\\[default: the scenario's; newreno runs as Linux reno].",
     ),
     signals: Optional[Path] = typer.Option(
         None,
@@ -761,7 +761,7 @@ def report(
         help="A folder written by xltcp run (one seed or --seeds), xltcp sweep or xltcp reproduce.",
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="HTML file to write [default: DIR/report.html]."
+        None, "--out", "-o", help="HTML file to write \\[default: DIR/report.html]."
     ),
 ) -> None:
     """Write one self-contained HTML report (tables and plots embedded) of a results folder."""
@@ -793,7 +793,7 @@ def reproduce(
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(
-        None, "--jobs", "-j", min=1, help="Runs at once [default: every core]."
+        None, "--jobs", "-j", min=1, help="Runs at once \\[default: every core]."
     ),
     quiet: bool = QUIET_OPT,
 ) -> None:
