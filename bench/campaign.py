@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import shutil
 import tempfile
 import time
@@ -44,7 +43,7 @@ def main() -> None:
         runner.parse_seeds(args.seeds),
         base=[f'sim.duration="{args.duration}"'],
     )
-    cores = os.cpu_count() or 1
+    cores = campaign.cores()
     print(
         f"{len(plan.points)} points x {len(plan.seeds)} seeds = {len(plan.runs)} runs of "
         f"{args.duration}, {cores} cores"

@@ -109,6 +109,14 @@ class Plan:
         return [budget.estimate_run(self.echoes[r.point]) for r in self.runs]
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def run_key(echo: dict, seed: int, version: str) -> str:
     """The store key of a run: SHA-256 of (scenario echo, seed, version), 16 hex digits."""
     text = json.dumps(
@@ -510,7 +518,7 @@ def run_campaign(
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_partial(runs_dir)
     (out_dir / PLAN_FILE).write_text(json.dumps(the_plan.to_json(), indent=2) + "\n")
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or cores()
     started = time.perf_counter()
     run_seconds = [0.0]
 
@@ -565,7 +573,7 @@ def run_specs(
     if todo and executor == "dask":
         run_dask(todo, runs_dir, scheduler, done or (lambda spec, wall: None))
     elif todo:
-        jobs = min(jobs or os.cpu_count() or 1, len(todo))
+        jobs = min(jobs or cores(), len(todo))
         run_local(todo, runs_dir, jobs, executor == "processes", done or (lambda s, w: None))
     return {key: json.loads((runs_dir / key / "summary.json").read_text()) for key in seen}
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import sys
@@ -487,7 +486,7 @@ def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
     disk = sum(e.written for e in estimates)
     one_core = campaign.pilot_seconds(the_plan)
     share = len(todo) / max(1, len(the_plan.runs))
-    cores = os.cpu_count() or 1
+    cores = campaign.cores()
     have = len(the_plan.runs) - len(todo)
     lines = [
         f"{len(the_plan.points)} points x {len(the_plan.seeds)} seeds = {len(the_plan.runs)} runs"
