@@ -287,7 +287,7 @@ def execute(spec: RunSpec, runs_dir: str) -> tuple[str, bool, float]:
     tmp = Path(runs_dir) / f".{spec.key}.tmp-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     try:
-        runner.run_one(spec.scenario, spec.seed, tmp, spec.overrides)
+        runner.run_one(spec.scenario, spec.seed, tmp, spec.overrides, atomic=False)
         about = {"key": spec.key, "seed": spec.seed, "set": list(spec.overrides)}
         (tmp / "run.json").write_text(json.dumps(about, indent=2) + "\n")
         try:

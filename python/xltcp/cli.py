@@ -287,7 +287,8 @@ def run_scenario(
         out_dir = out if out is not None else default_out_dir(echo, scenario)
         many = seeds is not None and len(seeds) > 1
         budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
-        out_dir.mkdir(parents=True, exist_ok=True)
+        if many:
+            out_dir.mkdir(parents=True, exist_ok=True)
         if seeds is not None and not many:
             seed = seeds[0]
         view = ProgressView(

@@ -58,7 +58,7 @@ def test_dask_local_cluster_writes_the_same_bytes(tmp_path):
 def test_a_run_that_fails_midway_leaves_no_folder(tmp_path, monkeypatch):
     from xltcp import campaign, runner
 
-    def half_written(path, seed, out_dir, overrides, progress=None):
+    def half_written(path, seed, out_dir, overrides, progress=None, atomic=True):
         (out_dir / "timeseries").mkdir(parents=True)
         (out_dir / "timeseries" / "bulk.csv").write_text("time_s\n0.0\n")
         raise OSError(28, "No space left on device")

@@ -134,3 +134,36 @@ def test_killed_campaign_resumes(tmp_path):
     for name, mtime in mtimes.items():
         assert (runs / name / "summary.json").stat().st_mtime_ns == mtime
     assert (out / "results.parquet").is_file()
+
+
+@needs_core
+def test_a_killed_run_leaves_no_results_folder(tmp_path):
+    """xltcp run writes a new folder under a temporary name, renamed when whole."""
+    out = tmp_path / "r"
+    args = [sys.executable, "-m", "xltcp", "run", str(LOSSY), "--set", "sim.duration=100000s",
+            "--set", "sim.sample_interval=1s", "--out", str(out), "--quiet"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(args, env=env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(tmp_path.glob(".r.tmp-*/timeseries/*.csv")):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not out.exists()
+    [partial] = tmp_path.glob(".r.tmp-*")
+    assert not (partial / "summary.json").exists()
+
+
+@needs_core
+def test_runs_into_new_and_existing_folders(tmp_path):
+    from xltcp import runner
+
+    out = tmp_path / "a" / "b"
+    first = runner.run_one(LOSSY, 1, out, ["sim.duration=2s"])
+    assert json.loads((out / "summary.json").read_text())["seed"] == first["seed"] == 1
+    assert [p.name for p in (tmp_path / "a").iterdir()] == ["b"]
+    (out / "notes.txt").write_text("kept")
+    runner.run_one(LOSSY, 2, out, ["sim.duration=2s"])
+    assert json.loads((out / "summary.json").read_text())["seed"] == 2
+    assert (out / "notes.txt").read_text() == "kept"
