@@ -254,13 +254,17 @@ fn cck_symbol_success(rate: Rate, snr: f64) -> (f64, f64) {
     }
 }
 
-/// `SER(√beta2)` of [`cck_symbol_success`], by Simpson's rule over
-/// `[max(−β, −9), 9]` (the density is negligible beyond ±9).
+/// `SER(√beta2)` of [`cck_symbol_success`], computed as the error mass
+/// itself so that it keeps its precision when tiny:
+/// `SER = Φ(−β) + ∫_{−β}^{∞} (1 − (1 − 2Q(x + β))^7) φ(x) dx`, `Q = 1 − Φ`,
+/// by Simpson's rule over `[max(−β, −9), 9]` (the density is negligible
+/// beyond ±9).
 fn cck_ser(beta2: f64) -> f64 {
     let beta = beta2.max(0.0).sqrt();
+    let sqrt2 = std::f64::consts::SQRT_2;
     let phi = |x: f64| (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
-    let cdf = |x: f64| 0.5 * erfc(-x / std::f64::consts::SQRT_2);
-    let f = |x: f64| (2.0 * cdf(x + beta) - 1.0).max(0.0).powi(7) * phi(x);
+    let q = |y: f64| 0.5 * erfc(y / sqrt2);
+    let f = |x: f64| -(7.0 * (-2.0 * q(x + beta)).ln_1p()).exp_m1() * phi(x);
     let (a, b) = ((-beta).max(-9.0), 9.0);
     const N: usize = 400;
     let h = (b - a) / N as f64;
@@ -269,7 +273,7 @@ fn cck_ser(beta2: f64) -> f64 {
         let w = if k % 2 == 1 { 4.0 } else { 2.0 };
         sum += w * f(a + h * k as f64);
     }
-    (1.0 - sum * h / 3.0).clamp(0.0, 1.0)
+    (q(beta) + sum * h / 3.0).clamp(0.0, 1.0)
 }
 
 // ---- Chunks and frames -------------------------------------------------------
