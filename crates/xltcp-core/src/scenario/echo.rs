@@ -75,6 +75,7 @@ fn agent(a: &AgentSpec) -> Value {
             "mode": if mode == LocalRecoverySpec::Phy { "phy" } else { "tcp" },
             "buffer": buffer,
         }),
+        AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
     }
 }
 

@@ -7,25 +7,33 @@
 //! at = "hosts"               # "bs", "hosts" (every wireless host) or a host's name
 //! max_freeze = "30s"         # the scheme's own keys
 //! ```
+//!
+//! Paper 000's schemes (`cr_aware`, `lr_bs`, `lr_sender`) need the
+//! 802.15.4 hop; `snoop` (at the BS) runs on any hop.
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use super::tree::{Node, Val};
 use crate::time::Dur;
 
-const SCHEMES: &[(&str, u8)] = &[("cr_aware", 0), ("lr_bs", 1), ("lr_sender", 2)];
+const SCHEMES: &[(&str, u8)] = &[
+    ("cr_aware", 0),
+    ("lr_bs", 1),
+    ("lr_sender", 2),
+    ("snoop", 3),
+];
 const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
     ("phy", LocalRecoverySpec::Phy),
     ("tcp", LocalRecoverySpec::Tcp),
 ];
 
 /// The `[[agent]]` entries; `flows` name the wireless hosts
-/// ([`FlowSpec::host_name`]) and `lrwpan` says whether the hop is 802.15.4.
+/// ([`FlowSpec::host_name`]); `hop` is the wireless hop's kind.
 pub(super) fn read_agents(
     cx: &mut Cx,
     root: &mut Tab,
     flows: &[FlowSpec],
-    lrwpan: bool,
+    hop: &HopKind,
 ) -> Vec<AgentSpec> {
     let items: &[Node] = match root.get("agent") {
         None => return Vec::new(),
@@ -45,7 +53,7 @@ pub(super) fn read_agents(
     let mut agents = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
-        if let Some(a) = read_agent(cx, &mut t, flows, lrwpan) {
+        if let Some(a) = read_agent(cx, &mut t, flows, hop) {
             agents.push(a);
         }
         t.finish(cx);
@@ -53,9 +61,19 @@ pub(super) fn read_agents(
     agents
 }
 
-fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], lrwpan: bool) -> Option<AgentSpec> {
+/// Where a scheme may run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runs {
+    /// At the base station only.
+    Bs,
+    /// At wireless hosts only.
+    Hosts,
+}
+
+fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
+    let lrwpan = matches!(hop, HopKind::Lrwpan(_));
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -91,6 +109,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], lrwpan: bool) -> Opt
             }
         }
         1 => AgentScheme::LrBs,
+        3 => AgentScheme::Snoop,
         _ => {
             let mode = t.read(
                 cx,
@@ -102,13 +121,15 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], lrwpan: bool) -> Opt
             AgentScheme::LrSender { mode, buffer }
         }
     };
-    let (wants_bs, name) = match scheme {
-        AgentScheme::CrAware { .. } => (false, "cr_aware"),
-        AgentScheme::LrBs => (true, "lr_bs"),
-        AgentScheme::LrSender { .. } => (false, "lr_sender"),
+    // Where it runs, and whether it needs the 802.15.4 hop.
+    let (runs, name, needs_lrwpan) = match scheme {
+        AgentScheme::CrAware { .. } => (Runs::Hosts, "cr_aware", true),
+        AgentScheme::LrBs => (Runs::Bs, "lr_bs", true),
+        AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender", true),
+        AgentScheme::Snoop => (Runs::Bs, "snoop", false),
     };
-    if wants_bs != at_bs {
-        let (msg, allowed) = if wants_bs {
+    if (runs == Runs::Bs) != at_bs {
+        let (msg, allowed) = if runs == Runs::Bs {
             (format!("{name} runs at the base station"), "at = \"bs\"")
         } else {
             (
@@ -118,7 +139,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], lrwpan: bool) -> Opt
         };
         t.invalid(cx, "at", msg, allowed);
     }
-    if !lrwpan {
+    if needs_lrwpan && !lrwpan {
         let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
         t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
     }

@@ -57,7 +57,8 @@ pub enum AgentPlace {
     Host(String),
 }
 
-/// The scheme of an `[[agent]]`. Each needs `[wireless] kind = "lrwpan"`.
+/// The scheme of an `[[agent]]`. Paper 000's (`cr_aware`, `lr_bs`,
+/// `lr_sender`) need `[wireless] kind = "lrwpan"`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentScheme {
     /// `"cr_aware"` (at hosts): CR-aware TCP; `max_freeze` (default "30s"),
@@ -82,6 +83,9 @@ pub enum AgentScheme {
         /// PHY-LR's link buffer, in packets.
         buffer: u32,
     },
+    /// `"snoop"` (at "bs"): Snoop's cache and local retransmission of
+    /// downlink data (any hop).
+    Snoop,
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

@@ -8,6 +8,9 @@
 //! - [`local_recovery`]: gap detection at the BS, SACK-style loss reports
 //!   and their retransmission by the sender's link layer (PHY-LR) or its
 //!   TCP (TCP-LR).
+//! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
+//! - [`cache`]: what the caching schemes share (connection keys, the
+//!   local round-trip time, their counters).
 //!
 //! # Adding a scheme
 //!
@@ -16,14 +19,18 @@
 //! place it on its nodes in [`build`] (from its scenario keys).
 
 pub mod agent;
+pub mod cache;
 pub mod cr_aware;
 pub mod local_recovery;
+pub mod snoop;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
+pub use cache::{CacheStats, Retransmits};
 pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
 pub use local_recovery::{
     GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats, ReportTo,
 };
+pub use snoop::Snoop;
 
 use crate::scenario::{AgentPlace, AgentScheme, Direction, LocalRecoverySpec, Scenario};
 use serde::Serialize;
@@ -39,6 +46,8 @@ pub enum AgentStats {
     CrAware(CrAwareStats),
     /// `"local_recovery"`.
     LocalRecovery(LrStats),
+    /// `"snoop"`.
+    Snoop(CacheStats),
 }
 
 impl AgentStats {
@@ -47,6 +56,7 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => "cr_aware",
             AgentStats::LocalRecovery(_) => "local_recovery",
+            AgentStats::Snoop(_) => "snoop",
         }
     }
 
@@ -55,6 +65,7 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => 0,
             AgentStats::LocalRecovery(_) => 1,
+            AgentStats::Snoop(_) => 2,
         }
     }
 
@@ -63,6 +74,7 @@ impl AgentStats {
         match (self, other) {
             (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
+            (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
             _ => {}
         }
     }
@@ -187,5 +199,6 @@ fn place(
                 agents.push((Node::Host(host_of[i]), Box::new(lr)));
             }
         }
+        AgentScheme::Snoop => agents.push((Node::Bs, Box::new(Snoop::new()))),
     }
 }

@@ -9,7 +9,7 @@
 //! scheme. `docs/architecture.md` follows one data segment and its ACK
 //! through it.
 
-use super::agents::{AgentSlot, SignalStats};
+use super::agents::{AgentSlot, LocalRxmitStats, SignalStats};
 use super::engine::EventQueue;
 use super::flow::{Flow, Side};
 use super::output::Output;
@@ -131,6 +131,8 @@ pub struct World {
     observer_events: u64,
     /// Counters of the signal bus.
     pub(super) signals: SignalStats,
+    /// Agents' local retransmissions as their receivers found them.
+    pub(super) local_rxmits: LocalRxmitStats,
     /// Trace of the signals delivered to agents (with an output folder).
     pub signal_log: Option<SignalLog>,
 }
@@ -212,6 +214,7 @@ impl World {
             scenario,
             observer_events: 0,
             signals: SignalStats::default(),
+            local_rxmits: LocalRxmitStats::default(),
             signal_log: None,
         };
         for i in 0..n {
@@ -440,7 +443,16 @@ impl World {
         let v = self.tap(now, node, Tap::HostIn, &mut p);
         if v == Verdict::Pass {
             self.accounting.delivered += 1;
-            self.flows[flow].ep[side as usize].handle_segment(now, &p.tcp);
+            let ep = &mut self.flows[flow].ep[side as usize];
+            if p.meta.forged && p.tcp.payload_len > 0 {
+                // An agent's local retransmission: was it needed?
+                self.local_rxmits.delivered += 1;
+                let end = p.tcp.seq + p.tcp.payload_len;
+                if ep.holds(p.tcp.seq, end) {
+                    self.local_rxmits.unnecessary += 1;
+                }
+            }
+            ep.handle_segment(now, &p.tcp);
         }
         self.settle(v);
         self.drain(now, node);
