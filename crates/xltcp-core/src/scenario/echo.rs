@@ -76,6 +76,7 @@ fn agent(a: &AgentSpec) -> Value {
             "buffer": buffer,
         }),
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
+        AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
     }
 }
 

@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Paper 000's schemes (`cr_aware`, `lr_bs`, `lr_sender`) need the
-//! 802.15.4 hop; `snoop` (at the BS) runs on any hop.
+//! 802.15.4 hop; `snoop` (at the BS) runs on any hop; `c_snoop` (at the BS
+//! and/or at hosts: one entry each) needs a hop whose MAC reports each
+//! frame's delivery (`"wifi"`, `"lrwpan"`).
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
@@ -21,6 +23,7 @@ const SCHEMES: &[(&str, u8)] = &[
     ("lr_bs", 1),
     ("lr_sender", 2),
     ("snoop", 3),
+    ("c_snoop", 4),
 ];
 const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
     ("phy", LocalRecoverySpec::Phy),
@@ -68,12 +71,14 @@ enum Runs {
     Bs,
     /// At wireless hosts only.
     Hosts,
+    /// At the base station or at wireless hosts.
+    Either,
 }
 
 fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
     let lrwpan = matches!(hop, HopKind::Lrwpan(_));
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\", \"c_snoop\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -110,6 +115,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         }
         1 => AgentScheme::LrBs,
         3 => AgentScheme::Snoop,
+        4 => AgentScheme::CSnoop,
         _ => {
             let mode = t.read(
                 cx,
@@ -127,8 +133,9 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         AgentScheme::LrBs => (Runs::Bs, "lr_bs", true),
         AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender", true),
         AgentScheme::Snoop => (Runs::Bs, "snoop", false),
+        AgentScheme::CSnoop => (Runs::Either, "c_snoop", false),
     };
-    if (runs == Runs::Bs) != at_bs {
+    if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
         let (msg, allowed) = if runs == Runs::Bs {
             (format!("{name} runs at the base station"), "at = \"bs\"")
         } else {
@@ -138,6 +145,15 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             )
         };
         t.invalid(cx, "at", msg, allowed);
+    }
+    if matches!(scheme, AgentScheme::CSnoop) && matches!(hop, HopKind::P2p) {
+        let msg = format!("{name} needs the MAC's delivery reports, which the p2p hop has not");
+        t.invalid(
+            cx,
+            "scheme",
+            msg,
+            "[wireless] kind = \"wifi\" or \"lrwpan\"",
+        );
     }
     if needs_lrwpan && !lrwpan {
         let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");

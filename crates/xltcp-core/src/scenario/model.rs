@@ -86,6 +86,10 @@ pub enum AgentScheme {
     /// `"snoop"` (at "bs"): Snoop's cache and local retransmission of
     /// downlink data (any hop).
     Snoop,
+    /// `"c_snoop"` (at "bs" for downlink data, at hosts for the uplink
+    /// data they send): C-Snoop's cache, driven by the MAC's delivery
+    /// reports (`[wireless] kind = "wifi"` or `"lrwpan"`).
+    CSnoop,
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

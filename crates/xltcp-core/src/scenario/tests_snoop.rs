@@ -1,4 +1,5 @@
-//! Loader tests of the caching schemes' `[[agent]]` entries (`snoop`).
+//! Loader tests of the caching schemes' `[[agent]]` entries (`snoop`,
+//! `c_snoop`).
 
 use std::path::Path;
 
@@ -72,4 +73,26 @@ fn snoop_elsewhere_is_an_error() {
         "[[agent]]\nscheme = \"snoop\"\nat = \"bs\"\nsize = 5\n",
     );
     assert!(e.contains("agent.0.size"), "{e}");
+}
+
+#[test]
+fn c_snoop_runs_at_the_bs_and_hosts_of_a_reporting_hop() {
+    let text = "[[agent]]\nscheme = \"c_snoop\"\nat = \"bs\"\n\n[[agent]]\nscheme = \"c_snoop\"\nat = \"mh\"\n";
+    let s = load(WIFI, text).unwrap();
+    let at: Vec<_> = s.agents.iter().map(|a| (&a.scheme, &a.at)).collect();
+    assert_eq!(
+        at,
+        vec![
+            (&AgentScheme::CSnoop, &AgentPlace::Bs),
+            (&AgentScheme::CSnoop, &AgentPlace::Host("mh".into()))
+        ]
+    );
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let e = errors(P2P, "[[agent]]\nscheme = \"c_snoop\"\n");
+    assert!(
+        e.contains("agent.0.scheme: c_snoop needs the MAC's delivery reports")
+            && e.contains("[wireless] kind = \"wifi\" or \"lrwpan\""),
+        "{e}"
+    );
 }

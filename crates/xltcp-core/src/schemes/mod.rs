@@ -8,6 +8,8 @@
 //! - [`local_recovery`]: gap detection at the BS, SACK-style loss reports
 //!   and their retransmission by the sender's link layer (PHY-LR) or its
 //!   TCP (TCP-LR).
+//! - [`c_snoop`]: C-Snoop at the BS and the MH (paper 002), driven by the
+//!   MAC's delivery reports.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
@@ -19,12 +21,14 @@
 //! place it on its nodes in [`build`] (from its scenario keys).
 
 pub mod agent;
+pub mod c_snoop;
 pub mod cache;
 pub mod cr_aware;
 pub mod local_recovery;
 pub mod snoop;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
+pub use c_snoop::CSnoop;
 pub use cache::{CacheStats, Retransmits};
 pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
 pub use local_recovery::{
@@ -48,6 +52,8 @@ pub enum AgentStats {
     LocalRecovery(LrStats),
     /// `"snoop"`.
     Snoop(CacheStats),
+    /// `"c_snoop"`.
+    CSnoop(CacheStats),
 }
 
 impl AgentStats {
@@ -57,6 +63,7 @@ impl AgentStats {
             AgentStats::CrAware(_) => "cr_aware",
             AgentStats::LocalRecovery(_) => "local_recovery",
             AgentStats::Snoop(_) => "snoop",
+            AgentStats::CSnoop(_) => "c_snoop",
         }
     }
 
@@ -66,6 +73,7 @@ impl AgentStats {
             AgentStats::CrAware(_) => 0,
             AgentStats::LocalRecovery(_) => 1,
             AgentStats::Snoop(_) => 2,
+            AgentStats::CSnoop(_) => 3,
         }
     }
 
@@ -75,6 +83,7 @@ impl AgentStats {
             (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
             (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
+            (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
             _ => {}
         }
     }
@@ -200,5 +209,13 @@ fn place(
             }
         }
         AgentScheme::Snoop => agents.push((Node::Bs, Box::new(Snoop::new()))),
+        AgentScheme::CSnoop if *at == AgentPlace::Bs => {
+            agents.push((Node::Bs, Box::new(CSnoop::at_bs())));
+        }
+        AgentScheme::CSnoop => {
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((Node::Host(h), Box::new(CSnoop::at_host())));
+            }
+        }
     }
 }

@@ -344,4 +344,4 @@ impl Agent for Snoop {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
