@@ -148,3 +148,45 @@ fn c_snoop_recovers_losses_in_both_directions() {
         );
     }
 }
+
+const SNACK: &str =
+    "[[agent]]\nscheme = \"snack\"\nat = \"bs\"\n\n[[agent]]\nscheme = \"snack\"\nat = \"hosts\"\n";
+
+#[test]
+fn snack_recovers_losses_in_both_directions() {
+    for dir in ["down", "up"] {
+        let sn = scenario(dir, SNACK);
+        let tcp = scenario(dir, "");
+        let (mut with, mut without) = (0.0, 0.0);
+        for seed in 1..=3 {
+            let s = run(&sn, seed);
+            let t = run(&tcp, seed);
+            with += goodput(&s);
+            without += goodput(&t);
+            let st = section(&s, "snack");
+            assert!(st["reconstruction"]
+                .as_str()
+                .unwrap()
+                .contains("reconstructed"));
+            let (cached, rxmits, suppressed, _) = counters(&s, "snack");
+            assert!(
+                cached > 1000 && rxmits > 10 && suppressed > 0,
+                "{dir} seed {seed}"
+            );
+            let (delivered, unnecessary) = at_receiver(&s);
+            assert!(delivered > 0 && delivered <= rxmits, "{dir} seed {seed}");
+            assert!(unnecessary <= delivered / 4, "{dir} seed {seed}");
+            let (sent, received) = (st["snacks_sent"].as_u64(), st["snacks_received"].as_u64());
+            if dir == "up" {
+                // Every SNACK the MH took, the BS sent.
+                assert!(received > Some(0) && received <= sent, "seed {seed}");
+            } else {
+                assert_eq!((sent, received), (Some(0), Some(0)));
+            }
+        }
+        assert!(
+            with > without * 1.05,
+            "{dir}: snack {with} vs plain TCP {without}"
+        );
+    }
+}

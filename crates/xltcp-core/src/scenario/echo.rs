@@ -77,6 +77,7 @@ fn agent(a: &AgentSpec) -> Value {
         }),
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
         AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
+        AgentScheme::Snack => json!({ "scheme": "snack", "at": at }),
     }
 }
 

@@ -11,7 +11,8 @@
 //! Paper 000's schemes (`cr_aware`, `lr_bs`, `lr_sender`) need the
 //! 802.15.4 hop; `snoop` (at the BS) runs on any hop; `c_snoop` (at the BS
 //! and/or at hosts: one entry each) needs a hop whose MAC reports each
-//! frame's delivery (`"wifi"`, `"lrwpan"`).
+//! frame's delivery (`"wifi"`, `"lrwpan"`); `snack` (SNACK-S at the BS,
+//! SNACK-TCP at hosts) needs the flows' SACK option.
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
@@ -24,6 +25,7 @@ const SCHEMES: &[(&str, u8)] = &[
     ("lr_sender", 2),
     ("snoop", 3),
     ("c_snoop", 4),
+    ("snack", 5),
 ];
 const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
     ("phy", LocalRecoverySpec::Phy),
@@ -78,7 +80,7 @@ enum Runs {
 fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
     let lrwpan = matches!(hop, HopKind::Lrwpan(_));
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\", \"c_snoop\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\", \"c_snoop\", \"snack\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -116,6 +118,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         1 => AgentScheme::LrBs,
         3 => AgentScheme::Snoop,
         4 => AgentScheme::CSnoop,
+        5 => AgentScheme::Snack,
         _ => {
             let mode = t.read(
                 cx,
@@ -134,6 +137,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender", true),
         AgentScheme::Snoop => (Runs::Bs, "snoop", false),
         AgentScheme::CSnoop => (Runs::Either, "c_snoop", false),
+        AgentScheme::Snack => (Runs::Either, "snack", false),
     };
     if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
         let (msg, allowed) = if runs == Runs::Bs {
@@ -154,6 +158,15 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             msg,
             "[wireless] kind = \"wifi\" or \"lrwpan\"",
         );
+    }
+    if matches!(scheme, AgentScheme::Snack) {
+        if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
+            let msg = format!(
+                "snack reads the mobile host's SACK blocks, but flow {} has sack = false",
+                f.name
+            );
+            t.invalid(cx, "scheme", msg, "[tcp] sack = true");
+        }
     }
     if needs_lrwpan && !lrwpan {
         let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");

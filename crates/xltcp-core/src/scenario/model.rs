@@ -90,6 +90,10 @@ pub enum AgentScheme {
     /// data they send): C-Snoop's cache, driven by the MAC's delivery
     /// reports (`[wireless] kind = "wifi"` or `"lrwpan"`).
     CSnoop,
+    /// `"snack"` (SNACK-S at "bs", SNACK-TCP at hosts; a reconstruction,
+    /// see `schemes::snack`): several holes repaired per report; needs
+    /// `[tcp] sack = true` (the MH's SACK blocks are its downlink report).
+    Snack,
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

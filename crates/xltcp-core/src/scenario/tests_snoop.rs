@@ -1,5 +1,5 @@
 //! Loader tests of the caching schemes' `[[agent]]` entries (`snoop`,
-//! `c_snoop`).
+//! `c_snoop`, `snack`).
 
 use std::path::Path;
 
@@ -93,6 +93,22 @@ fn c_snoop_runs_at_the_bs_and_hosts_of_a_reporting_hop() {
     assert!(
         e.contains("agent.0.scheme: c_snoop needs the MAC's delivery reports")
             && e.contains("[wireless] kind = \"wifi\" or \"lrwpan\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn snack_runs_at_both_ends_and_needs_sack() {
+    let text = "[[agent]]\nscheme = \"snack\"\nat = \"bs\"\n\n[[agent]]\nscheme = \"snack\"\n";
+    let s = load(P2P, text).unwrap();
+    assert_eq!(s.agents[0].scheme, AgentScheme::Snack);
+    assert_eq!(s.agents[1].at, AgentPlace::Hosts);
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let e = errors(&format!("[tcp]\nsack = false\n{P2P}"), text);
+    assert!(
+        e.contains("agent.0.scheme: snack reads the mobile host's SACK blocks, but flow mh has sack = false")
+            && e.contains("[tcp] sack = true"),
         "{e}"
     );
 }

@@ -10,6 +10,8 @@
 //!   TCP (TCP-LR).
 //! - [`c_snoop`]: C-Snoop at the BS and the MH (paper 002), driven by the
 //!   MAC's delivery reports.
+//! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
+//!   documented reconstruction.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
@@ -25,6 +27,7 @@ pub mod c_snoop;
 pub mod cache;
 pub mod cr_aware;
 pub mod local_recovery;
+pub mod snack;
 pub mod snoop;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
@@ -34,6 +37,7 @@ pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
 pub use local_recovery::{
     GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats, ReportTo,
 };
+pub use snack::{SnackBs, SnackStats, SnackTcp};
 pub use snoop::Snoop;
 
 use crate::scenario::{AgentPlace, AgentScheme, Direction, LocalRecoverySpec, Scenario};
@@ -54,6 +58,8 @@ pub enum AgentStats {
     Snoop(CacheStats),
     /// `"c_snoop"`.
     CSnoop(CacheStats),
+    /// `"snack"`.
+    Snack(SnackStats),
 }
 
 impl AgentStats {
@@ -64,6 +70,7 @@ impl AgentStats {
             AgentStats::LocalRecovery(_) => "local_recovery",
             AgentStats::Snoop(_) => "snoop",
             AgentStats::CSnoop(_) => "c_snoop",
+            AgentStats::Snack(_) => "snack",
         }
     }
 
@@ -74,6 +81,7 @@ impl AgentStats {
             AgentStats::LocalRecovery(_) => 1,
             AgentStats::Snoop(_) => 2,
             AgentStats::CSnoop(_) => 3,
+            AgentStats::Snack(_) => 4,
         }
     }
 
@@ -84,6 +92,7 @@ impl AgentStats {
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
             (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
             (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
+            (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
             _ => {}
         }
     }
@@ -215,6 +224,14 @@ fn place(
         AgentScheme::CSnoop => {
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((Node::Host(h), Box::new(CSnoop::at_host())));
+            }
+        }
+        AgentScheme::Snack if *at == AgentPlace::Bs => {
+            agents.push((Node::Bs, Box::new(SnackBs::new())));
+        }
+        AgentScheme::Snack => {
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((Node::Host(h), Box::new(SnackTcp::new())));
             }
         }
     }

@@ -52,9 +52,12 @@
 //!   skips windows with retransmissions, ns-2 does not filter);
 //! - old sender retransmissions and old ACKs are forwarded (ns-2), not
 //!   dropped with a re-sent ACK (paper);
-//! - the agent does not see the MAC queue, so it caches whatever the cache
-//!   holds room for (ns-2 skips caching when the link queue is nearly
-//!   full); local retransmissions join the tail of the MAC queue (no
+//! - ns-2 does not cache a segment when the link queue is nearly full, so
+//!   that congestion drops at the BS still reach TCP. The agent does not
+//!   see the MAC queue; instead, a MAC that reports a frame `undelivered`
+//!   because its queue was full (the 802.11 hop does) takes the segment
+//!   out of the cache (counted in `cache_drops`), and its dupACKs go to the
+//!   sender. Local retransmissions join the tail of the MAC queue (no
 //!   priority);
 //! - uplink (MH to FH) is passed through untouched, as ns-2 does without
 //!   ELN: neither the paper's NACK bit vector nor ELN is modelled;
@@ -64,12 +67,13 @@
 //! world counts those that reach a receiver holding all their bytes
 //! already (`summary.json` `"local_retransmissions"`).
 
-use super::agent::{Action, Agent, Tap, Verdict, Via};
+use super::agent::{Action, Agent, NodeSignal, Tap, Verdict, Via};
 use super::cache::{
     ack_key, data_key, end_of, is_pure_ack, local_copy, CacheStats, ConnKey, LocalRtt, CACHE_LIMIT,
     MAX_LOCAL_RXMIT,
 };
 use super::AgentStats;
+use crate::signal::{Signal, UndeliveredReason};
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, SeqNum};
 use std::collections::{BTreeMap, VecDeque};
@@ -312,6 +316,19 @@ impl Agent for Snoop {
         }
     }
 
+    fn on_signal(&mut self, _now: Time, s: &NodeSignal) -> bool {
+        let full = s.reason == Some(UndeliveredReason::QueueFull);
+        match (s.signal, s.packet) {
+            (Signal::Undelivered { .. }, Some(p)) if full => {
+                let removed =
+                    uncache_congested(&mut self.conns, &p, |c| &mut c.cache, |c| c.packet.tcp.seq);
+                self.stats.cache_drops += u64::from(removed);
+                removed
+            }
+            _ => false,
+        }
+    }
+
     fn on_timeout(&mut self, now: Time) {
         for conn in self.conns.values_mut() {
             if conn.timer.is_none_or(|t| t > now) {
@@ -341,6 +358,24 @@ impl Agent for Snoop {
     fn stats(&self) -> Option<AgentStats> {
         Some(AgentStats::Snoop(self.stats))
     }
+}
+
+/// A segment the MAC dropped at its full queue leaves the cache of its
+/// connection: a congestion loss, TCP's to see. Returns whether it was
+/// cached.
+pub(crate) fn uncache_congested<C, E>(
+    conns: &mut BTreeMap<ConnKey, C>,
+    p: &Packet,
+    cache: impl Fn(&mut C) -> &mut VecDeque<E>,
+    seq: impl Fn(&E) -> SeqNum,
+) -> bool {
+    let Some(conn) = conns.get_mut(&data_key(p)) else {
+        return false;
+    };
+    let cache = cache(conn);
+    let before = cache.len();
+    cache.retain(|e| seq(e) != p.tcp.seq);
+    cache.len() < before
 }
 
 #[cfg(test)]

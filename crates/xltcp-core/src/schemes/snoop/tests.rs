@@ -278,3 +278,31 @@ fn connections_are_kept_apart_and_uplink_data_passes() {
     assert_eq!(sn.on_packet(ms(2), Tap::BsUp, &mut updata), F);
     assert_eq!(sn.cached_now(), 3);
 }
+
+#[test]
+fn a_segment_dropped_at_the_full_mac_queue_is_left_to_tcp() {
+    use crate::signal::{Signal, UndeliveredReason};
+    let mut sn = sent(4);
+    let full = NodeSignal {
+        signal: Signal::Undelivered { frame: 9 },
+        reason: Some(UndeliveredReason::QueueFull),
+        packet: Some(data(1)),
+        delays: None,
+    };
+    assert!(sn.on_signal(ms(10), &full));
+    assert_eq!(sn.counters().cache_drops, 1);
+    assert_eq!(sn.cached_now(), 2);
+    // Its dupACKs go to the sender, whose congestion control must see them.
+    for t in 11..14 {
+        assert_eq!(up(&mut sn, ms(t), 1), F);
+    }
+    assert!(emitted(&mut sn).is_empty());
+    // A retry-limit report is a wireless loss: Snoop leaves it to dupACKs.
+    let retry = NodeSignal {
+        reason: Some(UndeliveredReason::RetryLimit),
+        packet: Some(data(2)),
+        ..full
+    };
+    assert!(!sn.on_signal(ms(15), &retry));
+    assert_eq!(sn.cached_now(), 2);
+}
