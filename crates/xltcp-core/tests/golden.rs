@@ -144,4 +144,12 @@ golden! {
     byun2016_phy_lr_cr => "byun2016/phy-lr-cr.toml",
     byun2016_tcp_lr => "byun2016/tcp-lr.toml",
     byun2016_tcp_lr_cr => "byun2016/tcp-lr-cr.toml",
+    kim_chung_tcp_down => "kim-chung/tcp-down.toml",
+    kim_chung_snoop_down => "kim-chung/snoop-down.toml",
+    kim_chung_snack_down => "kim-chung/snack-down.toml",
+    kim_chung_c_snoop_down => "kim-chung/c-snoop-down.toml",
+    kim_chung_tcp_up => "kim-chung/tcp-up.toml",
+    kim_chung_snoop_up => "kim-chung/snoop-up.toml",
+    kim_chung_snack_up => "kim-chung/snack-up.toml",
+    kim_chung_c_snoop_up => "kim-chung/c-snoop-up.toml",
 }

@@ -112,3 +112,44 @@ fn snack_runs_at_both_ends_and_needs_sack() {
         "{e}"
     );
 }
+
+#[test]
+fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_and_direction() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/kim-chung");
+    let tcp_down = load_file(&dir.join("tcp-down.toml"), &[]).unwrap();
+    for d in ["down", "up"] {
+        for v in ["tcp", "snoop", "snack", "c-snoop"] {
+            let name = format!("{v}-{d}");
+            let mut s = load_file(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+            assert_eq!(again, s, "{name}");
+            assert_eq!(s.sim.duration, crate::time::Dur::from_secs(100), "{name}");
+            let HopKind::Wifi(w) = &s.wireless.kind else {
+                panic!("{name}: not wifi");
+            };
+            assert_eq!(
+                (w.power.tx_w, w.power.rx_w, w.battery_j),
+                (0.6, 0.3, Some(100.0))
+            );
+            assert_eq!((w.retry_short, w.power.idle_w), (1, 0.0), "{name}");
+            let burst = LossSpec::Gilbert {
+                mean_loss: 0.05,
+                mean_burst: 3.0,
+            };
+            let lossy = if d == "down" {
+                &s.wireless.loss_down
+            } else {
+                &s.wireless.loss_up
+            };
+            assert_eq!(*lossy, burst, "{name}");
+            // Apart from the agents, the direction and its loss: the same.
+            s.agents.clear();
+            s.name = tcp_down.name.clone();
+            s.flows[0].direction = Direction::Down;
+            s.wireless.loss_down = burst.clone();
+            s.wireless.loss_up = LossSpec::None;
+            assert_eq!(s, tcp_down, "{name}");
+        }
+    }
+}
