@@ -3,9 +3,11 @@
 //! (`#[ignore]`): `cargo test -p xltcp-core --test kim_chung -- --ignored
 //! --nocapture` prints throughput, the mobile host's energy and the local
 //! retransmissions (and how many the receiver already had), seeds 1-5.
-//! `KC_RETRY=<n>`, `KC_BURST=<frames>` and `KC_LOSS=<fraction>` override
-//! the presets' MAC attempts (`wireless.retry_short`), mean loss burst and
-//! mean loss, to see how the comparison depends on them.
+//! `KC_RETRY=<n>`, `KC_BURST=<n>`, `KC_LOSS=<fraction>` and
+//! `KC_PER=frame|packet` override the presets' MAC attempts
+//! (`wireless.retry_short`), mean loss burst, mean loss and what a loss
+//! draw is for (`wireless.loss_per`), to see how the comparison depends on
+//! them.
 
 use std::path::Path;
 use xltcp_core::scenario;
@@ -33,6 +35,9 @@ fn overrides(dir: &str) -> Vec<String> {
     }
     if let Ok(b) = std::env::var("KC_BURST") {
         sets.push(format!("wireless.loss.{dir}.mean_burst={b}"));
+    }
+    if let Ok(per) = std::env::var("KC_PER") {
+        sets.push(format!("wireless.loss_per=\"{per}\""));
     }
     if let Ok(p) = std::env::var("KC_LOSS") {
         sets.push(format!("wireless.loss.{dir}.mean_loss={p}"));

@@ -13,7 +13,12 @@
 //!   YANS for OFDM, DSSS/CCK for 11b), drawn from its receiver's stream
 //!   `wifi.<station>.fate`; a data frame is further lost by the loss
 //!   process of its direction (`[wireless.loss.down|up]`, stream
-//!   `wireless.<dir>.loss`). ACK, RTS and CTS frames go through the same.
+//!   `wireless.<dir>.loss`): one draw per transmission, or with
+//!   `loss_per = "packet"` one per data frame, the first time one of its
+//!   transmissions escapes collisions and blockages, kept for all its
+//!   retries (a packet the link drops whatever the MAC does). ACK, RTS and
+//!   CTS frames go through the same bit errors and are not in the loss
+//!   process.
 //!   One draw per frame: the stations overhearing it (for their NAV) get
 //!   the same outcome as its receiver;
 //! - every station that did not transmit during the frame gets it: intact
@@ -162,6 +167,9 @@ pub struct WifiHop {
     per_cache: BTreeMap<(Rate, Preamble, u32), f64>,
     loss_down: LossProcess,
     loss_up: LossProcess,
+    /// With `loss_per = "packet"`: the loss process's draw for each data
+    /// frame in progress, by (sending station, frame id).
+    doomed: BTreeMap<(u16, u64), bool>,
     end: Time,
     /// Counters per direction (energy is read from the meters).
     pub stats: WifiStats,
@@ -222,6 +230,7 @@ impl WifiHop {
             per_cache: BTreeMap::new(),
             loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
+            doomed: BTreeMap::new(),
             end,
             stats: WifiStats::default(),
         }
@@ -404,7 +413,14 @@ impl WifiHop {
             } else {
                 &mut self.loss_up
             };
-            process.lose_next()
+            if self.spec.loss_per_packet {
+                *self
+                    .doomed
+                    .entry((t.from.0, t.frame))
+                    .or_insert_with(|| process.lose_next())
+            } else {
+                process.lose_next()
+            }
         };
         errored || dropped
     }
@@ -535,6 +551,7 @@ impl WifiHop {
                 tx_delay,
                 attempts,
             } => {
+                self.doomed.remove(&(i as u16, frame));
                 let packet = self.stations[i].take(frame).map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
@@ -565,6 +582,7 @@ impl WifiHop {
             UndeliveredReason::QueueFull => SignalReason::QueueFull,
             UndeliveredReason::FrameTooLong => SignalReason::FrameTooLong,
         };
+        self.doomed.remove(&(i as u16, frame));
         let held = self.stations[i].take(frame);
         let packet = held.as_ref().map(|h| h.packet);
         if let Some(h) = held {

@@ -9,6 +9,7 @@ use crate::time::Dur;
 const STANDARDS: &[(&str, Standard)] = &[("11a", Standard::A11), ("11b", Standard::B11)];
 const RATE_CONTROLS: &[(&str, bool)] = &[("fixed", false), ("arf", true)];
 const PREAMBLES: &[(&str, Preamble)] = &[("long", Preamble::Long), ("short", Preamble::Short)];
+const LOSS_UNITS: &[(&str, bool)] = &[("frame", false), ("packet", true)];
 const ERROR_MODELS: &[(&str, ErrorModel)] =
     &[("nist", ErrorModel::Nist), ("yans", ErrorModel::Yans)];
 
@@ -81,6 +82,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab) -> (LinkSpec, WifiSpec) {
     if !spec.snr_db.is_finite() {
         t.invalid(cx, "snr_db", "must be a finite number", "e.g. 25");
     }
+    spec.loss_per_packet = t.read(cx, "loss_per", false, rd::choice(LOSS_UNITS));
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
     e.finish(cx);
@@ -136,6 +138,10 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
         ErrorModel::Yans => "yans",
     });
     v["snr_db"] = json!(w.snr_db);
+    if w.loss_per_packet {
+        // Only when set, so that echoes of earlier scenarios are unchanged.
+        v["loss_per"] = json!("packet");
+    }
     let mut energy = json!({
         "tx_w": w.power.tx_w,
         "rx_w": w.power.rx_w,

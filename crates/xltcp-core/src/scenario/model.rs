@@ -365,6 +365,12 @@ pub struct WifiSpec {
     pub power: crate::radio::wifi::PowerProfile,
     /// `[wireless.energy] battery_j`: each station's battery (default none).
     pub battery_j: Option<f64>,
+    /// `loss_per`: what the loss process of `[wireless.loss.*]` draws for:
+    /// "frame" (default: every transmission of a data frame, so the MAC's
+    /// retries repair it) or "packet" (one draw per data frame, kept by all
+    /// its retries: a lost packet is lost however often the MAC tries, and
+    /// ends `undelivered`; collisions and bit errors are still retried).
+    pub loss_per_packet: bool,
 }
 
 impl WifiSpec {
@@ -384,6 +390,7 @@ impl WifiSpec {
             snr_db: 40.0,
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
+            loss_per_packet: false,
         }
     }
 }

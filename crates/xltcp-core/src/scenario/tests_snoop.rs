@@ -132,7 +132,8 @@ fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_and_direction() {
                 (w.power.tx_w, w.power.rx_w, w.battery_j),
                 (0.6, 0.3, Some(100.0))
             );
-            assert_eq!((w.retry_short, w.power.idle_w), (1, 0.0), "{name}");
+            assert_eq!((w.retry_short, w.power.idle_w), (7, 0.0), "{name}");
+            assert!(w.loss_per_packet, "{name}");
             let burst = LossSpec::Gilbert {
                 mean_loss: 0.05,
                 mean_burst: 3.0,
