@@ -25,6 +25,8 @@
 pub mod agent;
 pub mod c_snoop;
 pub mod cache;
+#[cfg(test)]
+mod cache_proptests;
 pub mod cr_aware;
 pub mod local_recovery;
 pub mod snack;

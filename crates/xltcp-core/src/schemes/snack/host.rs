@@ -45,6 +45,11 @@ impl SnackTcp {
         self.stats
     }
 
+    /// Copies kept now, over all connections.
+    pub fn cached_now(&self) -> usize {
+        self.conns.values().map(|c| c.copies.len()).sum()
+    }
+
     fn on_sent(&mut self, p: &Packet) {
         let conn = self.conns.entry(data_key(p)).or_default();
         if conn.last_ack.is_some_and(|a| end_of(p) <= a) {
