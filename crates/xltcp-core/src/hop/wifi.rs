@@ -284,6 +284,20 @@ impl WifiHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        self.enqueue_at(now, (from, to), packet, false, q, out);
+    }
+
+    /// Hands `packet` to station `from`'s MAC (`ends` = (from, to)), at the
+    /// head of its queue if `first`.
+    fn enqueue_at(
+        &mut self,
+        now: Time,
+        (from, to): (usize, usize),
+        packet: Packet,
+        first: bool,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) {
         self.dir(from == 0).offered += 1;
         let s = &mut self.stations[from];
         let id = s.next_id;
@@ -298,7 +312,11 @@ impl WifiHop {
             dst: Addr(to as u16),
             psdu_bytes: data_psdu_bytes(packet.ip_len() as u32),
         };
-        s.dcf.enqueue(now, frame);
+        if first {
+            s.dcf.enqueue_first(now, frame);
+        } else {
+            s.dcf.enqueue(now, frame);
+        }
         let queued = s.dcf.queue_len() as u64;
         let d = self.dir(from == 0);
         d.max_queue = d.max_queue.max(queued);
@@ -707,6 +725,17 @@ impl Hop for WifiHop {
         io: HopIo<'_, T>,
     ) {
         WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
+    }
+
+    fn enqueue_first<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        p: &Packet,
+        io: HopIo<'_, T>,
+    ) {
+        self.enqueue_at(now, (from, to), *p, true, io.timers, io.out);
     }
 
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {

@@ -355,6 +355,11 @@ impl World {
         self.drive_hop(now, |hop, now, io| hop.enqueue(now, from, to, p, io));
     }
 
+    /// As `hop_send`, ahead of the packets waiting at `from`.
+    fn hop_send_first(&mut self, now: Time, from: Station, to: Station, p: &Packet) {
+        self.drive_hop(now, |hop, now, io| hop.enqueue_first(now, from, to, p, io));
+    }
+
     /// Calls into the hop with its timers and an output buffer, then acts
     /// on the outputs in order.
     #[inline]
@@ -543,16 +548,22 @@ impl World {
     }
 
     /// A packet leaves `node` (an endpoint or an agent there): a host has
-    /// one way out (`via` is ignored); the BS sends onto the air toward the
-    /// packet's wireless host or onto the wire toward its wired host.
+    /// one way out (`via` only says whether ahead of its queue); the BS
+    /// sends onto the air toward the packet's wireless host (`AirFirst`:
+    /// ahead of its queue) or onto the wire toward its wired host.
     fn send_from(&mut self, now: Time, node: Node, via: Via, p: &Packet) {
         let flow = p.meta.flow as usize;
         match (node, via) {
             (Node::Wired(_), _) => self.send_wired(now, 2 * flow, *p),
+            (Node::Host(h), Via::AirFirst) => self.hop_send_first(now, h as usize + 1, BS, p),
             (Node::Host(h), _) => self.hop_send(now, h as usize + 1, BS, p),
             (Node::Bs, Via::Air) => {
                 let to = self.topology.station_of_flow(flow);
                 self.hop_send(now, BS, to, p);
+            }
+            (Node::Bs, Via::AirFirst) => {
+                let to = self.topology.station_of_flow(flow);
+                self.hop_send_first(now, BS, to, p);
             }
             (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, *p),
         }

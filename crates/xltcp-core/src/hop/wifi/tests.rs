@@ -242,3 +242,28 @@ fn loss_per_packet_keeps_one_draw_for_all_the_retries() {
     assert_eq!(arrived + undelivered, 200);
     assert!((70..130).contains(&arrived), "{arrived}");
 }
+
+#[test]
+fn a_frame_enqueued_first_goes_next_after_the_one_in_progress() {
+    let mut h = hop(40.0);
+    let mut q = EventQueue::default();
+    let mut out = Vec::new();
+    for uid in 0..3 {
+        h.enqueue(Time::ZERO, 0, 1, packet(uid), &mut q, &mut out);
+    }
+    let io = HopIo {
+        timers: &mut q,
+        out: &mut out,
+        capture: false,
+    };
+    Hop::enqueue_first(&mut h, Time::ZERO, 0, 1, &packet(9), io);
+    let outs = drive(&mut h, &mut q, Time::ZERO + Dur::from_secs(1));
+    let order: Vec<u64> = outs
+        .iter()
+        .filter_map(|(_, o)| match o {
+            HopOut::Arrived { packet, .. } => Some(packet.meta.uid),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, vec![0, 9, 1, 2]);
+}

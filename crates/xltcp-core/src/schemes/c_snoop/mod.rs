@@ -44,8 +44,9 @@
 //!   sent again locally and not yet acknowledged) are kept from the sender
 //!   (consumed), as Snoop does: the repair is local, the sender's window
 //!   should not halve. The paper builds on Snoop and does not say;
-//! - the retransmission joins the tail of the MAC queue: the hop has no
-//!   priority queue ("with higher priority" is not modelled);
+//! - "with higher priority": the retransmissions a `delivered` triggers go
+//!   to the head of the MAC queue ([`Via::AirFirst`]; lowest sequence
+//!   number first); those of the timer join its tail;
 //! - the cache holds at most [`CACHE_LIMIT`] segments per connection; a
 //!   segment arriving at a full cache passes uncached (`cache_full`).
 //!
@@ -227,23 +228,25 @@ impl CSnoop {
         }
     }
 
-    /// Sends `c` again now.
-    fn resend(c: &mut Cached, actions: &mut VecDeque<Action>) {
+    /// Sends `c` again now (`via`: behind or ahead of the MAC queue).
+    fn resend(c: &mut Cached, via: Via, actions: &mut VecDeque<Action>) {
         c.rxmits = c.rxmits.saturating_add(1);
         c.state = State::InMac;
         actions.push_back(Action::Emit {
             packet: local_copy(&c.packet),
-            via: Via::Air,
+            via,
         });
     }
 
     /// A frame to `dst` was delivered: send every segment known lost
-    /// toward it again, lowest connection and sequence number first.
+    /// toward it again, at the head of the MAC queue. They are emitted
+    /// highest (connection, sequence number) first, so that the lowest
+    /// ends at the head.
     fn priority_retransmit(&mut self, dst: Ipv4Addr) {
-        for conn in self.conns.values_mut() {
-            for c in conn.cache.values_mut() {
+        for conn in self.conns.values_mut().rev() {
+            for c in conn.cache.values_mut().rev() {
                 if c.packet.dst == dst && matches!(c.state, State::Lost { .. }) {
-                    Self::resend(c, &mut self.actions);
+                    Self::resend(c, Via::AirFirst, &mut self.actions);
                     self.stats.local_retransmissions.delivered_priority += 1;
                 }
             }
@@ -329,7 +332,7 @@ impl Agent for CSnoop {
         for conn in self.conns.values_mut() {
             for c in conn.cache.values_mut() {
                 if matches!(c.state, State::Lost { due } if due <= now) {
-                    Self::resend(c, &mut self.actions);
+                    Self::resend(c, Via::Air, &mut self.actions);
                     self.stats.local_retransmissions.undelivered += 1;
                 }
             }

@@ -11,20 +11,23 @@ fn ms(n: u64) -> Time {
 }
 
 /// The segments (by index) emitted since the last call, all onto the air
-/// as forged retransmissions.
-fn emitted(a: &mut CSnoop) -> Vec<u32> {
+/// as forged retransmissions, with whether ahead of the MAC queue.
+fn emitted_via(a: &mut CSnoop) -> Vec<(u32, bool)> {
     std::iter::from_fn(|| a.poll_action())
         .map(|x| match x {
-            Action::Emit {
-                packet,
-                via: Via::Air,
-            } => {
+            Action::Emit { packet, via } => {
                 assert!(packet.meta.forged && packet.meta.retransmission);
-                (packet.tcp.seq - s(0)) as u32 / MSS
+                assert!(matches!(via, Via::Air | Via::AirFirst));
+                ((packet.tcp.seq - s(0)) as u32 / MSS, via == Via::AirFirst)
             }
             other => panic!("unexpected {other:?}"),
         })
         .collect()
+}
+
+/// The segments (by index) emitted since the last call.
+fn emitted(a: &mut CSnoop) -> Vec<u32> {
+    emitted_via(a).into_iter().map(|(k, _)| k).collect()
 }
 
 /// The MAC's `delivered` for `p`, queued 1 ms and sent in 1 ms
@@ -82,7 +85,11 @@ fn a_lost_segment_goes_again_when_the_next_one_is_delivered() {
     assert_eq!(c.poll_timeout(), Some(ms(8)));
     assert!(emitted(&mut c).is_empty());
     report(&mut c, ms(3), delivered(data(2)));
-    assert_eq!(emitted(&mut c), vec![1], "priority retransmission");
+    assert_eq!(
+        emitted_via(&mut c),
+        vec![(1, true)],
+        "priority retransmission"
+    );
     assert_eq!(c.poll_timeout(), None, "its timer is off");
     report(&mut c, ms(4), delivered(data(1)));
     assert_eq!(c.cached_now(), 1); // segment 3, still in the MAC
@@ -102,7 +109,7 @@ fn with_nothing_else_delivered_the_timer_sends_it() {
     c.on_timeout(ms(7)); // early: nothing
     assert!(emitted(&mut c).is_empty());
     c.on_timeout(ms(8));
-    assert_eq!(emitted(&mut c), vec![1]);
+    assert_eq!(emitted_via(&mut c), vec![(1, false)], "behind the queue");
     assert_eq!(c.poll_timeout(), None);
     assert_eq!(c.counters().local_retransmissions.undelivered, 1);
 }
@@ -160,7 +167,8 @@ fn a_burst_of_three_goes_again_in_one_round() {
         lost(&mut c, ms(1 + u64::from(k)), k);
     }
     report(&mut c, ms(5), delivered(data(4)));
-    assert_eq!(emitted(&mut c), vec![1, 2, 3]);
+    // Each goes to the head of the MAC queue: highest first, so 1 leads.
+    assert_eq!(emitted_via(&mut c), vec![(3, true), (2, true), (1, true)]);
     assert_eq!(c.counters().local_retransmissions.delivered_priority, 3);
 }
 
