@@ -9,10 +9,20 @@ Prints simulated packets per wall-second, events per wall-second, peak RSS
 and the ratios. Packets are link transmissions (every hop of every packet)
 in both tools.
 
+Then the same for a 10-station 802.11a cell (scenarios/wifi-11a.toml with
+ten downlink bulk flows, one wired host and one wireless station each, at
+24 Mbit/s and 30 dB, TCP as in bench/wifi.py, flows from 1 s) against
+bench/ns3/wifi_cell.cc on the same cell. Packets there are the wired links'
+transmissions plus every 802.11 data frame put on the air (first tries and
+retries, both directions) in both tools; MAC ACKs and ns-3's beacons and
+association frames are not counted.
+
     python3 bench/speed.py                    # 60 s, and 600 s for xltcp memory
     python3 bench/speed.py --durations 60     # quicker
     python3 bench/speed.py --baseline-rev REV --durations 60 --no-ns3
                                               # this tree against an earlier commit, alternating runs
+    python3 bench/speed.py --only-wifi-cell --cell-duration 30
+                                              # the 802.11a cell alone (30 s after the 1 s start)
 """
 
 from __future__ import annotations
@@ -27,6 +37,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "many-flows.toml"
 NS3_BIN = ROOT / "bench" / "ns3" / "build" / "many_flows"
+CELL_SCENARIO = ROOT / "scenarios" / "wifi-11a.toml"
+NS3_CELL_BIN = ROOT / "bench" / "ns3" / "build" / "wifi_cell"
+CELL_SETS = [
+    "wireless.snr_db=30",
+    "wireless.rate=24Mbps",
+    "tcp.profile=ns3",
+    "tcp.sack=false",
+    "tcp.mss=1448B",
+    "output.timeseries=false",
+]
 
 RUNNER = ROOT / "target" / "release" / "examples" / "run"
 
@@ -53,7 +73,16 @@ def main() -> int:
     ap.add_argument("--ns3-json", type=Path, help="reuse an earlier ns-3 result (bench/out/ns3_many_flows_60s.json)")
     ap.add_argument("--baseline-rev", help="also run the runner built from this git revision (e.g. a commit before a refactor)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per duration and build, alternating (default 3; the median is printed)")
+    ap.add_argument("--stations", type=int, default=10, help="stations of the 802.11a cell (default 10)")
+    ap.add_argument("--cell-duration", type=float, default=30.0,
+                    help="simulated seconds of the cell after its 1 s start (default 30)")
+    ap.add_argument("--cell-ns3-json", type=Path, help="reuse an earlier bench/ns3/build/wifi_cell result")
+    ap.add_argument("--no-wifi-cell", action="store_true", help="skip the 802.11a cell")
+    ap.add_argument("--only-wifi-cell", action="store_true", help="run the 802.11a cell alone")
     args = ap.parse_args()
+    if args.only_wifi_cell:
+        subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
+        return wifi_cell(args)
     durations = [int(d) for d in args.durations.split(",")]
 
     rows = []
@@ -98,6 +127,51 @@ def main() -> int:
             base = next(r for r in rows if r[0] != "xltcp" and r[0] != "ns-3 3.44" and r[1] == d)
             ratio = (now[2] / now[4]) / (base[2] / base[4])
             print(f"{d} s: this tree / {base[0]}: {ratio:.3f}x packets per wall-second (median of {args.repeat})")
+    if not args.no_wifi_cell:
+        print()
+        return wifi_cell(args)
+    return 0
+
+
+def wifi_cell(args) -> int:
+    """The 802.11a cell: xltcp (median of --repeat) and ns-3 (one run)."""
+    n, start, d = args.stations, 1.0, args.cell_duration
+    text = CELL_SCENARIO.read_text().replace("[[flow]]", f'[[flow]]\ncount = {n}\nstart = "{start:g}s"', 1)
+    tmp = ROOT / "target" / "speed-wifi-cell.toml"
+    tmp.write_text(text)
+    cmd = [str(RUNNER), str(tmp), "--set", f"sim.duration={start + d:g}s"]
+    for x in CELL_SETS:
+        cmd += ["--set", x]
+    runs = []
+    for _ in range(max(1, args.repeat)):
+        r, rss = peak_rss_of(cmd)
+        runs.append((r["wall_seconds"], r, rss))
+    wall, r, rss = sorted(runs, key=lambda x: x[0])[len(runs) // 2]
+    w = r["wifi"]
+    rows = [("xltcp", r["packets"], r["events"], wall, rss, sum(f["goodput_bps"] for f in r["flows"]) * (start + d) / d,
+             w["down"]["frames_sent"] + w["up"]["frames_sent"], w["down"]["retransmissions"] + w["up"]["retransmissions"])]
+    ns3 = None
+    if args.cell_ns3_json:
+        ns3 = json.loads(args.cell_ns3_json.read_text())
+    elif not args.no_ns3:
+        if not NS3_CELL_BIN.exists():
+            print(f"ns-3 binary {NS3_CELL_BIN} missing: run bench/ns3/build.sh (skipping ns-3)", file=sys.stderr)
+        else:
+            ns3, _ = peak_rss_of([str(NS3_CELL_BIN), f"--stations={n}", f"--duration={d:g}", f"--start={start:g}",
+                                  "--staggerMs=0", "--snr=30"])
+    if ns3:
+        rows.append(("ns-3 3.44", ns3["packets"], ns3["events"], ns3["wall_seconds_run"], ns3["peak_rss_bytes"],
+                     ns3["goodput_bps_total"], ns3["wifi_data_frames"], ns3["wifi_retries"]))
+    print(f"802.11a cell: {n} stations, 24 Mbit/s, {d:g} s of traffic after a {start:g} s start")
+    print(f"{'tool':<10} {'packets':>10} {'802.11 data':>12} {'retries':>8} {'events':>10} {'wall s':>8} "
+          f"{'pkts/s':>10} {'events/s':>11} {'peak RSS':>10} {'goodput':>9}")
+    for tool, pk, ev, wall, rss, g, frames, retries in rows:
+        print(f"{tool:<10} {pk:>10} {frames:>12} {retries:>8} {ev:>10} {wall:>8.3f} {pk / wall:>10.0f} {ev / wall:>11.0f} "
+              f"{rss / 2**20:>8.1f}MiB {g / 1e6:>7.2f}Mb")
+    if ns3:
+        x, y = rows[0], rows[1]
+        print(f"xltcp / ns-3: {(x[1] / x[3]) / (y[1] / y[3]):.0f}x packets per wall-second, "
+              f"{y[3] / x[3]:.0f}x less wall time for the same simulated cell")
     return 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what xltcp needs on a fresh Debian machine with Rust and Python:
 # the Python package (building the Rust core with maturin), iperf3 for the
-# emulator (`xltcp emu`) and, for the tests, tshark.  Safe to run again.
+# emulator (`xltcp emu`) and, for the tests, tshark, chromium and the test
+# extra (pytest, pyarrow, dask.distributed).  Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,18 @@ if [ "$want_test" = 1 ] && ! command -v tshark >/dev/null 2>&1; then
     apt-get install -y -qq tshark >/dev/null
   else
     echo "note: tshark not found and cannot be installed here; pcap checks will be skipped" >&2
+  fi
+fi
+
+# A test opens `xltcp report` pages in headless Chromium.
+if [ "$want_test" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium (Debian package) ..."
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "note: chromium not found and cannot be installed here; the browser check of reports will be skipped" >&2
   fi
 fi
 

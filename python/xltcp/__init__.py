@@ -2,39 +2,31 @@
 
 The simulator core is the compiled extension ``xltcp._core``; this package
 adds the ``xltcp`` command (:mod:`xltcp.cli`), seed sweeps with confidence
-intervals (:mod:`xltcp.runner`, :mod:`xltcp.stats`) and a small API::
+intervals (:mod:`xltcp.runner`, :mod:`xltcp.stats`), campaigns
+(:mod:`xltcp.campaign`) and an API for notebooks (:mod:`xltcp.api`)::
 
     import xltcp
-    summary = xltcp.run("scenarios/demo.toml", seed=3, set={"sim.duration": "5s"})
-    summary["flows"][0]["goodput_bps"]
+    s = xltcp.Scenario.load("scenarios/demo.toml").set({"sim.duration": "5s"})
+    r = xltcp.run(s, seed=3)
+    r.summary["flows"][0]["goodput_bps"], r.flows, r.timeseries(0)
+    table = xltcp.sweep(s, vary={"wireless.loss.down.p": "0,0.01"}, seeds="1..3")
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
-from xltcp import runner
+from xltcp.api import RunResult, Scenario, load, run, sweep
 
-__all__ = ["run", "scenarios_dir", "shipped_scenario"]
-
-
-def run(
-    path: str | Path,
-    seed: int | None = None,
-    out: str | Path | None = None,
-    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 (mirrors --set)
-) -> dict:
-    """Run a scenario once and return its summary as a dict.
-
-    ``seed`` None uses the scenario's ``[sim] seed``; ``out`` is a results
-    folder to write (summary.json, time series, pcaps), None writes nothing;
-    ``set`` holds overrides, as ``{"sim.duration": "2s"}`` or
-    ``["sim.duration=2s"]``. Raises ``xltcp._core.ScenarioError`` for an
-    invalid scenario.
-    """
-    return runner.run_one(path, seed, out, runner.overrides_list(set))
+__all__ = [
+    "RunResult",
+    "Scenario",
+    "load",
+    "run",
+    "scenarios_dir",
+    "shipped_scenario",
+    "sweep",
+]
 
 
 def scenarios_dir() -> Path:

@@ -1,4 +1,4 @@
-"""The ``xltcp`` command: run, emu, validate, demo, scenarios.
+"""The ``xltcp`` command: run, sweep, emu, validate, demo, scenarios, plot, reproduce.
 
 Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
@@ -30,7 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 import xltcp
-from xltcp import runner, table
+from xltcp import budget, runner, table
 
 app = typer.Typer(
     name="xltcp",
@@ -73,7 +73,7 @@ def user_errors() -> Iterator[None]:
         )
     try:
         yield
-    except (_core.ScenarioError, UserError) as e:
+    except (_core.ScenarioError, UserError, budget.BudgetError) as e:
         raise _error(str(e), 2) from None
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
@@ -203,17 +203,37 @@ SET_OPT = typer.Option(
     help="Override a scenario key, e.g. --set sim.duration=10s (repeatable).",
 )
 OUT_OPT = typer.Option(
-    None, "--out", "-o", help="Results folder [default: results/<scenario name>]."
+    None, "--out", "-o", help="Results folder \\[default: results/<scenario name>]."
 )
 SEED_OPT = typer.Option(
     None,
     "--seed",
     min=0,
     max=runner.MAX_SEED,
-    help="Seed of a single run [default: the scenario's sim.seed].",
+    help="Seed of a single run \\[default: the scenario's sim.seed].",
 )
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
+
+
+def _max_output_option(value: Optional[str]) -> Optional[int]:
+    if value is None:
+        return None
+    from xltcp.budget import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+MAX_OUTPUT_OPT = typer.Option(
+    None,
+    "--max-output",
+    metavar="SIZE",
+    callback=_max_output_option,
+    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB \\[default: 4GiB].",
+)
 
 
 @app.command()
@@ -233,14 +253,22 @@ def run(
     pcap: bool = typer.Option(
         False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
     ),
+    max_output: Optional[str] = MAX_OUTPUT_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
-    """Run a scenario for one seed or several and print the results."""
+    """Run a scenario for one seed or several and print the results.
+
+    Before it starts, the run's traces are estimated (time-series rows and
+    pcap records from the duration, sampling interval, flows and link rates);
+    it refuses, with exit status 2, when they exceed --max-output or the free
+    space of the results folder's filesystem.
+    """
     if seed is not None and seeds is not None:
         raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
-    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_)
+    limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit)
 
 
 def run_scenario(
@@ -251,13 +279,16 @@ def run_scenario(
     overrides: List[str],
     quiet: bool,
     as_json: bool,
+    max_output: int = budget.DEFAULT_LIMIT,
 ) -> None:
-    """What ``run`` and ``demo`` share: validate, run, report."""
+    """What ``run`` and ``demo`` share: validate, check the output budget, run, report."""
     with user_errors():
         echo = runner.validate(scenario, overrides)
         out_dir = out if out is not None else default_out_dir(echo, scenario)
-        out_dir.mkdir(parents=True, exist_ok=True)
         many = seeds is not None and len(seeds) > 1
+        budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
+        if many:
+            out_dir.mkdir(parents=True, exist_ok=True)
         if seeds is not None and not many:
             seed = seeds[0]
         view = ProgressView(
@@ -280,7 +311,249 @@ def run_scenario(
         else:
             out_console.print(table.run_table(result))
             out_console.print(table.run_line(result))
+            for line in (table.energy_line(result), table.output_warning(result)):
+                if line is not None:
+                    out_console.print(line)
         out_console.print(Text(f"results in {out_dir}"))
+
+
+# --- Campaigns ----------------------------------------------------------------
+
+
+def _is_campaign_file(path: Path) -> bool:
+    import tomllib
+
+    try:
+        return isinstance(tomllib.loads(path.read_text()).get("sweep"), dict)
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return False
+
+
+class SweepView:
+    """A progress bar over the runs of a campaign (stderr, terminals only)."""
+
+    def __init__(self, console: Console, total: int, enabled: bool) -> None:
+        self.bar: Progress | None = None
+        if enabled and total:
+            self.bar = Progress(
+                TextColumn("runs"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
+            self.task = self.bar.add_task("runs", total=total)
+            self.bar.start()
+
+    def done(self, spec: object, wall: float) -> None:
+        """One more run finished."""
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+@app.command()
+def sweep(
+    scenario: Path = typer.Argument(
+        ...,
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        metavar="SCENARIO|CAMPAIGN",
+        help="Scenario file, or a campaign file with a \\[sweep] table.",
+    ),
+    vary: Optional[List[str]] = typer.Option(
+        None,
+        "--vary",
+        metavar="KEY=VALUES",
+        help="A key and its values: a list 0,0.01,0.05; a range 1Mbps..10Mbps/10 "
+        "(10 values); a log range 1ms..1s/log4 (repeatable).",
+    ),
+    zip_: bool = typer.Option(
+        False,
+        "--zip",
+        help="Pair the values of every --vary (same count) instead of crossing them.",
+    ),
+    seeds: Optional[str] = typer.Option(
+        None,
+        "--seeds",
+        metavar="A..B|A,B,C",
+        callback=_parse_seeds_option,
+        help="Seeds of every point \\[default: the scenario's sim.seed].",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Campaign folder \\[default: results/<scenario name>-sweep]."
+    ),
+    set_: Optional[List[str]] = SET_OPT,
+    plan_only: bool = typer.Option(
+        False, "--plan", help="Print the points, the run count and estimates; run nothing."
+    ),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", min=1, help="Runs at once on this machine \\[default: every core]."
+    ),
+    executor: str = typer.Option(
+        "threads",
+        "--executor",
+        metavar="threads|processes|dask",
+        help="Where the runs go: a thread pool (default), a process pool, or a Dask cluster.",
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786."
+    ),
+    max_output: Optional[str] = MAX_OUTPUT_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Run a scenario over a grid of parameter values and seeds.
+
+    Each point x seed is one run, kept in OUT/runs/<key>/; a campaign run
+    again runs only what it lacks. OUT/results.parquet holds one row per run
+    and flow, with every swept key as a column.
+    """
+    from xltcp import budget, campaign, values
+
+    if executor not in campaign.EXECUTORS:
+        raise typer.BadParameter(
+            f"{executor!r}: allowed {', '.join(campaign.EXECUTORS)}", param_hint="'--executor'"
+        )
+    if scheduler is not None and executor != "dask":
+        raise typer.BadParameter(
+            "give --scheduler with --executor dask", param_hint="'--scheduler'"
+        )
+    if executor == "dask" and scheduler is None:
+        raise typer.BadParameter(
+            "--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)",
+            param_hint="'--scheduler'",
+        )
+    limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
+    with user_errors():
+        try:
+            base = list(set_ or [])
+            if _is_campaign_file(scenario):
+                spec = campaign.load_campaign_file(scenario)
+                scenario_path = spec["scenario"]
+                varied = spec["vary"] + campaign.parse_vary_options(vary or [])
+                seed_list = seeds if seeds is not None else spec["seeds"]
+                zipped = zip_ or spec["zip"]
+                base = spec["set"] + base
+                out = out or spec["out"]
+            else:
+                scenario_path, seed_list, zipped = scenario, seeds, zip_
+                varied = campaign.parse_vary_options(vary or [])
+            the_plan = campaign.plan(scenario_path, varied, seed_list, zipped, base)
+        except (values.ValueSpecError, campaign.CampaignError) as e:
+            raise UserError(str(e)) from None
+        name = default_out_dir(the_plan.echoes[0], Path(scenario_path)).name
+        out_dir = out if out is not None else Path("results") / f"{name}-sweep"
+        if plan_only:
+            _print_plan(the_plan, out_dir, limit)
+            return
+        view = SweepView(err_console, len(the_plan.runs), not quiet and err_console.is_terminal)
+        try:
+            outcome = campaign.run_campaign(
+                the_plan, out_dir, executor, jobs, scheduler, view.done, limit
+            )
+        except (budget.BudgetError, campaign.CampaignError) as e:
+            raise UserError(str(e)) from None
+        finally:
+            view.close()
+    if quiet:
+        return
+    frame = campaign.read_table(out_dir)
+    out_console.print(sweep_table(the_plan, frame))
+    out_console.print(sweep_line(outcome))
+    out_console.print(Text(f"results in {outcome.table_path}"), soft_wrap=True)
+
+
+def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
+    from xltcp import budget, campaign
+
+    listing = Table(title=f"{len(the_plan.points)} points", title_justify="left")
+    listing.add_column("point", justify="right")
+    for key in the_plan.keys:
+        listing.add_column(key)
+    for index, point in enumerate(the_plan.points):
+        listing.add_row(str(index), *(str(v.value) for v in point.values()))
+    out_console.print(listing)
+    runs_dir = out_dir / "runs"
+    todo = campaign.pending(the_plan, runs_dir) if runs_dir.is_dir() else the_plan.runs
+    estimates = [budget.estimate_run(the_plan.echoes[r.point]) for r in todo]
+    disk = sum(e.written for e in estimates)
+    one_core = campaign.pilot_seconds(the_plan)
+    share = len(todo) / max(1, len(the_plan.runs))
+    cores = campaign.cores()
+    have = len(the_plan.runs) - len(todo)
+    lines = [
+        f"{len(the_plan.points)} points x {len(the_plan.seeds)} seeds = {len(the_plan.runs)} runs"
+        + (f" ({have} already in {out_dir})" if have else ""),
+        f"time: about {table.human_seconds(one_core * share)} on one core, "
+        f"{table.human_seconds(one_core * share / cores)} on {cores} cores "
+        "(from a short run of each point)",
+        f"disk: about {budget.human_size(disk)} of traces (limit {budget.human_size(limit)}, "
+        f"{budget.human_size(budget.free_bytes(out_dir))} free)",
+    ]
+    for line in lines:
+        out_console.print(Text(line), soft_wrap=True)
+    try:
+        budget.check(estimates, out_dir, limit)
+    except budget.BudgetError as e:
+        raise UserError(str(e)) from None
+
+
+def sweep_table(the_plan, frame) -> Table:
+    """Per point and flow: goodput, efficiency and RTOs, mean ± 95% CI over seeds."""
+    from xltcp.stats import mean_ci
+
+    listing = Table(
+        title=f"{len(the_plan.seeds)} seeds per point, mean ± 95% CI", title_justify="left"
+    )
+    for key in the_plan.keys:
+        listing.add_column(key)
+    listing.add_column("flow")
+    listing.add_column("goodput", justify="right")
+    listing.add_column("efficiency", justify="right")
+    listing.add_column("RTOs", justify="right")
+    for (point, flow), group in frame.groupby(["point", "flow"], sort=True):
+        cells = []
+        for metric, fmt in (
+            ("goodput_bps", table.rate_pm),
+            ("efficiency", table.percent_pm),
+            ("rto_count", table.count_pm),
+        ):
+            values = [float(v) for v in group[metric].dropna()] if metric in group else []
+            if not values:
+                cells.append("n/a")
+                continue
+            mean, half = mean_ci(values)
+            cells.append(fmt(mean, None if half != half else half))
+        params = [str(v.value) for v in the_plan.points[int(point)].values()]
+        listing.add_row(*params, str(flow), *cells)
+    return listing
+
+
+def sweep_line(outcome) -> Text:
+    """Runs made and skipped, wall time, and the speed-up over running them one by one."""
+    parts = [f"{outcome.ran} runs"]
+    if outcome.skipped:
+        parts[0] += f" ({outcome.skipped} already done)"
+    where = (
+        "on the Dask cluster"
+        if outcome.executor == "dask"
+        else f"on {outcome.jobs} {outcome.executor if outcome.jobs > 1 else 'job'}"
+    )
+    parts.append(f"wall {table.human_seconds(outcome.wall_seconds)} {where}")
+    if outcome.ran and outcome.wall_seconds > 0:
+        parts.append(
+            f"runs' own time {table.human_seconds(outcome.run_seconds)}, "
+            f"speed-up x{outcome.run_seconds / outcome.wall_seconds:.2f}"
+        )
+    return Text(" | ".join(parts))
 
 
 # --- The emulator -------------------------------------------------------------
@@ -297,7 +570,7 @@ def emu(
         "--cc",
         metavar="NAME",
         help="Linux congestion control for every flow, e.g. cubic "
-        "[default: the scenario's; newreno runs as Linux reno].",
+        "\\[default: the scenario's; newreno runs as Linux reno].",
     ),
     signals: Optional[Path] = typer.Option(
         None,
@@ -481,8 +754,38 @@ def plot(
 
 
 @app.command()
+def report(
+    results: Path = typer.Argument(
+        ...,
+        metavar="DIR",
+        help="A folder written by xltcp run (one seed or --seeds), xltcp sweep or xltcp reproduce.",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="HTML file to write \\[default: DIR/report.html]."
+    ),
+) -> None:
+    """Write one self-contained HTML report (tables and plots embedded) of a results folder."""
+    from xltcp import report as report_module
+
+    if not results.is_dir():
+        raise _error(f"{results}: no such folder", 2)
+    try:
+        path = report_module.build(results, out)
+    except report_module.ReportError as e:
+        raise _error(str(e), 2) from None
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        raise _error(f"{where}{e.strerror or e}", 1) from None
+    out_console.print(Text(f"wrote {path}"), soft_wrap=True)
+
+
+@app.command()
 def reproduce(
-    paper: str = typer.Argument(..., metavar="PAPER", help="Paper to reproduce: byun2016."),
+    paper: str = typer.Argument(
+        ...,
+        metavar="PAPER",
+        help="Paper to reproduce: byun2016 (paper 000), dsasync (paper 001), or all.",
+    ),
     seeds: Optional[str] = typer.Option(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
     ),
@@ -491,28 +794,49 @@ def reproduce(
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     set_: Optional[List[str]] = SET_OPT,
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", min=1, help="Runs at once \\[default: every core]."
+    ),
     quiet: bool = QUIET_OPT,
 ) -> None:
-    """Reproduce a paper: its configurations over seeds, a table and figures."""
-    from xltcp.reproduce import PAPERS, progress_bar
+    """Reproduce a paper: its configurations over seeds, a table and figures.
 
-    if paper not in PAPERS:
+    The runs go through the campaign layer: on every core, into OUT/runs/<key>/,
+    and a reproduction run again runs only the runs it lacks. ``all`` runs
+    every paper into OUT/<paper>/ and writes OUT/reproduce-all.json and
+    OUT/report.html (a section per paper, a summary of targets met and missed).
+    """
+    from xltcp.reproduce import PAPERS, progress_bar, reproduce_all
+
+    if paper not in PAPERS and paper != "all":
         raise typer.BadParameter(
-            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}", param_hint="'PAPER'"
+            f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}, or all",
+            param_hint="'PAPER'",
         )
     seed_list = _parse_seeds_option(seeds) or [1]
     out_dir = out or Path("results") / f"reproduce-{paper}"
-    module = PAPERS[paper]
-    total = module.total_runs(len(seed_list), sweeps)
+    papers = sorted(PAPERS) if paper == "all" else [paper]
+    total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
     bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
     with user_errors(), bar as step:
-        report = module.reproduce(seed_list, out_dir, sweeps, set_ or [], step)
+        if paper == "all":
+            summary = reproduce_all(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+            checks = [c for p in summary["papers"].values() for c in p["checks"]]
+        else:
+            report = PAPERS[paper].reproduce(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+            checks = report["checks"]
     if not quiet:
-        out_console.print(
-            (out_dir / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
-        )
+        for name in papers:
+            folder = out_dir / name if paper == "all" else out_dir
+            out_console.print(
+                (folder / "table.md").read_text(), markup=False, highlight=False, soft_wrap=True
+            )
+        if paper == "all":
+            met = sum(1 for c in checks if c["met"])
+            out_console.print(Text(f"targets: {met} met, {len(checks) - met} missed"))
+            out_console.print(Text(f"report in {out_dir / 'report.html'}"), soft_wrap=True)
         out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
-    if any(not c["met"] for c in report["checks"]):
+    if any(not c["met"] for c in checks):
         err_console.print("some targets are not met (see table.md)", markup=False)
 
 

@@ -44,6 +44,15 @@ def _blocked_spans(t: list[float], blocked: list[float]) -> list[tuple[float, fl
 
 def plot_flow(csv_path: Path, out_path: Path, title: str) -> Path:
     """Draws one flow's time series into ``out_path``."""
+    fig = flow_figure(csv_path, title)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_path, dpi=110)
+    plt.close(fig)
+    return out_path
+
+
+def flow_figure(csv_path: Path, title: str):
+    """One flow's goodput, cwnd and sequence panels as a matplotlib figure."""
     c = _read(csv_path)
     t = c.get("time_s", [])
     fig, (ax_g, ax_w, ax_s) = plt.subplots(3, 1, sharex=True, figsize=(9, 7.5))
@@ -64,10 +73,7 @@ def plot_flow(csv_path: Path, out_path: Path, title: str) -> Path:
             ax.axvspan(a, b, color="0.85", lw=0)
     fig.suptitle(title + "  (grey: wireless hop blocked)" if any(c.get("hop_blocked", [])) else title)
     fig.tight_layout()
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_path, dpi=110)
-    plt.close(fig)
-    return out_path
+    return fig
 
 
 def plot_run(run_dir: Path) -> list[Path]:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
+import shutil
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -127,10 +130,32 @@ def run_one(
     out_dir: str | Path | None = None,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    atomic: bool = True,
 ) -> dict:
-    """Run the scenario once; returns the summary (also in out_dir/summary.json)."""
-    out = None if out_dir is None else str(out_dir)
-    text = _core().run(str(path), seed, out, list(overrides), progress)
+    """Run the scenario once; returns the summary (also in out_dir/summary.json).
+
+    When ``out_dir`` does not exist yet (and ``atomic``), the run is written
+    into a temporary sibling folder renamed to ``out_dir`` once complete, so a
+    run that fails or is killed midway leaves no results folder at all. An
+    existing folder is written in place.
+    """
+    core = _core()
+    if out_dir is None:
+        return json.loads(core.run(str(path), seed, None, list(overrides), progress))
+    out = Path(out_dir)
+    if not atomic or out.exists():
+        return json.loads(core.run(str(path), seed, str(out), list(overrides), progress))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        try:
+            text = core.run(str(path), seed, str(tmp), list(overrides), progress)
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace(str(tmp), str(out))) from None
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return json.loads(text)
 
 

@@ -123,6 +123,47 @@ def run_line(summary: dict) -> Text:
     return Text(" | ".join(parts))
 
 
+def human_energy(joules: float | None) -> str:
+    """Joules with three significant digits: "26.1 J", "850 mJ"."""
+    if joules is None or math.isnan(joules):
+        return "n/a"
+    if joules >= 1 or joules == 0:
+        return f"{_three_digits(joules)} J"
+    return f"{_three_digits(joules * 1e3)} mJ"
+
+
+def energy_line(summary: dict) -> Text | None:
+    """Each radio's joules and the bits delivered per joule (802.11 hops)."""
+    wifi = summary.get("wifi")
+    if not isinstance(wifi, dict) or not wifi.get("stations"):
+        return None
+    parts = []
+    for st in wifi["stations"]:
+        name = "AP" if st.get("station") == 0 else f"host {st.get('station', 0) - 1}"
+        text = f"{name} {human_energy(st.get('energy_j'))}"
+        if st.get("battery_depleted_at_s") is not None:
+            text += f" (battery empty at {human_seconds(st['battery_depleted_at_s'])})"
+        parts.append(text)
+    total = sum(st.get("energy_j", 0.0) for st in wifi["stations"])
+    bpj = wifi.get("bits_per_joule")
+    per_joule = "n/a" if bpj is None else human_rate(bpj).replace("/s", "/J")
+    return Text(f"energy: {', '.join(parts)}; total {human_energy(total)}, {per_joule}")
+
+
+def output_warning(summary: dict) -> Text | None:
+    """Says where the traces stopped at the output budget, if they did."""
+    cut = summary.get("output")
+    if not isinstance(cut, dict):
+        return None
+    return Text(
+        f"traces stop at {human_seconds(cut.get('cut_at_s'))}: [output] max_bytes = "
+        f"{cut.get('max_bytes'):,} B reached, {_count(cut.get('records_not_written'))} "
+        f"records and {_count(cut.get('signals_not_logged'))} signals not written "
+        "(raise max_bytes, set a pcap_snaplen, or turn pcap off)",
+        style="yellow",
+    )
+
+
 def percent_pm(mean: float, half: float | None) -> str:
     """A mean fraction ± half width as percentages: "73.7 ± 21.1 %"."""
     if half is None:

@@ -12,8 +12,10 @@ from xltcp import cli
 def calls(monkeypatch):
     seen = []
 
-    def fake_run_scenario(scenario, seed, seeds, out, overrides, quiet, as_json):
+    def fake_run_scenario(scenario, seed, seeds, out, overrides, quiet, as_json, *limit):
         seen.append(dict(seed=seed, seeds=seeds, out=out, overrides=overrides, quiet=quiet))
+        if limit:
+            seen[-1]["max_output"] = limit[0]
 
     monkeypatch.setattr(cli, "run_scenario", fake_run_scenario)
     return seen
@@ -33,8 +35,15 @@ def test_pcap_is_sugar_for_set(calls, write_toml):
             out=None,
             overrides=["sim.duration=2s", "output.pcap=true"],
             quiet=False,
+            max_output=4 << 30,
         )
     ]
+
+
+def test_max_output_is_parsed(calls, write_toml):
+    result = invoke("run", write_toml(""), "--max-output", "20GiB")
+    assert result.exit_code == 0, result.output
+    assert calls[0]["max_output"] == 20 << 30
 
 
 def test_seed_and_out(calls, write_toml):

@@ -147,10 +147,10 @@ def test_unwritable_out_exit_1(demo, tmp_path):
 
 
 def test_python_api_run(demo, tmp_path):
-    summary = xltcp.run(demo, seed=5, set={"sim.duration": "2s"})
+    summary = xltcp.run(demo, seed=5, set={"sim.duration": "2s"}).summary
     assert summary["seed"] == 5
     assert not any(tmp_path.iterdir())
-    written = xltcp.run(demo, seed=5, out=tmp_path, set=["sim.duration=2s"])
+    written = xltcp.run(demo, seed=5, out=tmp_path, set=["sim.duration=2s"]).summary
     assert (tmp_path / "summary.json").is_file()
     summary.pop("wall_seconds")
     written.pop("wall_seconds")

@@ -40,8 +40,21 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
     assert [c["target"][:8] for c in report["checks"]][:1] == ["ordering"]
     assert len(report["checks"]) == 5
     for name, _ in byun2016.CONFIGS:
-        assert (out / "runs" / name / "seed-2" / "summary.json").is_file()
+        key = report["runs"][name]["2"]
+        summary = json.loads((out / "runs" / key / "summary.json").read_text())
+        assert summary["seed"] == 2
+        assert summary["scenario"]["name"] == name
     assert "NewReno+CR" in result.output
+    # Run again: every run is in the store, nothing runs, the same table.
+    table = (out / "table.csv").read_text()
+    stamps = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    again = CliRunner().invoke(
+        app,
+        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]],
+    )
+    assert again.exit_code == 0, again.output
+    assert (out / "table.csv").read_text() == table
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == stamps
 
 
 def test_ratios_are_paired_per_seed():

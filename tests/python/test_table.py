@@ -119,3 +119,34 @@ def test_run_table_adds_a_direction_row_when_flows_share_the_hop():
     # A lone flow in its direction gets no extra row.
     one = dict(SUMMARY, directions=[{"direction": "down", "flows": 1, "efficiency": 0.8}])
     assert "all 1" not in render(table.run_table(one))
+
+
+def test_energy_line_lists_each_radio_and_bits_per_joule():
+    summary = {
+        "wifi": {
+            "stations": [
+                {"station": 0, "energy_j": 12.25, "battery_depleted_at_s": None},
+                {"station": 1, "energy_j": 0.5, "battery_depleted_at_s": 61.5},
+            ],
+            "bits_per_joule": 2.41e6,
+        }
+    }
+    line = table.energy_line(summary).plain
+    assert line == (
+        "energy: AP 12.2 J, host 0 500 mJ (battery empty at 61.5 s); total 12.8 J, 2.41 Mbit/J"
+    )
+    assert table.energy_line({"flows": []}) is None
+
+
+def test_output_warning_says_where_traces_stop():
+    assert table.output_warning({}) is None
+    cut = {
+        "max_bytes": 200000,
+        "cut_at_s": 1.25,
+        "records_not_written": 5123,
+        "signals_not_logged": 0,
+    }
+    text = table.output_warning({"output": cut}).plain
+    assert text.startswith(
+        "traces stop at 1.25 s: [output] max_bytes = 200,000 B reached, 5,123 records"
+    )

@@ -79,11 +79,18 @@ pub enum Signal {
     TfpStart {
         /// What froze the node.
         cause: TfpCause,
+        /// For a node's own TFP (`node_sensing`) published to another node
+        /// (the BS): the wireless host it freezes. Absent for the cell's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<u32>,
     },
     /// A transmission freeze period ended.
     TfpEnd {
         /// What had frozen the node.
         cause: TfpCause,
+        /// As for `TfpStart`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<u32>,
     },
     /// The MAC received the link-layer ACK of `frame` (C-Snoop's `DELIVERED`).
     Delivered {
@@ -266,15 +273,24 @@ mod tests {
         assert_eq!(json(&Signal::PuStop), r#"{"type":"pu_stop"}"#);
         assert_eq!(
             json(&Signal::TfpStart {
-                cause: TfpCause::PuOn
+                cause: TfpCause::PuOn,
+                node: None,
             }),
             r#"{"type":"tfp_start","cause":"pu_on"}"#
         );
         assert_eq!(
             json(&Signal::TfpEnd {
-                cause: TfpCause::NodeSensing
+                cause: TfpCause::NodeSensing,
+                node: None,
             }),
             r#"{"type":"tfp_end","cause":"node_sensing"}"#
+        );
+        assert_eq!(
+            json(&Signal::TfpStart {
+                cause: TfpCause::NodeSensing,
+                node: Some(3),
+            }),
+            r#"{"type":"tfp_start","cause":"node_sensing","node":3}"#
         );
         assert_eq!(
             json(&Signal::Delivered { frame: 7 }),
@@ -305,9 +321,11 @@ mod tests {
             Signal::PuStop,
             Signal::TfpStart {
                 cause: TfpCause::Switching,
+                node: None,
             },
             Signal::TfpEnd {
                 cause: TfpCause::CellSensing,
+                node: Some(1),
             },
             Signal::Delivered { frame: 1 },
             Signal::Undelivered { frame: 1 },
@@ -332,6 +350,7 @@ mod tests {
             2,
             Signal::TfpStart {
                 cause: TfpCause::PuOn,
+                node: None,
             },
         );
         log.push(

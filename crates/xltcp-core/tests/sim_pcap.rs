@@ -170,3 +170,44 @@ fn tshark_agrees_newreno() {
 fn tshark_agrees_sack() {
     check_with_tshark("sack");
 }
+
+/// The traces of a run stop at `[output] max_bytes`; what was not written
+/// is counted in the summary, and every file still reads.
+#[test]
+fn traces_stop_at_the_output_budget_and_say_so() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pcap-budget");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sets = vec!["output.max_bytes=\"200KB\"".to_string()];
+    let s = scenario::load_str(SCENARIO, "pcap.toml", Path::new("."), &sets).expect("valid");
+    let summary = sim::run(
+        &s,
+        RunOptions {
+            seed: Some(1),
+            out_dir: Some(&dir),
+            ..RunOptions::default()
+        },
+    )
+    .expect("run");
+    let cut = summary.output.expect("the budget was reached");
+    assert_eq!(cut.max_bytes, 200_000);
+    assert!(cut.records_not_written > 1000, "{cut:?}");
+    assert!(cut.cut_at_s > 0.0 && cut.cut_at_s < 8.0, "{cut:?}");
+    // Traces (not summary.json) within the budget plus the files' headers.
+    let traces: usize = files(&dir)
+        .iter()
+        .filter(|(p, _)| p.parent().is_some_and(|d| !d.as_os_str().is_empty()))
+        .map(|(_, b)| b.len())
+        .sum();
+    assert!(traces <= 200_000 + 4 * 24 + 200, "{traces} bytes");
+    let json = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    assert!(json.contains("\"records_not_written\""), "{json}");
+    if !tshark::skip_without_tshark("traces_stop_at_the_output_budget") {
+        for (p, _) in files(&dir).iter().filter(|(p, _)| p.starts_with("pcap")) {
+            let problems = tshark::problems(&dir.join(p));
+            assert!(problems.is_empty(), "{}: {problems:?}", p.display());
+        }
+    }
+    // Without the key nothing is cut.
+    let whole = run_into(&dir, 1, "newreno");
+    assert_eq!(whole.output, None);
+}

@@ -519,8 +519,12 @@ impl Hop {
     fn drain_agents(&mut self, at: Time) {
         let actions = self.agents.drain(at, &mut self.deadlines);
         for a in &actions {
-            if let Action::Emit { packet, via } = *a {
-                self.emit_from_bs(at, packet, via);
+            match *a {
+                Action::Emit { packet, via } => self.emit_from_bs(at, packet, via),
+                // A held packet's bytes left the slab with its verdict
+                // (`Verdict::Hold`); no agent the emulator runs holds one.
+                Action::Release { .. } => self.drop_other("agent_release"),
+                Action::Tcp { .. } => {}
             }
         }
         self.agents.recycle(actions);

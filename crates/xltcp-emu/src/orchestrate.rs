@@ -519,6 +519,7 @@ fn build_summary(
         },
         hop_sections: Sections::default(),
         signals: None,
+        output: None,
         agents: hop.agents.sections(),
         local_retransmissions: None,
         emu: Some(EmuDetails {

@@ -5,10 +5,12 @@
 //! anything else raises `RuntimeError`.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::Path;
 use std::time::Instant;
+use xltcp_core::radio::wifi::error::{chunk_success_rate, db_to_linear, payload_bits, per};
+use xltcp_core::radio::wifi::{ErrorModel, Preamble, Standard, MAX_PSDU_BYTES};
 use xltcp_core::{scenario, sim};
 
 create_exception!(
@@ -171,6 +173,91 @@ fn emu(
     }
 }
 
+// --- 802.11 frame errors ------------------------------------------------------
+
+/// The frame error rate of the 802.11 hop's error model: the probability
+/// that a `psdu_bytes`-byte frame sent at `rate_mbps` (a rate of
+/// `standard`, "11a" or "11b") is lost at `snr_db` (signal over noise, dB)
+/// under `model` ("nist" or "yans"; 11b rates use the DSSS/CCK model
+/// either way). With `header` (the default) the PHY header chunk is
+/// charged too (what the hop draws per frame); without it, only the
+/// payload chunk at the data rate (11a: SERVICE + 8·L + tail bits).
+/// `preamble` ("long" or "short") picks the 11b header rate. Raises
+/// ValueError for an unknown standard, rate, model or preamble, a size
+/// outside 1..=4095 bytes or an SNR that is not a number.
+#[pyfunction]
+#[pyo3(signature = (standard, rate_mbps, snr_db, psdu_bytes, model = "nist", preamble = "long", header = true))]
+fn wifi_per(
+    standard: &str,
+    rate_mbps: f64,
+    snr_db: f64,
+    psdu_bytes: i64,
+    model: &str,
+    preamble: &str,
+    header: bool,
+) -> PyResult<f64> {
+    let std = match standard {
+        "11a" => Standard::A11,
+        "11b" => Standard::B11,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "standard {standard:?}: expected \"11a\" or \"11b\""
+            )))
+        }
+    };
+    let Some(&rate) = std
+        .rates()
+        .iter()
+        .find(|r| (r.mbps() - rate_mbps).abs() < 1e-9)
+    else {
+        let names: Vec<String> = std.rates().iter().map(|r| r.mbps().to_string()).collect();
+        return Err(PyValueError::new_err(format!(
+            "{rate_mbps} Mbit/s is not a data rate of 802.{standard} (one of {})",
+            names.join(", ")
+        )));
+    };
+    let model = match model {
+        "nist" => ErrorModel::Nist,
+        "yans" => ErrorModel::Yans,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "error model {model:?}: expected \"nist\" or \"yans\""
+            )))
+        }
+    };
+    let preamble = match preamble {
+        "long" => Preamble::Long,
+        "short" => Preamble::Short,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "preamble {preamble:?}: expected \"long\" or \"short\""
+            )))
+        }
+    };
+    if std == Standard::A11 && preamble == Preamble::Short {
+        return Err(PyValueError::new_err(
+            "802.11a has one PLCP format; the short preamble is 802.11b's",
+        ));
+    }
+    let psdu = match u32::try_from(psdu_bytes) {
+        Ok(n) if (1..=MAX_PSDU_BYTES).contains(&n) => n,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "psdu_bytes {psdu_bytes}: expected 1 to {MAX_PSDU_BYTES}"
+            )))
+        }
+    };
+    if snr_db.is_nan() {
+        return Err(PyValueError::new_err("snr_db is not a number"));
+    }
+    let snr = db_to_linear(snr_db);
+    Ok(if header {
+        per(model, rate, preamble, snr, psdu)
+    } else {
+        1.0 - chunk_success_rate(model, rate, snr, payload_bits(rate, psdu))
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -179,5 +266,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(wifi_per, m)?)?;
     Ok(())
 }

@@ -8,17 +8,46 @@ progress)`` of the paper's module, with a progress bar over its
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-from xltcp.reproduce import byun2016
+from xltcp.reproduce import byun2016, dsasync
 
 #: Paper name -> its module.
-PAPERS = {"byun2016": byun2016}
+PAPERS = {"byun2016": byun2016, "dsasync": dsasync}
 
-__all__ = ["PAPERS", "byun2016", "progress_bar"]
+__all__ = ["PAPERS", "byun2016", "dsasync", "progress_bar", "reproduce_all"]
+
+
+def reproduce_all(
+    seeds: Sequence[int],
+    out: Path,
+    sweeps: bool = False,
+    overrides: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
+    jobs: int | None = None,
+) -> dict:
+    """Every paper into ``out/<paper>/``; writes ``out/reproduce-all.json``
+    (each paper's checks, and the count of targets met and missed) and the
+    HTML report ``out/report.html``."""
+    out = Path(out)
+    papers = {}
+    for name in sorted(PAPERS):
+        report = PAPERS[name].reproduce(seeds, out / name, sweeps, overrides, progress, jobs)
+        papers[name] = {"checks": report["checks"]}
+    checks = [c for p in papers.values() for c in p["checks"]]
+    met = sum(1 for c in checks if c["met"])
+    summary = {"papers": papers, "met": met, "missed": len(checks) - met, "seeds": list(seeds)}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "reproduce-all.json").write_text(json.dumps(summary, indent=2) + "\n")
+    from xltcp import report
+
+    report.build(out)
+    return summary
 
 
 @contextlib.contextmanager

@@ -17,8 +17,10 @@ x {without, with CR-aware TCP}) over several seeds and writes, into OUT:
   ``t_idle`` 0.1-2 s, PU mean ON/OFF 0.5-8 s and missed-detection
   probability 0-0.2, each against the oracle bound.
 
-Each run's own results (summary.json, time series, signals.jsonl) are kept
-in ``OUT/runs/<config>/seed-<n>/``.
+Every run goes through the campaign layer (:mod:`xltcp.campaign`): on every
+core (``jobs``), into the store ``OUT/runs/<key>/`` (summary.json, time
+series, signals.jsonl), so that a reproduction run again runs only what it
+lacks; ``reproduce.json`` lists the key of each configuration's run per seed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import xltcp
-from xltcp import runner
+from xltcp import campaign
 from xltcp.stats import mean_ci
 
 #: (preset file stem, label) in the paper's order.
@@ -124,25 +126,51 @@ def _cell(values: Sequence[float]) -> Cell:
     return Cell(mean, half)
 
 
+def _runs(
+    groups: dict[str, tuple[str, Sequence[str]]],
+    seeds: Sequence[int],
+    out: Path,
+    progress: Progress | None,
+    jobs: int | None,
+) -> dict[str, list[tuple[campaign.RunSpec, dict]]]:
+    """Run each group (label -> (preset, overrides)) for every seed through the
+    campaign store; per group, each seed's run and summary in seed order."""
+    specs: dict[str, list[campaign.RunSpec]] = {}
+    label_of: dict[str, str] = {}
+    for label, (name, overrides) in groups.items():
+        specs[label] = campaign.plan(preset(name), [], list(seeds), base=list(overrides)).runs
+        for spec in specs[label]:
+            label_of.setdefault(spec.key, f"{label} seed {spec.seed}")
+
+    def done(spec: campaign.RunSpec, wall: float) -> None:
+        if progress:
+            progress(label_of[spec.key])
+
+    everything = [spec for group in specs.values() for spec in group]
+    summaries = campaign.run_specs(everything, out, jobs=jobs, done=done)
+    return {
+        label: [(spec, summaries[spec.key]) for spec in group] for label, group in specs.items()
+    }
+
+
 def run_configs(
     seeds: Sequence[int],
     out: Path,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
-    keep_runs: bool = True,
+    jobs: int | None = None,
 ) -> dict[str, list[dict]]:
-    """Run every configuration for every seed; per config, the per-seed metrics."""
-    results: dict[str, list[dict]] = {}
-    for name, label in CONFIGS:
-        rows = []
-        for seed in seeds:
-            if progress:
-                progress(f"{label} seed {seed}")
-            run_dir = out / "runs" / name / f"seed-{seed}" if keep_runs else None
-            summary = runner.run_one(preset(name), seed, run_dir, list(overrides))
-            rows.append({"seed": seed, **_flow_metrics(summary)})
-        results[name] = rows
-    return results
+    """Run every configuration for every seed; per config, the per-seed metrics
+    (with ``key``, the run's folder in ``out/runs``)."""
+    groups = {label: (name, overrides) for name, label in CONFIGS}
+    runs = _runs(groups, seeds, Path(out), progress, jobs)
+    return {
+        name: [
+            {"seed": spec.seed, "key": spec.key, **_flow_metrics(summary)}
+            for spec, summary in runs[label]
+        ]
+        for name, label in CONFIGS
+    }
 
 
 #: Overrides that keep the primary user away for the whole run.
@@ -150,17 +178,17 @@ NO_PU = ('wireless.availability.on="1000000s"', 'wireless.availability.off="1s"'
 
 
 def ceiling(
-    seeds: Sequence[int], overrides: Sequence[str] = (), progress: Progress | None = None
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> Cell:
     """TCP-LR+CR's efficiency with no primary user: what the hop's two-station
     contention (collisions, back-off, TCP ACK frames) leaves of the bound."""
-    values = []
-    for seed in seeds:
-        if progress:
-            progress(f"TCP-LR+CR without PU seed {seed}")
-        summary = runner.run_one(preset("tcp-lr-cr"), seed, None, [*overrides, *NO_PU])
-        values.append(_flow_metrics(summary)["efficiency"])
-    return _cell(values)
+    label = "TCP-LR+CR without PU"
+    runs = _runs({label: ("tcp-lr-cr", [*overrides, *NO_PU])}, seeds, Path(out), progress, jobs)
+    return _cell([_flow_metrics(summary)["efficiency"] for _, summary in runs[label]])
 
 
 def ratios(results: dict[str, list[dict]], metric: str = "packets") -> dict[str, Cell]:
@@ -307,14 +335,16 @@ def _shade_pu(ax, s: dict[str, list[float]]) -> None:
         ax.axvspan(start, t[-1], color="0.9", lw=0)
 
 
-def figures(out: Path, seed: int, mss: int = 94) -> list[Path]:
-    """``fig3_goodput.png`` and ``fig4_sequence.png`` from the runs of `seed`."""
+def figures(out: Path, results: dict[str, list[dict]], mss: int = 94) -> list[Path]:
+    """``fig3_goodput.png`` and ``fig4_sequence.png`` from each configuration's
+    run of the first seed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series = {name: _series(out / "runs" / name / f"seed-{seed}") for name, _ in CONFIGS}
+    seed = results[CONFIGS[0][0]][0]["seed"]
+    series = {name: _series(out / "runs" / results[name][0]["key"]) for name, _ in CONFIGS}
     written = []
     fig, axes = plt.subplots(len(CONFIGS), 1, figsize=(9, 11), sharex=True, sharey=True)
     for ax, (name, label) in zip(axes, CONFIGS, strict=True):
@@ -380,18 +410,22 @@ def run_sweeps(
     out: Path,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> list[dict]:
     """Every sweep for the sweep configurations; writes ``sweeps.csv`` and plots."""
-    rows = []
+    groups = {}
     for sweep, _, values, sets in SWEEPS:
         for value in values:
             for name in SWEEP_CONFIGS:
-                per_seed = []
-                for seed in seeds:
-                    if progress:
-                        progress(f"{sweep}={value} {dict(CONFIGS)[name]} seed {seed}")
-                    summary = runner.run_one(preset(name), seed, None, [*overrides, *sets(value)])
-                    per_seed.append(_flow_metrics(summary))
+                label = f"{sweep}={value} {dict(CONFIGS)[name]}"
+                groups[label] = (name, [*overrides, *sets(value)])
+    runs = _runs(groups, seeds, Path(out), progress, jobs)
+    rows = []
+    for sweep, _, values, _ in SWEEPS:
+        for value in values:
+            for name in SWEEP_CONFIGS:
+                label = f"{sweep}={value} {dict(CONFIGS)[name]}"
+                per_seed = [_flow_metrics(summary) for _, summary in runs[label]]
                 row = {"sweep": sweep, "value": value, "config": name}
                 for key in ("efficiency", "packets", "rto_count"):
                     c = _cell([m[key] for m in per_seed])
@@ -447,16 +481,20 @@ def reproduce(
     sweeps: bool = False,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> dict:
-    """The whole reproduction; returns what ``table.md`` says, as a dict."""
+    """The whole reproduction; returns what ``table.md`` says, as a dict.
+    ``jobs`` runs at once (default: every core)."""
     out = Path(out)
-    results = run_configs(seeds, out, overrides, progress)
-    no_pu = ceiling(seeds, overrides, progress)
-    sweep_rows = run_sweeps(seeds, out, overrides, progress) if sweeps else []
+    results = run_configs(seeds, out, overrides, progress, jobs)
+    no_pu = ceiling(seeds, out, overrides, progress, jobs)
+    sweep_rows = run_sweeps(seeds, out, overrides, progress, jobs) if sweeps else []
     write_table(results, out, seeds, no_pu, sweep_rows)
-    figures(out, seeds[0])
+    figures(out, results)
     report = {
+        "paper": "byun2016",
         "seeds": list(seeds),
+        "runs": {name: {str(r["seed"]): r["key"] for r in rows} for name, rows in results.items()},
         "configs": {
             name: {
                 key: {"mean": c.mean, "ci95": None if math.isnan(c.half) else c.half}

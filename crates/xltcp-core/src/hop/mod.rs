@@ -167,6 +167,27 @@ pub enum HopOut {
         /// The packet.
         packet: Packet,
     },
+    /// A frame left the air with its link-layer header (for the capture of
+    /// the medium, [`Hop::air_link_type`]); only while capturing.
+    Air(AirFrame),
+}
+
+/// A frame on the air with its link-layer framing, for a capture of the
+/// medium. One variant per hop kind that has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AirFrame {
+    /// An 802.11 frame (radiotap + MAC header).
+    Wifi(crate::radio::wifi::capture::AirFrame),
+}
+
+impl AirFrame {
+    /// Appends the capture record's bytes to `buf`, the IP datagram cut to
+    /// `ip_snaplen`; returns the uncut length.
+    pub fn encode(&self, ip_snaplen: usize, buf: &mut Vec<u8>) -> usize {
+        match self {
+            AirFrame::Wifi(f) => f.encode(ip_snaplen, buf),
+        }
+    }
 }
 
 /// A hop's own section of `summary.json` (beside the per-direction link
@@ -229,6 +250,11 @@ pub trait Hop: std::fmt::Debug {
     /// One of the hop's timers is due.
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>);
 
+    /// The run begins: the hop arms its own processes' first timers.
+    fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+        let _ = (now, io);
+    }
+
     /// The channel became unavailable (`blocked`) or available again.
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>);
 
@@ -252,6 +278,13 @@ pub trait Hop: std::fmt::Debug {
 
     /// The hop's own section of `summary.json`, if it has one.
     fn section(&self) -> Option<(&'static str, HopSection)> {
+        None
+    }
+
+    /// The pcap link type of the hop's [`HopOut::Air`] frames and the
+    /// longest header they put before the IP datagram, if it captures the
+    /// medium with link-layer framing.
+    fn air_link_type(&self) -> Option<(u32, usize)> {
         None
     }
 }
@@ -303,6 +336,12 @@ macro_rules! hop_kinds {
                 }
             }
 
+            fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::start(h, now, io),)*
+                }
+            }
+
             fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {
                 match self {
                     $(AnyHop::$kind(h) => Hop::set_blocked(h, now, blocked, io),)*
@@ -338,6 +377,12 @@ macro_rules! hop_kinds {
                     $(AnyHop::$kind(h) => Hop::section(h),)*
                 }
             }
+
+            fn air_link_type(&self) -> Option<(u32, usize)> {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::air_link_type(h),)*
+                }
+            }
         }
     };
 }
@@ -369,7 +414,7 @@ pub fn build(scenario: &Scenario, hosts: usize, seed: u64) -> AnyHop {
             spec,
             wl.link.queue,
             (&wl.loss_down, &wl.loss_up),
-            hosts,
+            &crate::scenario::host_names(&scenario.flows),
             Time::ZERO + scenario.sim.duration,
             seed,
         )),

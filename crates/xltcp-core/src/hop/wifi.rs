@@ -9,8 +9,9 @@
 //!   (a collision: both are lost) or if the channel is blocked at any
 //!   instant of it;
 //! - a frame that survives both is lost with the packet error rate of its
-//!   PSDU at its rate and preamble at `snr_db` (the error model: NIST or
-//!   YANS for OFDM, DSSS/CCK for 11b), drawn from its receiver's stream
+//!   PSDU at its rate and preamble at the SNR of its link at the frame's
+//!   end (the error model: NIST or YANS for OFDM, DSSS/CCK for 11b), drawn
+//!   from its receiver's stream
 //!   `wifi.<station>.fate`; a data frame is further lost by the loss
 //!   process of its direction (`[wireless.loss.down|up]`, stream
 //!   `wireless.<dir>.loss`): one draw per transmission, or with
@@ -24,6 +25,10 @@
 //! - every station that did not transmit during the frame gets it: intact
 //!   ([`Dcf::handle_frame`]) or in error ([`Dcf::handle_frame_error`], so
 //!   its next deferral is an EIFS).
+//!
+//! A link's SNR is its host's ([`crate::radio::snr`]: fixed, a process with
+//! shadowing and fading drawn from `wifi.<station>.shadowing` and
+//! `wifi.<station>.fading`, or a trace), the same in both directions.
 //!
 //! Each DCF draws its back-offs from `wifi.<station>.backoff`. The streams
 //! are per station and per process, so the pattern of losses does not
@@ -39,13 +44,19 @@
 //! Energy: each radio is in Tx while its own frame is on the air, in Rx
 //! while another station's frame is, Idle otherwise (no power save: never
 //! Sleep). The summary section ([`WifiStats`]) gives each station's time
-//! per state and joules up to the end of the run, when its battery ran out
-//! (the radio keeps working: depletion is reported, not enforced), and the
-//! TCP payload bits received per joule.
+//! per state and joules up to the end of the run, when its battery ran out,
+//! and the TCP payload bits received per joule. A battery that runs out is
+//! reported (`on_empty = "report"`, the default: the radio goes on) or
+//! switches the radio off (`"off"`: from then on the station neither sends
+//! nor receives; a frame on the air to or from it is lost, frames in its
+//! MAC stay there, counted in flight).
 //!
 //! Captures: every data frame put on the air is an [`HopOut::OnAir`] (its
-//! IP packet, IPv4 link type); MAC control frames are not captured, their
-//! outcomes are in the summary counters.
+//! IP packet, for `wireless.pcap` in the IPv4 link type that TCP tools
+//! read); while capturing, every frame that leaves the air — data, ACK,
+//! RTS, CTS, intact or not — is also an [`HopOut::Air`] with its MAC header
+//! and a radiotap header ([`crate::radio::wifi::capture`]), for `air.pcap`,
+//! where Wireshark shows retries, sequence numbers, NAV and lost frames.
 //!
 //! Oracle capacity of a flow (one saturated sender, SPECS §5.4):
 //!
@@ -53,20 +64,28 @@
 //! capacity = OracleCapacity { rate, preamble, IP = 40 + ts + MSS, payload = MSS,
 //!                             TCP ACK = 40 + ts bytes every d segments }.bps()
 //!            / (1 + p)
-//! p        = 1 − (1 − PER(data PSDU, rate, snr_db)) · (1 − mean loss of the direction)
+//! p        = 1 − E[1 − PER(data PSDU, rate, SNR)] · (1 − mean loss of the direction)
 //! ```
+//!
+//! where the mean is over the flow's host's SNR: exact for a fixed SNR and
+//! a trace (time-weighted over the run), a Monte Carlo estimate over the
+//! shadowing and fading distribution otherwise.
 //!
 //! with `ts` = 12 with timestamps, `d` the delayed-ACK count and `rate` the
 //! configured rate (with ARF, the standard's fastest). `frame_overhead` is
 //! not used: the 802.11 framing is fixed (36 bytes around the packet).
 
+pub mod dsa;
 mod stats;
 
+pub use dsa::DsaStats;
 pub use stats::{StationEnergy, WifiDirStats, WifiStats};
 
-use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
+use super::{AirFrame, Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
 use crate::net::link::{Drops, LinkStats};
 use crate::net::loss::LossProcess;
+use crate::radio::snr::{mean_over, SnrProcess};
+use crate::radio::wifi::capture::AirFrame as WifiAir;
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{
     data_psdu_bytes, Addr, ArfConfig, Dcf, DcfConfig, EnergyMeter, Frame, MacEvent, OracleCapacity,
@@ -74,7 +93,7 @@ use crate::radio::wifi::{
 };
 use crate::rng::{stream, Rng};
 use crate::scenario::{Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
-use crate::signal::{MacDelays, UndeliveredReason as SignalReason};
+use crate::signal::{MacDelays, Signal, TfpCause, UndeliveredReason as SignalReason};
 use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
@@ -97,6 +116,18 @@ pub enum HopEv {
     TxEnd {
         /// Transmission number.
         tx: u64,
+    },
+    /// A station's battery may have run out (`on_empty = "off"`).
+    Battery {
+        /// Station index.
+        station: u32,
+    },
+    /// A timer of the DSA cell (encoded by `dsa::DsaEv`).
+    Dsa {
+        /// Host.
+        a: u32,
+        /// Which process, and start or end.
+        b: u64,
     },
 }
 
@@ -121,6 +152,10 @@ struct Station {
     busy: bool,
     /// Start and end of the station's last transmission on the air.
     last_tx: (Time, Time),
+    /// The SNR of the station's link to the AP (none for the AP).
+    snr: Option<SnrProcess>,
+    /// The battery ran out with `on_empty = "off"`: the radio is off.
+    dead: bool,
 }
 
 impl Station {
@@ -163,27 +198,31 @@ pub struct WifiHop {
     next_tx: u64,
     blocked: bool,
     spec: WifiSpec,
-    snr: f64,
-    per_cache: BTreeMap<(Rate, Preamble, u32), f64>,
+    /// PERs at fixed SNRs, by (rate, preamble, PSDU bytes, SNR dB bits).
+    per_cache: BTreeMap<(Rate, Preamble, u32, u64), f64>,
     loss_down: LossProcess,
     loss_up: LossProcess,
     /// With `loss_per = "packet"`: the loss process's draw for each data
     /// frame in progress, by (sending station, frame id).
     doomed: BTreeMap<(u16, u64), bool>,
     end: Time,
+    /// Whether the engine captures (then [`HopOut::Air`] is emitted).
+    capture: bool,
+    /// The DSA cell's sensing and channel switches, if configured.
+    dsa: Option<dsa::DsaCell>,
     /// Counters per direction (energy is read from the meters).
     pub stats: WifiStats,
 }
 
 impl WifiHop {
-    /// The hop of `hosts` wireless hosts and the AP; `queue` is each MAC's
-    /// queue, `loss` the extra loss per data frame (down, up), `end` the
-    /// end of the run (when the energy is read).
+    /// The hop of the wireless hosts named `hosts` and the AP; `queue` is
+    /// each MAC's queue, `loss` the extra loss per data frame (down, up),
+    /// `end` the end of the run (when the energy is read).
     pub fn new(
         spec: &WifiSpec,
         queue: QueueLimit,
         loss: (&LossSpec, &LossSpec),
-        hosts: usize,
+        hosts: &[&str],
         end: Time,
         seed: u64,
     ) -> WifiHop {
@@ -204,7 +243,7 @@ impl WifiHop {
             },
             ..DcfConfig::new(spec.rate)
         };
-        let stations = (0..=hosts)
+        let stations = (0..=hosts.len())
             .map(|i| Station {
                 dcf: Dcf::new(
                     config,
@@ -218,6 +257,14 @@ impl WifiHop {
                 armed: Time::NEVER,
                 busy: false,
                 last_tx: (Time::ZERO, Time::ZERO),
+                snr: i.checked_sub(1).map(|h| {
+                    SnrProcess::new(
+                        spec.snr_of(hosts[h]),
+                        stream(seed, &format!("wifi.{i}.shadowing")),
+                        stream(seed, &format!("wifi.{i}.fading")),
+                    )
+                }),
+                dead: false,
             })
             .collect();
         WifiHop {
@@ -226,12 +273,16 @@ impl WifiHop {
             next_tx: 0,
             blocked: false,
             spec: spec.clone(),
-            snr: db_to_linear(spec.snr_db),
             per_cache: BTreeMap::new(),
             loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
             doomed: BTreeMap::new(),
             end,
+            capture: false,
+            dsa: spec
+                .dsa
+                .as_ref()
+                .map(|d| dsa::DsaCell::new(d, hosts.len(), seed)),
             stats: WifiStats::default(),
         }
     }
@@ -250,20 +301,22 @@ impl WifiHop {
         &self.stations[station].dcf
     }
 
-    /// The packet error rate of a `psdu`-byte frame at `rate` at the
-    /// configured SNR.
-    pub fn per(&self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
-        let cached = self.per_cache.get(&(rate, preamble, psdu)).copied();
-        cached.unwrap_or_else(|| per(self.spec.error_model, rate, preamble, self.snr, psdu))
-    }
-
-    /// [`WifiHop::per`], remembered.
-    fn per_cached(&mut self, rate: Rate, preamble: Preamble, psdu: u32) -> f64 {
-        let (model, snr) = (self.spec.error_model, self.snr);
-        *self
-            .per_cache
-            .entry((rate, preamble, psdu))
-            .or_insert_with(|| per(model, rate, preamble, snr, psdu))
+    /// The packet error rate of `t` at `now`, at the SNR of its link
+    /// (the link of its host: whichever end is not the AP).
+    fn link_per(&mut self, now: Time, t: &Transmission) -> f64 {
+        let host = t.from.0.max(t.to.0) as usize;
+        let model = self.spec.error_model;
+        let Some(snr) = self.stations[host].snr.as_mut() else {
+            return 0.0;
+        };
+        let db = snr.db_at(now);
+        let at = |db: f64| per(model, t.rate, t.preamble, db_to_linear(db), t.psdu_bytes);
+        if snr.is_fixed() {
+            let key = (t.rate, t.preamble, t.psdu_bytes, db.to_bits());
+            *self.per_cache.entry(key).or_insert_with(|| at(db))
+        } else {
+            at(db)
+        }
     }
 
     fn dir(&mut self, down: bool) -> &mut WifiDirStats {
@@ -331,18 +384,172 @@ impl WifiHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        if blocked == self.blocked {
+            return;
+        }
         self.blocked = blocked;
         if blocked {
             for a in self.air.iter_mut().filter(|a| a.live(now)) {
                 a.blocked = true;
             }
         }
+        self.publish_cell_tfp(TfpCause::PuOn, blocked, out);
+        self.note_frozen(now);
         self.update_channel(now, q, out);
+    }
+
+    /// `tfp_start` / `tfp_end` of a cell-wide cause at every station.
+    fn publish_cell_tfp(&self, cause: TfpCause, start: bool, out: &mut Vec<HopOut>) {
+        if self.dsa.is_none() {
+            return;
+        }
+        for station in 0..self.stations.len() {
+            let signal = if start {
+                Signal::TfpStart { cause, node: None }
+            } else {
+                Signal::TfpEnd { cause, node: None }
+            };
+            out.push(signal_out(station, signal));
+        }
+    }
+
+    /// Updates each host's frozen time.
+    fn note_frozen(&mut self, now: Time) {
+        let frozen: Vec<bool> = (1..self.stations.len()).map(|i| self.frozen(i)).collect();
+        if let Some(d) = self.dsa.as_mut() {
+            for (h, f) in frozen.into_iter().enumerate() {
+                d.note_frozen(now, h, f);
+            }
+        }
+    }
+
+    /// Arms the DSA cell's first timers.
+    fn start_dsa(&mut self, q: &mut dyn TimerSink) {
+        if let Some(d) = self.dsa.as_mut() {
+            for (at, ev) in d.start() {
+                let (a, b) = ev.encode();
+                q.schedule(
+                    at,
+                    HopTimer {
+                        kind: TimerKind::K4,
+                        a,
+                        b,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A DSA timer: the TFP it begins or ends, its signals, its effect on
+    /// the air and on the stations.
+    fn on_dsa(&mut self, now: Time, ev: dsa::DsaEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
+        let Some(d) = self.dsa.as_mut() else {
+            return;
+        };
+        let (change, next) = d.handle(now, ev);
+        for (at, ev) in next {
+            let (a, b) = ev.encode();
+            q.schedule(
+                at,
+                HopTimer {
+                    kind: TimerKind::K4,
+                    a,
+                    b,
+                },
+            );
+        }
+        match change {
+            dsa::Change::CellSensing(start) => {
+                self.freeze_air(now, None, start);
+                self.publish_cell_tfp(TfpCause::CellSensing, start, out);
+            }
+            dsa::Change::NodeSensing(h, start) => {
+                let station = h as usize + 1;
+                self.freeze_air(now, Some(station), start);
+                let (own, bs) = if start {
+                    let c = TfpCause::NodeSensing;
+                    (
+                        Signal::TfpStart {
+                            cause: c,
+                            node: None,
+                        },
+                        Signal::TfpStart {
+                            cause: c,
+                            node: Some(h),
+                        },
+                    )
+                } else {
+                    let c = TfpCause::NodeSensing;
+                    (
+                        Signal::TfpEnd {
+                            cause: c,
+                            node: None,
+                        },
+                        Signal::TfpEnd {
+                            cause: c,
+                            node: Some(h),
+                        },
+                    )
+                };
+                out.push(signal_out(station, own));
+                out.push(signal_out(0, bs));
+            }
+            dsa::Change::SwitchStart(channel, rate) => {
+                self.freeze_air(now, None, true);
+                self.publish_cell_tfp(TfpCause::Switching, true, out);
+                out.push(signal_out(
+                    0,
+                    Signal::ChannelSwitch {
+                        channel: channel as u16,
+                    },
+                ));
+                out.push(signal_out(0, Signal::Capacity { bps: rate.bps() }));
+            }
+            dsa::Change::SwitchEnd(_, rate) => {
+                let rc = if self.spec.arf {
+                    RateControl::Arf(ArfConfig::starting_at(rate))
+                } else {
+                    RateControl::Fixed(rate)
+                };
+                for s in &mut self.stations {
+                    s.dcf.set_rate_control(rc);
+                }
+                self.publish_cell_tfp(TfpCause::Switching, false, out);
+            }
+        }
+        self.note_frozen(now);
+        self.update_channel(now, q, out);
+        self.drain(now, 0, q, out);
+    }
+
+    /// A TFP begins: the frames on the air to or from `station` (every
+    /// frame for a cell-wide one) are lost.
+    fn freeze_air(&mut self, now: Time, station: Option<usize>, start: bool) {
+        if !start {
+            return;
+        }
+        for a in self.air.iter_mut().filter(|a| a.live(now)) {
+            let hit = station.is_none_or(|s| a.t.from.0 as usize == s || a.t.to.0 as usize == s);
+            a.blocked |= hit;
+        }
     }
 
     /// Handles one of the hop's events.
     pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
+            HopEv::Dsa { a, b } => self.on_dsa(now, dsa::DsaEv::decode(a, b), q, out),
+            HopEv::Battery { station } => {
+                let i = station as usize;
+                let s = &mut self.stations[i];
+                s.energy.handle_timeout(now);
+                if s.dead || s.energy.depleted_at().is_none() {
+                    return;
+                }
+                s.dead = true;
+                self.stats.batteries_emptied += 1;
+                self.freeze_air(now, Some(i), true);
+                self.update_channel(now, q, out);
+            }
             HopEv::Mac { station } => {
                 let i = station as usize;
                 let s = &mut self.stations[i];
@@ -378,10 +585,12 @@ impl WifiHop {
                 hit = true;
             }
         }
+        let (from, to) = (self.air[k].t.from.0 as usize, self.air[k].t.to.0 as usize);
+        let frozen = self.frozen(from) || self.frozen(to);
         let a = &mut self.air[k];
         a.started = true;
         a.collided |= hit;
-        a.blocked |= self.blocked;
+        a.blocked |= frozen;
         let from = a.t.from.0 as usize;
         self.stations[from].last_tx = (a.t.start, a.t.end());
     }
@@ -405,11 +614,15 @@ impl WifiHop {
             } else {
                 RadioState::Idle
             };
+            let busy = other || self.frozen(i) || (i == 0 && self.ap_stalled());
+            let off = self.spec.battery_off;
             let s = &mut self.stations[i];
             if s.energy.state() != state {
                 s.energy.set_state(now, state);
+                if let Some(at) = s.energy.poll_timeout().filter(|_| off && !s.dead) {
+                    q.schedule(at.max(now), HopEv::Battery { station: i as u32 }.into());
+                }
             }
-            let busy = self.blocked || other;
             if busy != s.busy {
                 s.busy = busy;
                 s.dcf.handle_channel(now, busy);
@@ -421,8 +634,8 @@ impl WifiHop {
     /// Whether a frame that escaped collisions and blockages is lost:
     /// bit errors at the SNR (drawn by its receiver) and, for data, the
     /// loss process of its direction.
-    fn lost(&mut self, t: &Transmission) -> bool {
-        let p = self.per_cached(t.rate, t.preamble, t.psdu_bytes);
+    fn lost(&mut self, now: Time, t: &Transmission) -> bool {
+        let p = self.link_per(now, t);
         let rx = &mut self.stations[t.to.0 as usize];
         let errored = p > 0.0 && rx.fate.random::<f64>() < p;
         let dropped = t.kind == TxKind::Data && {
@@ -446,7 +659,7 @@ impl WifiHop {
     /// A transmission ended: decide its fate and hand it to every station
     /// that listened.
     fn finish(&mut self, now: Time, a: Air, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
-        let lost = !a.collided && !a.blocked && self.lost(&a.t);
+        let lost = !a.collided && !a.blocked && self.lost(now, &a.t);
         let intact = !a.collided && !a.blocked && !lost;
         let sender = a.t.from.0 as usize;
         let receiver = a.t.to.0 as usize;
@@ -461,6 +674,9 @@ impl WifiHop {
             }
         } else if !intact {
             d.control_lost += 1;
+        }
+        if self.capture {
+            self.capture_air(now, &a, intact, out);
         }
         for j in 0..self.stations.len() {
             if j == sender {
@@ -482,13 +698,71 @@ impl WifiHop {
         }
     }
 
+    /// The capture record of a frame that left the air.
+    fn capture_air(&mut self, now: Time, a: &Air, intact: bool, out: &mut Vec<HopOut>) {
+        let host = a.t.from.0.max(a.t.to.0) as usize;
+        let snr_db = self.stations[host]
+            .snr
+            .as_mut()
+            .map_or(f64::INFINITY, |s| s.db_at(now));
+        let packet = match a.t.kind {
+            TxKind::Data => self.stations[a.t.from.0 as usize]
+                .held
+                .iter()
+                .find(|(k, _)| *k == a.t.frame)
+                .map(|(_, h)| h.packet),
+            _ => None,
+        };
+        out.push(HopOut::Air(AirFrame::Wifi(WifiAir {
+            tx: a.t,
+            packet,
+            snr_db,
+            intact,
+            standard: self.spec.standard,
+        })));
+    }
+
+    /// Whether station `i` may neither transmit nor receive: the channel
+    /// is blocked (a primary user) or the cell or the station is in a TFP.
+    fn frozen(&self, i: usize) -> bool {
+        self.blocked
+            || self.stations[i].dead
+            || self.dsa.as_ref().is_some_and(|d| {
+                d.cell_frozen() || (i > 0 && d.node.get(i - 1).copied().unwrap_or(false))
+            })
+    }
+
+    /// Whether the AP holds its head-of-line frame: its receiver is in a
+    /// TFP of its own (see [`dsa`]).
+    fn ap_stalled(&self) -> bool {
+        self.dsa.is_some()
+            && self.stations[0]
+                .dcf
+                .current_dst()
+                .is_some_and(|d| self.frozen(d.0 as usize))
+    }
+
     /// Drains station `i`'s DCF after an input and re-arms its timer.
     fn drain(&mut self, now: Time, i: usize, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
-        while let Some(t) = self.stations[i].dcf.poll_transmit() {
-            self.launch(now, t, q, out);
-        }
-        while let Some(e) = self.stations[i].dcf.poll_event() {
-            self.report(i, e, out);
+        loop {
+            while let Some(t) = self.stations[i].dcf.poll_transmit() {
+                self.launch(now, t, q, out);
+            }
+            while let Some(e) = self.stations[i].dcf.poll_event() {
+                self.report(i, e, out);
+            }
+            // A new head-of-line frame may be for a frozen host (or no
+            // longer be): the AP's carrier sense follows.
+            if i != 0 || self.dsa.is_none() {
+                break;
+            }
+            let other = self.air.iter().any(|a| a.live(now) && a.t.from.0 != 0);
+            let busy = other || self.frozen(0) || self.ap_stalled();
+            if busy == self.stations[0].busy {
+                break;
+            }
+            self.stations[0].busy = busy;
+            self.stations[0].dcf.handle_channel(now, busy);
         }
         let s = &mut self.stations[i];
         if let Some(at) = s.dcf.poll_timeout() {
@@ -573,7 +847,7 @@ impl WifiHop {
                 let packet = self.stations[i].take(frame).map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
-                    signal: crate::signal::Signal::Delivered { frame },
+                    signal: Signal::Delivered { frame },
                     reason: None,
                     packet,
                     delays: Some(MacDelays {
@@ -622,7 +896,7 @@ impl WifiHop {
         }
         out.push(HopOut::Signal {
             station: i,
-            signal: crate::signal::Signal::Undelivered { frame },
+            signal: Signal::Undelivered { frame },
             reason: Some(reason),
             packet,
             delays: None,
@@ -659,6 +933,8 @@ impl WifiHop {
             up: self.stats.up,
             bits_per_joule: crate::radio::wifi::energy::bits_per_joule(8 * bytes, joules),
             stations,
+            batteries_emptied: self.stats.batteries_emptied,
+            dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
         }
     }
 
@@ -683,7 +959,16 @@ impl WifiHop {
                 data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
             }),
         };
-        let per = self.per(rate, self.spec.preamble, data_psdu_bytes(ip_bytes));
+        let (model, preamble, psdu) = (
+            self.spec.error_model,
+            self.spec.preamble,
+            data_psdu_bytes(ip_bytes),
+        );
+        let snr = self.spec.snr_of(flow.host_name());
+        let success = mean_over(snr, self.end, |db| {
+            1.0 - per(model, rate, preamble, db_to_linear(db), psdu)
+        });
+        let per = 1.0 - success;
         let process = if flow.direction == Direction::Down {
             &self.loss_down
         } else {
@@ -694,12 +979,25 @@ impl WifiHop {
     }
 }
 
+/// A signal of `station`'s radio that carries no frame.
+fn signal_out(station: usize, signal: Signal) -> HopOut {
+    HopOut::Signal {
+        station,
+        signal,
+        reason: None,
+        packet: None,
+        delays: None,
+    }
+}
+
 impl From<HopEv> for HopTimer {
     fn from(e: HopEv) -> HopTimer {
         let (kind, a, b) = match e {
             HopEv::Mac { station } => (TimerKind::K0, station, 0),
             HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
             HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
+            HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
+            HopEv::Battery { station } => (TimerKind::K5, station, 0),
         };
         HopTimer { kind, a, b }
     }
@@ -710,6 +1008,8 @@ impl From<HopTimer> for HopEv {
         match t.kind {
             TimerKind::K0 => HopEv::Mac { station: t.a },
             TimerKind::K2 => HopEv::TxStart { tx: t.b },
+            TimerKind::K4 => HopEv::Dsa { a: t.a, b: t.b },
+            TimerKind::K5 => HopEv::Battery { station: t.a },
             _ => HopEv::TxEnd { tx: t.b },
         }
     }
@@ -724,6 +1024,7 @@ impl Hop for WifiHop {
         p: &Packet,
         io: HopIo<'_, T>,
     ) {
+        self.capture = io.capture;
         WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
     }
 
@@ -739,10 +1040,26 @@ impl Hop for WifiHop {
     }
 
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {
+        self.capture = io.capture;
         self.handle(now, timer.into(), io.timers, io.out);
     }
 
+    fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
+        let _ = now;
+        self.capture = io.capture;
+        self.start_dsa(io.timers);
+        if self.spec.battery_off {
+            for (i, s) in self.stations.iter().enumerate() {
+                if let Some(at) = s.energy.poll_timeout() {
+                    let ev = HopEv::Battery { station: i as u32 };
+                    io.timers.schedule(at.max(now), ev.into());
+                }
+            }
+        }
+    }
+
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, io: HopIo<'_, T>) {
+        self.capture = io.capture;
         self.set_channel_blocked(now, blocked, io.timers, io.out);
     }
 
@@ -782,6 +1099,11 @@ impl Hop for WifiHop {
 
     fn section(&self) -> Option<(&'static str, HopSection)> {
         Some(("wifi", HopSection::Wifi(self.stats_at(self.end))))
+    }
+
+    fn air_link_type(&self) -> Option<(u32, usize)> {
+        use crate::radio::wifi::capture::{LINKTYPE_IEEE802_11_RADIOTAP, MAX_HEADER_LEN};
+        Some((LINKTYPE_IEEE802_11_RADIOTAP, MAX_HEADER_LEN))
     }
 }
 

@@ -27,7 +27,8 @@ enum Kind {
     Intervals { list: Vec<(Dur, Dur)>, next: usize },
 }
 
-fn draw(period: Period, rng: &mut Rng) -> Dur {
+/// One period of `period` (at least 1 ns).
+pub(crate) fn draw(period: Period, rng: &mut Rng) -> Dur {
     match period {
         Period::Fixed(d) => d,
         Period::Exp(mean) => {

@@ -12,10 +12,14 @@
 //! - [`oqpsk`]: the O-QPSK bit/packet error rate from SINR.
 //! - [`pu`]: primary-user detection at a secondary's PHY (`pu_start` /
 //!   `pu_stop` with `t_idle`).
+//! - [`snr`]: a station's SNR over time (fixed, shadowing and fading, or a
+//!   trace).
+//! - [`wifi`]: the 802.11a/b DCF, rates, error models and energy.
 
 pub mod lrwpan;
 pub mod oqpsk;
 pub mod pu;
+pub mod snr;
 pub mod wifi;
 
 #[cfg(test)]

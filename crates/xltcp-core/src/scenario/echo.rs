@@ -31,8 +31,11 @@ pub fn echo(s: &Scenario) -> Value {
             "timeseries": s.output.timeseries,
         },
     });
-    // Tables at their defaults are left out, so that scenarios without
-    // them echo exactly as before they existed.
+    // Tables and keys at their defaults are left out, so that scenarios
+    // without them echo exactly as before they existed.
+    if let Some(b) = s.output.max_bytes {
+        v["output"]["max_bytes"] = json!(b);
+    }
     if s.schemes != SchemesSpec::default() {
         v["schemes"] = schemes(&s.schemes);
     }
@@ -75,6 +78,25 @@ fn agent(a: &AgentSpec) -> Value {
             "mode": if mode == LocalRecoverySpec::Phy { "phy" } else { "tcp" },
             "buffer": buffer,
         }),
+        AgentScheme::DsaSync(c) => {
+            use crate::schemes::dsasync::Smoothing;
+            json!({
+                "scheme": "dsasync",
+                "at": at,
+                "buffer": c.buffer,
+                "b_low": c.b_low,
+                "b_high": c.b_high,
+                "alpha_min": c.alpha_min,
+                "window": format_duration(c.window),
+                "efficiency": c.efficiency,
+                "smoothing": match c.smoothing {
+                    Smoothing::Cell => "cell",
+                    Smoothing::Node => "node",
+                    Smoothing::Off => "off",
+                },
+                "tx_window": c.tx_window,
+            })
+        }
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
         AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
         AgentScheme::Snack => json!({ "scheme": "snack", "at": at }),

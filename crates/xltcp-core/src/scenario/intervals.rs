@@ -16,17 +16,71 @@ const MAX_LINES: usize = 1_000_000;
 /// Largest interval file read (bytes).
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// Reads and checks the interval file at `path`.
-pub(crate) fn read_intervals(path: &Path) -> Result<Vec<(Dur, Dur)>, String> {
+/// The text of a scenario's side file (bounded in size).
+pub(crate) fn read_side_file(path: &Path) -> Result<String, String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read \"{}\": {e}", path.display()))?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
         let why = "not a regular file of at most 64 MiB";
         return Err(format!("cannot read \"{}\": {why}", path.display()));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read \"{}\": {e}", path.display()))?;
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read \"{}\": {e}", path.display()))
+}
+
+/// Reads and checks the interval file at `path`.
+pub(crate) fn read_intervals(path: &Path) -> Result<Vec<(Dur, Dur)>, String> {
+    let text = read_side_file(path)?;
     parse_intervals(&text).map_err(|(line, msg)| format!("{}:{line}: {msg}", path.display()))
+}
+
+/// Reads and checks the SNR trace at `path`.
+pub(crate) fn read_snr_trace(path: &Path) -> Result<Vec<(Dur, f64)>, String> {
+    let text = read_side_file(path)?;
+    parse_snr_trace(&text).map_err(|(line, msg)| format!("{}:{line}: {msg}", path.display()))
+}
+
+/// Parses an SNR trace: one "time snr_db" pair per line (whitespace or a
+/// comma between them; times as in interval files), times non-decreasing,
+/// at least one point. `Err` is (1-based line, message).
+pub(crate) fn parse_snr_trace(text: &str) -> Result<Vec<(Dur, f64)>, (usize, String)> {
+    let mut out: Vec<(Dur, f64)> = Vec::new();
+    let mut last = 0;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        last = n;
+        if n > MAX_LINES {
+            return Err((n, format!("more than {MAX_LINES} lines")));
+        }
+        let content = line.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = content
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let [t, db] = words[..] else {
+            let msg =
+                format!("expected \"time snr_db\" (a time and a number in dB), got \"{content}\"");
+            return Err((n, msg));
+        };
+        let at = parse_time(t).map_err(|e| (n, e))?;
+        let db: f64 = match db.parse::<f64>() {
+            Ok(x) if x.is_finite() => x,
+            _ => return Err((n, format!("\"{db}\" is not an SNR in dB (a finite number)"))),
+        };
+        if out.last().is_some_and(|&(prev, _)| at < prev) {
+            return Err((
+                n,
+                format!("time {t} is before the previous point: times must not decrease"),
+            ));
+        }
+        out.push((at, db));
+    }
+    if out.is_empty() {
+        return Err((last.max(1), "no (time, snr_db) point".to_string()));
+    }
+    Ok(out)
 }
 
 /// One time: plain seconds, or a duration with a unit.
@@ -142,6 +196,25 @@ mod tests {
         assert!(parse_intervals("-1 2").is_err());
         assert!(parse_intervals("1 x").is_err());
         assert!(parse_intervals("1 2 3").is_err());
+    }
+
+    #[test]
+    fn snr_traces() {
+        let text = "# time snr_db\n0 20\n1.5, 12.5\n1500ms -3 # a fade\n";
+        let expect = vec![
+            (Dur::ZERO, 20.0),
+            (Dur::from_millis(1500), 12.5),
+            (Dur::from_millis(1500), -3.0),
+        ];
+        assert_eq!(parse_snr_trace(text), Ok(expect));
+        assert_eq!(parse_snr_trace("2 1\n1 1").unwrap_err().0, 2);
+        assert_eq!(parse_snr_trace("1 x").unwrap_err().0, 1);
+        assert_eq!(parse_snr_trace("1 inf").unwrap_err().0, 1);
+        assert_eq!(parse_snr_trace("1").unwrap_err().0, 1);
+        assert!(parse_snr_trace("# nothing\n")
+            .unwrap_err()
+            .1
+            .contains("no (time"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::diag::{Diagnostic, Location, ScenarioError};
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
-use super::tree::{self, Loc, Node, Val};
+use super::tree::{self, Loc, Node};
 use super::{intervals, units};
 use crate::time::Dur;
 
@@ -106,6 +106,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     t.finish(cx);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
     super::load_cr::check_flow_mss(cx, &root, &wireless, &tcp, &flows);
+    super::load_wifi::check_stations(cx, doc, &wireless, &flows);
     let mut t = root.table(cx, "output");
     let output = read_output(cx, &mut t);
     t.finish(cx);
@@ -293,7 +294,7 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
     let link = match kind {
         1 => super::load_cr::read_lrwpan_link(cx, t),
         2 => {
-            let (link, spec) = super::load_wifi::read_wifi(cx, t);
+            let (link, spec) = super::load_wifi::read_wifi(cx, t, base_dir);
             wifi = Some(spec);
             link
         }
@@ -462,21 +463,7 @@ fn read_onoff(cx: &mut Cx, t: &mut Tab) -> AvailabilitySpec {
 
 /// `[[flow]]` entries, expanded.
 fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<FlowSpec> {
-    let items: &[Node] = match root.get("flow") {
-        None => &[],
-        Some(Node {
-            val: Val::Array(items),
-            ..
-        }) => items,
-        Some(node) => {
-            let msg = format!(
-                "expected [[flow]] entries (an array of tables), got {}",
-                node.val.type_name()
-            );
-            cx.err(&node.loc, "flow", msg, Some("[[flow]] tables"));
-            return Vec::new();
-        }
-    };
+    let items = root.tables(cx, "flow");
     if items.is_empty() {
         let msg = "no flows: add at least one [[flow]] table";
         cx.err(&Loc::Nowhere, "flow", msg, None);
@@ -599,5 +586,6 @@ fn read_output(cx: &mut Cx, t: &mut Tab) -> OutputSpec {
         pcap,
         pcap_snaplen: snaplen.min(65535) as u32,
         timeseries: t.read(cx, "timeseries", d.timeseries, rd::boolean),
+        max_bytes: t.read_opt(cx, "max_bytes", rd::size),
     }
 }

@@ -9,23 +9,30 @@
 //! ```
 //!
 //! Paper 000's schemes (`cr_aware`, `lr_bs`, `lr_sender`) need the
-//! 802.15.4 hop; `snoop` (at the BS) runs on any hop; `c_snoop` (at the BS
-//! and/or at hosts: one entry each) needs a hop whose MAC reports each
-//! frame's delivery (`"wifi"`, `"lrwpan"`); `snack` (SNACK-S at the BS,
-//! SNACK-TCP at hosts) needs the flows' SACK option.
+//! 802.15.4 hop and `dsasync` the 802.11 hop; `snoop` (at the BS) runs on
+//! any hop; `c_snoop` (at the BS and/or at hosts: one entry each) needs a
+//! hop whose MAC reports each frame's delivery (`"wifi"`, `"lrwpan"`);
+//! `snack` (SNACK-S at the BS, SNACK-TCP at hosts) needs the flows' SACK
+//! option.
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
-use super::tree::{Node, Val};
+use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::time::Dur;
 
 const SCHEMES: &[(&str, u8)] = &[
     ("cr_aware", 0),
     ("lr_bs", 1),
     ("lr_sender", 2),
-    ("snoop", 3),
-    ("c_snoop", 4),
-    ("snack", 5),
+    ("dsasync", 3),
+    ("snoop", 4),
+    ("c_snoop", 5),
+    ("snack", 6),
+];
+const SMOOTHINGS: &[(&str, Smoothing)] = &[
+    ("cell", Smoothing::Cell),
+    ("node", Smoothing::Node),
+    ("off", Smoothing::Off),
 ];
 const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
     ("phy", LocalRecoverySpec::Phy),
@@ -33,28 +40,14 @@ const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
 ];
 
 /// The `[[agent]]` entries; `flows` name the wireless hosts
-/// ([`FlowSpec::host_name`]); `hop` is the wireless hop's kind.
+/// ([`FlowSpec::host_name`]) and `hop` is the wireless hop's kind.
 pub(super) fn read_agents(
     cx: &mut Cx,
     root: &mut Tab,
     flows: &[FlowSpec],
     hop: &HopKind,
 ) -> Vec<AgentSpec> {
-    let items: &[Node] = match root.get("agent") {
-        None => return Vec::new(),
-        Some(Node {
-            val: Val::Array(items),
-            ..
-        }) => items,
-        Some(node) => {
-            let msg = format!(
-                "expected [[agent]] entries (an array of tables), got {}",
-                node.val.type_name()
-            );
-            cx.err(&node.loc, "agent", msg, Some("[[agent]] tables"));
-            return Vec::new();
-        }
-    };
+    let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
@@ -78,9 +71,8 @@ enum Runs {
 }
 
 fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
-    let lrwpan = matches!(hop, HopKind::Lrwpan(_));
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"snoop\", \"c_snoop\", \"snack\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -116,9 +108,10 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             }
         }
         1 => AgentScheme::LrBs,
-        3 => AgentScheme::Snoop,
-        4 => AgentScheme::CSnoop,
-        5 => AgentScheme::Snack,
+        3 => AgentScheme::DsaSync(read_dsasync(cx, t)),
+        4 => AgentScheme::Snoop,
+        5 => AgentScheme::CSnoop,
+        6 => AgentScheme::Snack,
         _ => {
             let mode = t.read(
                 cx,
@@ -130,14 +123,14 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             AgentScheme::LrSender { mode, buffer }
         }
     };
-    // Where it runs, and whether it needs the 802.15.4 hop.
-    let (runs, name, needs_lrwpan) = match scheme {
-        AgentScheme::CrAware { .. } => (Runs::Hosts, "cr_aware", true),
-        AgentScheme::LrBs => (Runs::Bs, "lr_bs", true),
-        AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender", true),
-        AgentScheme::Snoop => (Runs::Bs, "snoop", false),
-        AgentScheme::CSnoop => (Runs::Either, "c_snoop", false),
-        AgentScheme::Snack => (Runs::Either, "snack", false),
+    let (runs, name) = match scheme {
+        AgentScheme::CrAware { .. } => (Runs::Hosts, "cr_aware"),
+        AgentScheme::LrBs => (Runs::Bs, "lr_bs"),
+        AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender"),
+        AgentScheme::DsaSync(_) => (Runs::Bs, "dsasync"),
+        AgentScheme::Snoop => (Runs::Bs, "snoop"),
+        AgentScheme::CSnoop => (Runs::Either, "c_snoop"),
+        AgentScheme::Snack => (Runs::Either, "snack"),
     };
     if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
         let (msg, allowed) = if runs == Runs::Bs {
@@ -150,29 +143,79 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         };
         t.invalid(cx, "at", msg, allowed);
     }
-    if matches!(scheme, AgentScheme::CSnoop) && matches!(hop, HopKind::P2p) {
-        let msg = format!("{name} needs the MAC's delivery reports, which the p2p hop has not");
-        t.invalid(
-            cx,
-            "scheme",
-            msg,
-            "[wireless] kind = \"wifi\" or \"lrwpan\"",
-        );
-    }
-    if matches!(scheme, AgentScheme::Snack) {
-        if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
-            let msg = format!(
-                "snack reads the mobile host's SACK blocks, but flow {} has sack = false",
-                f.name
-            );
-            t.invalid(cx, "scheme", msg, "[tcp] sack = true");
+    let wifi = matches!(hop, HopKind::Wifi(_));
+    match scheme {
+        AgentScheme::DsaSync(_) if !wifi => {
+            let msg = "dsasync needs the 802.11 hop (its TFP and capacity signals)";
+            t.invalid(cx, "scheme", msg, "[wireless] kind = \"wifi\"");
         }
-    }
-    if needs_lrwpan && !lrwpan {
-        let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
-        t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
+        AgentScheme::DsaSync(_) | AgentScheme::Snoop => {}
+        AgentScheme::CSnoop if matches!(hop, HopKind::P2p) => {
+            let msg = format!("{name} needs the MAC's delivery reports, which the p2p hop has not");
+            t.invalid(
+                cx,
+                "scheme",
+                msg,
+                "[wireless] kind = \"wifi\" or \"lrwpan\"",
+            );
+        }
+        AgentScheme::CSnoop => {}
+        AgentScheme::Snack => {
+            if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
+                let msg = format!(
+                    "snack reads the mobile host's SACK blocks, but flow {} has sack = false",
+                    f.name
+                );
+                t.invalid(cx, "scheme", msg, "[tcp] sack = true");
+            }
+        }
+        _ if !matches!(hop, HopKind::Lrwpan(_)) => {
+            let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
+            t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
+        }
+        _ => {}
     }
     Some(AgentSpec { scheme, at })
+}
+
+/// The keys of a `dsasync` agent (defaults: [`DsaSyncConfig::default`]).
+fn read_dsasync(cx: &mut Cx, t: &mut Tab) -> DsaSyncConfig {
+    let d = DsaSyncConfig::default();
+    let buffer = t.read(cx, "buffer", d.buffer, rd::size);
+    let b_low = t.read(cx, "b_low", d.b_low, rd::size);
+    let b_high = t.read(cx, "b_high", d.b_high, rd::size);
+    if !(b_low < b_high && b_high <= buffer) {
+        let msg = format!("need b_low < b_high <= buffer (got {b_low} B, {b_high} B, {buffer} B)");
+        t.invalid(
+            cx,
+            "b_high",
+            msg,
+            "e.g. buffer = \"500MB\", b_low = \"400MB\", b_high = \"500MB\"",
+        );
+    }
+    let alpha_min = t.read(cx, "alpha_min", d.alpha_min, rd::prob);
+    if alpha_min == 0.0 {
+        t.invalid(
+            cx,
+            "alpha_min",
+            "must be above 0 (it bounds the pacing delay)",
+            "0 < alpha_min <= 1",
+        );
+    }
+    let window = positive(cx, t, "window", d.window);
+    let efficiency = t.read(cx, "efficiency", d.efficiency, rd::prob);
+    let smoothing = t.read(cx, "smoothing", d.smoothing, rd::choice(SMOOTHINGS));
+    let tx_window = t.read(cx, "tx_window", d.tx_window as i128, rd::int_in(1, 100_000)) as usize;
+    DsaSyncConfig {
+        buffer,
+        b_low,
+        b_high,
+        alpha_min,
+        window,
+        efficiency,
+        smoothing,
+        tx_window,
+    }
 }
 
 fn positive(cx: &mut Cx, t: &mut Tab, key: &'static str, default: Dur) -> Dur {

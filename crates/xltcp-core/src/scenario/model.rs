@@ -8,6 +8,7 @@
 //! a plain integer of bytes; probabilities are numbers (0.01) or percentages
 //! ("1%"). See [`super::units`].
 
+pub use crate::radio::snr::{Fading, SnrSpec};
 use crate::time::Dur;
 
 /// A whole scenario.
@@ -58,7 +59,8 @@ pub enum AgentPlace {
 }
 
 /// The scheme of an `[[agent]]`. Paper 000's (`cr_aware`, `lr_bs`,
-/// `lr_sender`) need `[wireless] kind = "lrwpan"`.
+/// `lr_sender`) need `[wireless] kind = "lrwpan"`, DSASync `kind = "wifi"`;
+/// paper 002's say what they need below.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentScheme {
     /// `"cr_aware"` (at hosts): CR-aware TCP; `max_freeze` (default "30s"),
@@ -83,6 +85,10 @@ pub enum AgentScheme {
         /// PHY-LR's link buffer, in packets.
         buffer: u32,
     },
+    /// `"dsasync"` (at "bs"): DSASync (paper 001); keys `buffer`, `b_low`,
+    /// `b_high`, `alpha_min`, `window`, `efficiency`, `smoothing` ("cell",
+    /// "node", "off"), `tx_window` (see `schemes::dsasync`).
+    DsaSync(crate::schemes::dsasync::DsaSyncConfig),
     /// `"snoop"` (at "bs"): Snoop's cache and local retransmission of
     /// downlink data (any hop).
     Snoop,
@@ -272,8 +278,10 @@ pub struct WirelessSpec {
     pub kind: HopKind,
 }
 
-/// How the wireless hop is modelled.
+/// How the wireless hop is modelled. (One per scenario: the size of the
+/// largest kind costs nothing.)
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum HopKind {
     /// `kind = "p2p"`: two point-to-point link directions gated by the
     /// availability process.
@@ -338,7 +346,25 @@ impl Default for LrwpanSpec {
 /// and is not used (one collision domain, no propagation delay); `queue`
 /// (packets only) is each MAC's transmit queue. `[wireless.loss.*]` adds a
 /// loss process per data frame travelling that way, on top of the bit
-/// errors at `snr_db`.
+/// errors at each link's SNR.
+///
+/// A host's link to the AP has one SNR in both directions: `snr_db` (a
+/// fixed value) or `[wireless.snr]` (a process, see [`crate::radio::snr`])
+/// for every host, and `[[wireless.station]]` entries for single hosts:
+///
+/// ```toml
+/// [wireless.snr]             # every host: a mean with shadowing and fading
+/// mean_db = 18
+/// shadowing_db = 4           # σ of log-normal shadowing (default 0)
+/// shadowing_time = "2s"      # its correlation time (default: fixed per host)
+/// fading = "rayleigh"        # "none" (default), "rayleigh" or "rician"
+/// k_db = 6                   # Rician K factor (rician only)
+/// coherence = "20ms"         # fading block length (default "10ms")
+///
+/// [[wireless.station]]
+/// host = "far"               # a host named by [[flow]] host (or a flow)
+/// snr = { trace = "far-snr.txt" }   # or snr_db = 9, or a process table
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiSpec {
     /// `standard`: "11a" or "11b" (required).
@@ -358,8 +384,13 @@ pub struct WifiSpec {
     pub retry_long: u8,
     /// `error_model`: "nist" (default) or "yans" (OFDM; 11b has one model).
     pub error_model: crate::radio::wifi::ErrorModel,
-    /// `snr_db`: the SNR of every link (default 40 dB: no bit errors).
-    pub snr_db: f64,
+    /// `snr_db` or `[wireless.snr]`: the SNR of every host's link
+    /// (default 40 dB fixed: no bit errors).
+    pub snr: SnrSpec,
+    /// `[[wireless.station]]`: hosts with their own SNR, by host name.
+    pub stations: Vec<StationSpec>,
+    /// `[wireless.dsa]`: sensing quiet periods and channel switches.
+    pub dsa: Option<DsaSpec>,
     /// `[wireless.energy]`: `tx_w`, `rx_w`, `idle_w`, `sleep_w` (defaults
     /// 0.6, 0.3, 0.26, 0.015 W).
     pub power: crate::radio::wifi::PowerProfile,
@@ -371,9 +402,64 @@ pub struct WifiSpec {
     /// its retries: a lost packet is lost however often the MAC tries, and
     /// ends `undelivered`; collisions and bit errors are still retried).
     pub loss_per_packet: bool,
+    /// `[wireless.energy] on_empty`: "report" (default: the radio goes on,
+    /// the summary says when the battery ran out) or "off" (the radio
+    /// stops: it neither sends nor receives again).
+    pub battery_off: bool,
+}
+
+/// `[wireless.dsa]`: the disruptions of a dynamic-spectrum-access cell
+/// besides primary users (which are `[wireless.availability]`): sensing
+/// quiet periods of the whole cell and of each host, and channel switches.
+/// Each begins and ends a transmission freeze period (TFP) published as
+/// `tfp_start` / `tfp_end` signals (see `hop::wifi::dsa`).
+///
+/// ```toml
+/// [wireless.dsa]
+/// node_sensing_every = "500ms"   # each host senses for 25 ms every 500 ms
+/// node_sensing_for = "25ms"      # (5% of its time; phases drawn per host)
+/// cell_sensing_every = "2s"      # the whole cell is quiet ...
+/// cell_sensing_for = "10ms"
+/// switch_at = ["5s"]             # channel switches at these times, or
+/// switch_every = "exp(10s)"      # ... at these intervals
+/// switch_delay = "100ms"         # the cell is frozen while it switches
+/// channels = ["24Mbps", "12Mbps"] # each switch moves to the next one
+/// ```
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DsaSpec {
+    /// `node_sensing_every` / `node_sensing_for`: each host's own sensing.
+    pub node_sensing: Option<(Dur, Dur)>,
+    /// `cell_sensing_every` / `cell_sensing_for`: the whole cell's.
+    pub cell_sensing: Option<(Dur, Dur)>,
+    /// `switch_at`: channel switches at these times.
+    pub switch_at: Vec<Dur>,
+    /// `switch_every`: channel switches at these intervals.
+    pub switch_every: Option<Period>,
+    /// `switch_delay`: how long a switch freezes the cell (default 100 ms).
+    pub switch_delay: Dur,
+    /// `channels`: the data rate of each channel, the first being the
+    /// hop's `rate` (default: that rate alone).
+    pub channels: Vec<crate::radio::wifi::Rate>,
+}
+
+/// One `[[wireless.station]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StationSpec {
+    /// `host`: the wireless host ([`FlowSpec::host_name`]).
+    pub host: String,
+    /// `snr_db` or `snr`: its link's SNR.
+    pub snr: SnrSpec,
 }
 
 impl WifiSpec {
+    /// The SNR of the link of the host named `host`.
+    pub fn snr_of(&self, host: &str) -> &SnrSpec {
+        self.stations
+            .iter()
+            .find(|s| s.host == host)
+            .map_or(&self.snr, |s| &s.snr)
+    }
+
     /// The defaults of `standard`: its fastest rate, fixed, long preamble,
     /// no RTS/CTS, retry limits 7/4, NIST, 40 dB, the default powers.
     pub fn new(standard: crate::radio::wifi::Standard) -> WifiSpec {
@@ -387,10 +473,13 @@ impl WifiSpec {
             retry_short: 7,
             retry_long: 4,
             error_model: crate::radio::wifi::ErrorModel::Nist,
-            snr_db: 40.0,
+            snr: SnrSpec::Fixed(40.0),
+            stations: Vec::new(),
+            dsa: None,
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
             loss_per_packet: false,
+            battery_off: false,
         }
     }
 }
@@ -524,6 +613,17 @@ impl FlowSpec {
     }
 }
 
+/// The wireless hosts' names, in the order of their first flow (host `h`
+/// is station `h + 1` on the hop).
+pub fn host_names(flows: &[FlowSpec]) -> Vec<&str> {
+    let mut seen = std::collections::BTreeSet::new();
+    flows
+        .iter()
+        .map(FlowSpec::host_name)
+        .filter(|&n| seen.insert(n))
+        .collect()
+}
+
 /// `[output]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputSpec {
@@ -533,6 +633,20 @@ pub struct OutputSpec {
     pub pcap_snaplen: u32,
     /// `timeseries`: write per-flow time series (default true).
     pub timeseries: bool,
+    /// `max_bytes`: the most bytes a run's traces (time series, pcaps,
+    /// signal log) may take; records past it are counted, not written
+    /// (default [`DEFAULT_MAX_OUTPUT_BYTES`]).
+    pub max_bytes: Option<u64>,
+}
+
+/// The trace budget of a run without `[output] max_bytes`: 1 GiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 30;
+
+impl OutputSpec {
+    /// The trace budget in bytes.
+    pub fn budget(&self) -> u64 {
+        self.max_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES)
+    }
 }
 
 impl Default for SimSpec {
@@ -603,6 +717,7 @@ impl Default for OutputSpec {
             pcap: false,
             pcap_snaplen: 0,
             timeseries: true,
+            max_bytes: None,
         }
     }
 }

@@ -132,6 +132,27 @@ impl<'t> Tab<'t> {
         }
     }
 
+    /// The entries of the array of tables `key` (`[[key]]`): none when
+    /// absent, and none with an error naming it when it is not an array.
+    pub fn tables(&mut self, cx: &mut Cx, key: &'static str) -> &'t [Node] {
+        match self.get(key) {
+            None => &[],
+            Some(Node {
+                val: Val::Array(items),
+                ..
+            }) => items,
+            Some(node) => {
+                let name = self.key(key);
+                let msg = format!(
+                    "expected [[{name}]] entries (an array of tables), got {}",
+                    node.val.type_name()
+                );
+                cx.err(&node.loc, &name, msg, Some(&format!("[[{name}]] tables")));
+                &[]
+            }
+        }
+    }
+
     /// Reads `key` with `conv`, or `default` when absent or wrong.
     pub fn read<T>(
         &mut self,

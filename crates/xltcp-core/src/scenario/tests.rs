@@ -183,6 +183,7 @@ timeseries = false
             pcap: true,
             pcap_snaplen: 128,
             timeseries: false,
+            max_bytes: None,
         },
         schemes: SchemesSpec::default(),
         pu_detection: PuDetectionSpec::default(),

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::radio::wifi::{ErrorModel, PowerProfile, Preamble, Rate, Standard};
+use crate::time::Dur;
 
 const WIFI: &str = r#"
 [wired]
@@ -46,7 +47,7 @@ fn wifi_defaults_are_the_standards() {
     assert_eq!(s.wireless.link.queue, QueueLimit::Packets(100));
     let a = load(WIFI, &["wireless.standard=\"11a\""]).unwrap();
     assert_eq!(spec(&a).rate, Rate::Ofdm54);
-    assert_eq!(spec(&a).snr_db, 40.0);
+    assert_eq!(spec(&a).snr, SnrSpec::Fixed(40.0));
 }
 
 #[test]
@@ -85,7 +86,9 @@ fn every_wifi_key_is_read_and_echoed() {
             retry_short: 5,
             retry_long: 3,
             error_model: ErrorModel::Yans,
-            snr_db: 8.5,
+            snr: SnrSpec::Fixed(8.5),
+            stations: Vec::new(),
+            dsa: None,
             power: PowerProfile {
                 tx_w: 1.2,
                 rx_w: 0.9,
@@ -94,6 +97,7 @@ fn every_wifi_key_is_read_and_echoed() {
             },
             battery_j: Some(100.0),
             loss_per_packet: true,
+            battery_off: false,
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::Iid { p: 0.01 });
@@ -152,4 +156,231 @@ fn the_wifi_scenario_round_trips() {
     assert_eq!(spec(&s).rate, Rate::Ofdm24);
     let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
     assert_eq!(again, s);
+}
+
+const CELL: &str = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+
+[wireless]
+kind = "wifi"
+standard = "11a"
+
+[wireless.snr]
+mean_db = 18
+shadowing_db = 4
+shadowing_time = "2s"
+fading = "rician"
+k_db = 6
+coherence = "20ms"
+
+[[wireless.station]]
+host = "far"
+snr_db = 9
+
+[[wireless.station]]
+host = "walker"
+snr = { trace = "walk.txt" }
+
+[[flow]]
+name = "a"
+host = "far"
+
+[[flow]]
+name = "b"
+host = "walker"
+
+[[flow]]
+name = "c"
+"#;
+
+/// A directory holding `walk.txt` (a two-point SNR trace).
+fn trace_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xltcp-snr-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("walk.txt"), "# t snr\n0 25\n5s, 3.5\n").unwrap();
+    dir
+}
+
+#[test]
+fn snr_processes_traces_and_stations_load_and_round_trip() {
+    let dir = trace_dir("ok");
+    let s = load_str(CELL, "cell.toml", &dir, &[]).unwrap();
+    let w = spec(&s);
+    let process = SnrSpec::Process {
+        mean_db: 18.0,
+        shadowing_db: 4.0,
+        shadowing_time: Some(Dur::from_secs(2)),
+        fading: Fading::Rician { k: 10f64.powf(0.6) },
+        coherence: Dur::from_millis(20),
+    };
+    assert_eq!(w.snr, process);
+    assert_eq!(w.snr_of("c"), &process);
+    assert_eq!(w.snr_of("far"), &SnrSpec::Fixed(9.0));
+    let SnrSpec::Trace { path, points } = w.snr_of("walker") else {
+        panic!("{:?}", w.snr_of("walker"));
+    };
+    assert_eq!(path, "walk.txt");
+    let t = |s: u64| crate::time::Time::ZERO + Dur::from_secs(s);
+    assert_eq!(&points[..], &[(t(0), 25.0), (t(5), 3.5)]);
+    let again = load_str(&to_toml(&s), "echo.toml", &dir, &[]).unwrap();
+    assert_eq!(again, s);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn snr_mistakes_name_the_key() {
+    let dir = trace_dir("bad");
+    let errors = |sets: &[&str]| -> String {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        match load_str(CELL, "cell.toml", &dir, &sets) {
+            Ok(_) => panic!("expected errors for {sets:?}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let cases: &[(&[&str], &str)] = &[
+        (&["wireless.snr_db=3"], "wireless.snr: give either snr_db"),
+        (
+            &["wireless.snr.fading=\"rayleigh\""],
+            "wireless.snr.k_db: is the Rician K factor",
+        ),
+        (
+            &["wireless.snr.fading=\"fast\""],
+            "wireless.snr.fading: expected one of \"none\", \"rayleigh\", \"rician\"",
+        ),
+        (
+            &["wireless.snr.coherence=\"0s\""],
+            "wireless.snr.coherence: must be longer than 0",
+        ),
+        (
+            &["wireless.snr.shadowing_db=-1"],
+            "wireless.snr.shadowing_db: must be a standard deviation",
+        ),
+        (
+            &["wireless.snr.trace=\"walk.txt\""],
+            "wireless.snr.mean_db: does not go with trace",
+        ),
+        (
+            &["wireless.snr.trace=\"nope.txt\"", "wireless.snr.mean_db=1"],
+            "nope.txt",
+        ),
+        (
+            &["wireless.station.0.host=\"walker\""],
+            "host \"walker\" already has a [[wireless.station]] entry",
+        ),
+        (
+            &["wireless.station.0.host=\"nobody\""],
+            "wireless.station.0.host: no wireless host is named \"nobody\"",
+        ),
+        (
+            &["wireless.station.0.snr_dB=1"],
+            "wireless.station.0.snr_dB: unknown key",
+        ),
+    ];
+    for (sets, needle) in cases {
+        let all = errors(sets);
+        assert!(
+            all.contains(needle),
+            "{sets:?}: missing {needle:?} in\n{all}"
+        );
+    }
+    let no_k = CELL.replace("k_db = 6\n", "");
+    let all = load_str(&no_k, "cell.toml", &dir, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        all.contains("wireless.snr.fading: Rician fading needs its K factor"),
+        "{all}"
+    );
+    std::fs::write(dir.join("walk.txt"), "0 25\n1s 20 dB\n").unwrap();
+    let all = load_str(CELL, "cell.toml", &dir, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        all.contains("walk.txt:2: expected \"time snr_db\""),
+        "{all}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn dsa_keys_load_echo_and_name_their_mistakes() {
+    let sets = [
+        "wireless.dsa.node_sensing_every=\"500ms\"",
+        "wireless.dsa.node_sensing_for=\"25ms\"",
+        "wireless.dsa.switch_at=[\"5s\", \"9s\"]",
+        "wireless.dsa.channels=[\"11Mbps\", \"2Mbps\"]",
+    ];
+    let s = load(WIFI, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let d = spec(&s).dsa.clone().unwrap();
+    assert_eq!(
+        d.node_sensing,
+        Some((Dur::from_millis(500), Dur::from_millis(25)))
+    );
+    assert_eq!(d.switch_at, vec![Dur::from_secs(5), Dur::from_secs(9)]);
+    assert_eq!(d.channels, vec![Rate::Cck11, Rate::Dsss2]);
+    assert_eq!(d.switch_delay, Dur::from_millis(100));
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["wireless.dsa.node_sensing_every=\"500ms\""],
+            "wireless.dsa.node_sensing_for: missing",
+        ),
+        (
+            &[
+                "wireless.dsa.cell_sensing_every=\"1s\"",
+                "wireless.dsa.cell_sensing_for=\"2s\"",
+            ],
+            "wireless.dsa.cell_sensing_for: must be longer than 0 and shorter than its period",
+        ),
+        (
+            &["wireless.dsa.switch_at=[\"9s\", \"5s\"]"],
+            "wireless.dsa.switch_at: times must increase",
+        ),
+        (
+            &[
+                "wireless.dsa.switch_at=[\"5s\"]",
+                "wireless.dsa.switch_every=\"exp(10s)\"",
+            ],
+            "wireless.dsa.switch_every: give switches either at times",
+        ),
+        (
+            &["wireless.dsa.channels=[\"24Mbps\"]"],
+            "wireless.dsa.channels: 24Mbps is not a data rate of the standard",
+        ),
+        (&["wireless.dsa.sense=1"], "wireless.dsa.sense: unknown key"),
+    ];
+    for (sets, needle) in cases {
+        let all = all_errors(WIFI, sets);
+        assert!(
+            all.contains(needle),
+            "{sets:?}: missing {needle:?} in\n{all}"
+        );
+    }
+}
+
+#[test]
+fn dsasync_needs_the_wifi_hop_and_the_bs() {
+    let agent = format!("{WIFI}\n[[agent]]\nscheme = \"dsasync\"\nat = \"bs\"\nb_low = \"1MB\"\n");
+    let s = load(&agent, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let AgentScheme::DsaSync(c) = s.agents[0].scheme else {
+        panic!("{:?}", s.agents)
+    };
+    assert_eq!((c.b_low, c.b_high), (1_000_000, 500_000_000));
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let hosts = all_errors(&agent, &["agent.0.at=\"hosts\""]);
+    assert!(
+        hosts.contains("dsasync runs at the base station"),
+        "{hosts}"
+    );
+    let p2p = agent.replace("kind = \"wifi\"\nstandard = \"11b\"", "rate = \"1Mbps\"");
+    let all = all_errors(&p2p, &[]);
+    assert!(all.contains("dsasync needs the 802.11 hop"), "{all}");
+    let bad = all_errors(&agent, &["agent.0.b_high=\"100B\""]);
+    assert!(bad.contains("need b_low < b_high <= buffer"), "{bad}");
+    let bad = all_errors(&agent, &["agent.0.smoothing=\"fast\""]);
+    assert!(bad.contains("agent.0.smoothing: expected one of"), "{bad}");
 }

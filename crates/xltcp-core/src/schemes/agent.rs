@@ -102,6 +102,14 @@ pub enum Action {
         /// Which way.
         via: Via,
     },
+    /// Send on a packet the agent held ([`Verdict::Hold`]): the same
+    /// packet (same uid), not a new one, so it is not counted again.
+    Release {
+        /// The packet.
+        packet: Packet,
+        /// Which way.
+        via: Via,
+    },
     /// Command TCP at the agent's node: the endpoint of `flow`, or every
     /// endpoint of the node when `flow` is `None`.
     Tcp {

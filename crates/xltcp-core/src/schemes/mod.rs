@@ -8,6 +8,8 @@
 //! - [`local_recovery`]: gap detection at the BS, SACK-style loss reports
 //!   and their retransmission by the sender's link layer (PHY-LR) or its
 //!   TCP (TCP-LR).
+//! - [`dsasync`]: DSASync (paper 001): BS buffering, zero-window flow
+//!   control and uplink pacing across the TFPs of a DSA cell.
 //! - [`c_snoop`]: C-Snoop at the BS and the MH (paper 002), driven by the
 //!   MAC's delivery reports.
 //! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
@@ -28,6 +30,7 @@ pub mod cache;
 #[cfg(test)]
 mod cache_proptests;
 pub mod cr_aware;
+pub mod dsasync;
 pub mod local_recovery;
 pub mod snack;
 pub mod snoop;
@@ -56,6 +59,8 @@ pub enum AgentStats {
     CrAware(CrAwareStats),
     /// `"local_recovery"`.
     LocalRecovery(LrStats),
+    /// `"dsasync"`.
+    DsaSync(dsasync::DsaSyncStats),
     /// `"snoop"`.
     Snoop(CacheStats),
     /// `"c_snoop"`.
@@ -70,6 +75,7 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => "cr_aware",
             AgentStats::LocalRecovery(_) => "local_recovery",
+            AgentStats::DsaSync(_) => "dsasync",
             AgentStats::Snoop(_) => "snoop",
             AgentStats::CSnoop(_) => "c_snoop",
             AgentStats::Snack(_) => "snack",
@@ -81,9 +87,10 @@ impl AgentStats {
         match self {
             AgentStats::CrAware(_) => 0,
             AgentStats::LocalRecovery(_) => 1,
-            AgentStats::Snoop(_) => 2,
-            AgentStats::CSnoop(_) => 3,
-            AgentStats::Snack(_) => 4,
+            AgentStats::DsaSync(_) => 2,
+            AgentStats::Snoop(_) => 3,
+            AgentStats::CSnoop(_) => 4,
+            AgentStats::Snack(_) => 5,
         }
     }
 
@@ -92,6 +99,7 @@ impl AgentStats {
         match (self, other) {
             (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
+            (AgentStats::DsaSync(a), AgentStats::DsaSync(b)) => *a += *b,
             (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
             (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
             (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
@@ -204,6 +212,10 @@ fn place(
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((Node::Host(h), Box::new(CrAware::new(cfg))));
             }
+        }
+        AgentScheme::DsaSync(cfg) => {
+            let agent = dsasync::DsaSync::new(cfg, host_of.to_vec());
+            agents.push((Node::Bs, Box::new(agent)));
         }
         AgentScheme::LrBs => {
             let monitor = LrBs::reporting_to(to, flows.len(), up);

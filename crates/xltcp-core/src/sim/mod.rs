@@ -37,6 +37,9 @@ pub struct RunOptions<'a> {
     pub wall_clock: Option<&'a dyn Fn() -> f64>,
 }
 
+/// The most signals a run logs (the log is kept in memory until the end).
+pub const SIGNAL_LOG_MAX: u64 = 1 << 20;
+
 /// Runs `scenario` to its end.
 ///
 /// Errors: `Unsupported` for a scenario the simulator does not model (a
@@ -78,6 +81,17 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     };
     let started = opts.wall_clock.map(|c| c());
     let mut world = World::new(scenario.clone(), seed, output);
+    let budget = scenario.output.budget();
+    world.output.limit(budget);
+    // A signal's line in signals.jsonl takes about 64 bytes.
+    world.signal_log_max = (budget / 64).min(SIGNAL_LOG_MAX) as usize;
+    if let (Some(dir), true) = (opts.out_dir, scenario.output.pcap) {
+        if let Some(link) = crate::hop::Hop::air_link_type(&world.hop) {
+            world
+                .output
+                .open_air(dir, scenario.output.pcap_snaplen, link)?;
+        }
+    }
     if opts.out_dir.is_some() && crate::hop::Hop::publishes_signals(&world.hop) {
         world.signal_log = Some(crate::signal::SignalLog::new());
     }

@@ -149,6 +149,10 @@ pub struct Summary {
     /// The emulator's own results; absent from the simulator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emu: Option<EmuDetails>,
+    /// Where the traces stopped at `[output] max_bytes`; absent when every
+    /// record was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<super::output::OutputCut>,
 }
 
 impl Summary {
@@ -259,6 +263,7 @@ impl World {
             agents: self.agent_sections(),
             local_retransmissions: (self.local_rxmits.delivered > 0).then_some(self.local_rxmits),
             emu: None,
+            output: self.output.cut(self.scenario.output.budget()),
         }
     }
 

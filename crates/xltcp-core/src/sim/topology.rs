@@ -7,7 +7,7 @@
 
 use super::flow::{address, Side};
 use crate::hop::Station;
-use crate::scenario::Scenario;
+use crate::scenario::{host_names, Scenario};
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
@@ -25,16 +25,14 @@ impl Topology {
     /// The topology of `scenario`: wireless hosts numbered in the order of
     /// their first flow.
     pub fn of(scenario: &Scenario) -> Topology {
-        let mut index: BTreeMap<&str, u32> = BTreeMap::new();
+        let names = host_names(&scenario.flows);
+        let index: BTreeMap<&str, u32> = names.iter().zip(0..).map(|(&n, i)| (n, i)).collect();
         let host_of: Vec<u32> = scenario
             .flows
             .iter()
-            .map(|f| {
-                let next = index.len() as u32;
-                *index.entry(f.host_name()).or_insert(next)
-            })
+            .map(|f| index[f.host_name()])
             .collect();
-        let mut host_endpoints = vec![Vec::new(); index.len()];
+        let mut host_endpoints = vec![Vec::new(); names.len()];
         for (i, &h) in host_of.iter().enumerate() {
             host_endpoints[h as usize].push((i, Side::Sh));
         }

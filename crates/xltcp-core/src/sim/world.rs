@@ -135,6 +135,9 @@ pub struct World {
     pub(super) local_rxmits: LocalRxmitStats,
     /// Trace of the signals delivered to agents (with an output folder).
     pub signal_log: Option<SignalLog>,
+    /// The most records `signal_log` keeps (the rest are counted in the
+    /// output's cut).
+    pub signal_log_max: usize,
 }
 
 impl World {
@@ -216,11 +219,13 @@ impl World {
             signals: SignalStats::default(),
             local_rxmits: LocalRxmitStats::default(),
             signal_log: None,
+            signal_log_max: usize::MAX,
         };
         for i in 0..n {
             let start = Time::ZERO + world.flows[i].spec.start;
             world.q.schedule(start, Ev::Start { flow: i as u32 });
         }
+        world.drive_hop(Time::ZERO, |hop, now, io| hop.start(now, io));
         if world.availability.blocked() {
             world.drive_hop(Time::ZERO, |hop, now, io| hop.set_blocked(now, true, io));
         }
@@ -412,6 +417,7 @@ impl World {
                     let capture = 2 * self.flows.len() + usize::from(!down);
                     self.output.capture(capture, now, packet);
                 }
+                HopOut::Air(frame) => self.output.capture_air(now, frame),
             }
         }
         out.clear();
@@ -657,6 +663,10 @@ impl World {
                 self.send_from(now, node, via, &packet);
                 false
             }
+            Action::Release { packet, via } => {
+                self.send_from(now, node, via, &packet);
+                false
+            }
             Action::Tcp { flow, cmd } => {
                 for k in 0..self.flows_of(node).len() {
                     let (f, side) = self.flows_of(node)[k];
@@ -699,7 +709,11 @@ impl World {
         }
         self.signals.count_delivered(signal.name());
         if let Some(log) = self.signal_log.as_mut() {
-            log.push(now, station as u32, signal);
+            if log.len() < self.signal_log_max {
+                log.push(now, station as u32, signal);
+            } else {
+                self.output.signals_not_logged(now, 1);
+            }
         }
         self.drain(now, node);
     }

@@ -32,7 +32,13 @@ pub struct PcapWriter<W: Write> {
 impl<W: Write> PcapWriter<W> {
     /// Writes the global header and returns the writer. `snaplen` is raised
     /// to [`MIN_SNAPLEN`] if below it; records hold at most `snaplen` bytes.
-    pub fn new(mut out: W, snaplen: u32) -> io::Result<PcapWriter<W>> {
+    pub fn new(out: W, snaplen: u32) -> io::Result<PcapWriter<W>> {
+        PcapWriter::with_link_type(out, snaplen, LINKTYPE_RAW)
+    }
+
+    /// [`PcapWriter::new`] for records of another link type (written with
+    /// [`PcapWriter::write_frame`]).
+    pub fn with_link_type(mut out: W, snaplen: u32, link_type: u32) -> io::Result<PcapWriter<W>> {
         let snaplen = snaplen.max(MIN_SNAPLEN);
         let mut h = [0u8; 24];
         h[0..4].copy_from_slice(&PCAP_MAGIC_NANOS.to_le_bytes());
@@ -40,7 +46,7 @@ impl<W: Write> PcapWriter<W> {
         h[6..8].copy_from_slice(&4u16.to_le_bytes()); // version minor
                                                       // thiszone (8..12) and sigfigs (12..16) are zero.
         h[16..20].copy_from_slice(&snaplen.to_le_bytes());
-        h[20..24].copy_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        h[20..24].copy_from_slice(&link_type.to_le_bytes());
         out.write_all(&h)?;
         Ok(PcapWriter {
             out,
@@ -69,6 +75,14 @@ impl<W: Write> PcapWriter<W> {
         let keep = bytes.len().min(self.snaplen as usize);
         let orig_len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
         write_record(&mut self.out, t, &bytes[..keep], orig_len)
+    }
+
+    /// Writes a record already cut by the caller: `data` captured at `t`
+    /// from a frame of `whole` bytes (cut again to the snapshot length).
+    pub fn write_frame(&mut self, t: Time, data: &[u8], whole: usize) -> io::Result<()> {
+        let keep = data.len().min(self.snaplen as usize);
+        let orig_len = u32::try_from(whole).unwrap_or(u32::MAX);
+        write_record(&mut self.out, t, &data[..keep], orig_len)
     }
 
     /// Flushes the underlying writer.

@@ -76,4 +76,14 @@ pub struct WifiStats {
     /// TCP payload bits received intact (both directions) per joule spent
     /// by all stations (0 when nothing was spent).
     pub bits_per_joule: f64,
+    /// Radios switched off by an empty battery (`on_empty = "off"`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batteries_emptied: u64,
+    /// The DSA cell's disruptions (`[wireless.dsa]`), if configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsa: Option<super::DsaStats>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

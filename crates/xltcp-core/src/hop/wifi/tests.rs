@@ -39,12 +39,19 @@ fn packet(uid: u64) -> Packet {
 fn hop(snr_db: f64) -> WifiHop {
     let spec = WifiSpec {
         rate: Rate::Ofdm24,
-        snr_db,
+        snr: crate::scenario::SnrSpec::Fixed(snr_db),
         ..WifiSpec::new(Standard::A11)
     };
     let none = LossSpec::None;
     let end = Time::ZERO + Dur::from_secs(1);
-    WifiHop::new(&spec, QueueLimit::Packets(10), (&none, &none), 1, end, 5)
+    WifiHop::new(
+        &spec,
+        QueueLimit::Packets(10),
+        (&none, &none),
+        &["h"],
+        end,
+        5,
+    )
 }
 
 // `EventQueue<HopTimer>` is a `TimerSink` (the 802.15.4 hop's tests say so).
@@ -198,7 +205,8 @@ fn half_lost(per_packet: bool) -> (usize, usize, usize) {
     };
     let half = LossSpec::Iid { p: 0.5 };
     let end = Time::ZERO + Dur::from_secs(10);
-    let mut h = WifiHop::new(&spec, QueueLimit::Packets(300), (&half, &half), 1, end, 7);
+    let queue = QueueLimit::Packets(300);
+    let mut h = WifiHop::new(&spec, queue, (&half, &half), &["h"], end, 7);
     let mut q = EventQueue::default();
     let mut out = Vec::new();
     for uid in 0..200 {

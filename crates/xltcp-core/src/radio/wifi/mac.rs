@@ -134,7 +134,8 @@ struct Current {
 /// where it reaches zero. The counter is drawn uniformly in [0, CW] after
 /// every success, failure and drop (post-backoff: it keeps counting with an
 /// empty queue); a frame arriving at an idle station whose medium is idle
-/// goes out as soon as the medium has been idle for DIFS.
+/// goes out as soon as the medium has been idle for DIFS (an ACK the
+/// station has scheduled but not started does not make it busy).
 ///
 /// Randomness comes only from the `Rng` given at construction.
 #[derive(Debug)]
@@ -160,6 +161,8 @@ pub struct Dcf {
     nav_until: Time,
     /// The station's own last (or scheduled) transmission ends then.
     own_tx_until: Time,
+    /// ... and starts then (a response is scheduled SIFS ahead).
+    own_tx_from: Time,
     /// The deferral may not start before this (end of a timeout or of a
     /// reception).
     access_floor: Time,
@@ -194,6 +197,7 @@ impl Dcf {
             phys_idle_since: Time::ZERO,
             nav_until: Time::ZERO,
             own_tx_until: Time::ZERO,
+            own_tx_from: Time::ZERO,
             access_floor: Time::ZERO,
             eifs: false,
             rx_seq: BTreeMap::new(),
@@ -384,6 +388,17 @@ impl Dcf {
         self.phase == Phase::Idle
     }
 
+    /// The receiver of the frame in service, if any.
+    pub fn current_dst(&self) -> Option<Addr> {
+        self.current.as_ref().map(|c| c.frame.dst)
+    }
+
+    /// Uses `rate_control` from now on (a channel switch); ARF starts over.
+    pub fn set_rate_control(&mut self, rate_control: RateControl) {
+        self.config.rate_control = rate_control;
+        self.arf.clear();
+    }
+
     /// The rate the next data frame to `dst` would use.
     pub fn data_rate(&self, dst: Addr) -> Rate {
         match self.config.rate_control {
@@ -438,8 +453,25 @@ impl Dcf {
         self.now
     }
 
+    /// Whether the medium is busy at `now` for §10.3.4.2's "the medium is
+    /// idle when a frame is queued": physical or virtual carrier sense, or
+    /// the station's own transmission on the air. A response it has only
+    /// scheduled (the ACK due SIFS after the frame it has just received)
+    /// does not count: a frame queued at the end of that reception (a TCP
+    /// ACK the received segment triggered) gets immediate access, DIFS
+    /// after the response, as ns-3 grants it
+    /// (`ChannelAccessManager::NeedBackoffUponAccess`).
     fn medium_busy(&self, now: Time) -> bool {
-        self.phys_busy || now < self.nav_until || now < self.own_tx_until
+        let own = self.own_tx_from <= now && now < self.own_tx_until;
+        self.phys_busy || now < self.nav_until || own
+    }
+
+    /// Records the station's own transmission over [`from`, `until`).
+    fn note_own_tx(&mut self, from: Time, until: Time) {
+        if until >= self.own_tx_until {
+            self.own_tx_from = from;
+            self.own_tx_until = until;
+        }
     }
 
     /// The inter-frame space to defer: EIFS after an errored reception.
@@ -630,7 +662,7 @@ impl Dcf {
             duration,
             attempt,
         });
-        self.own_tx_until = self.own_tx_until.max(at + airtime);
+        self.note_own_tx(at, at + airtime);
         self.eifs = false;
         self.backoff = None;
         self.backoff_ref = at;

@@ -45,6 +45,7 @@
 
 mod arf;
 mod capacity;
+pub mod capture;
 pub mod energy;
 pub mod error;
 mod events;

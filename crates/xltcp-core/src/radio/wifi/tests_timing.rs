@@ -332,6 +332,50 @@ fn eifs_after_an_errored_reception() {
     }
 }
 
+/// A frame queued at the end of a reception the station must ACK (a TCP
+/// ACK its received segment triggered) finds the medium idle: the ACK is
+/// only scheduled. No backoff: it goes DIFS after the ACK. Queued while
+/// the ACK is on the air, it finds the medium busy and draws a backoff.
+#[test]
+fn frame_queued_at_a_reception_goes_difs_after_the_ack() {
+    let seed = (0..).find(|&s| draw(&mut stream(s, "q"), 15) >= 1).unwrap();
+    let k = draw(&mut stream(seed, "q"), 15);
+    let frame = Frame {
+        id: 1,
+        dst: Addr(1),
+        psdu_bytes: 100,
+    };
+    // The data frame ends at 1000 µs; the ACK (24 Mb/s, 28 µs) runs
+    // 1016..1044; DIFS = 34 µs.
+    for (queued_us, want_backoff, want_tx_us) in
+        [(1000, 0, 1044 + 34), (1030, k, 1044 + 34 + 9 * k)]
+    {
+        let mut m = Dcf::new(DcfConfig::new(Rate::Ofdm54), Addr(0), stream(seed, "q"));
+        let data = data_from(1, 0, false, 1000);
+        m.handle_channel(data.start, true);
+        m.handle_frame(data.end(), &data);
+        m.handle_channel(data.end(), false);
+        let ack = m.poll_transmit().unwrap();
+        assert_eq!(
+            (ack.kind, ack.start, ack.end()),
+            (TxKind::Ack, at_us(1016), at_us(1044))
+        );
+        m.handle_timeout(at_us(queued_us));
+        m.enqueue(at_us(queued_us), frame);
+        assert_eq!(
+            m.backoff(),
+            Some(want_backoff as u32),
+            "queued at {queued_us}"
+        );
+        assert_eq!(m.stats().backoffs, u64::from(want_backoff > 0));
+        let t = m.poll_timeout().unwrap();
+        assert_eq!(t, at_us(want_tx_us), "queued at {queued_us}");
+        m.handle_timeout(t);
+        let tx = m.poll_transmit().unwrap();
+        assert_eq!((tx.kind, tx.start), (TxKind::Data, at_us(want_tx_us)));
+    }
+}
+
 /// The backoff counts idle slots only: a busy period freezes it and the
 /// count resumes DIFS after the medium is idle again.
 #[test]

@@ -60,7 +60,7 @@ impl Dcf {
         let rate = control_response_rate(to.rate);
         let start = now + self.config.standard.sifs();
         let airtime = txtime(rate, bytes, self.config.preamble);
-        self.own_tx_until = self.own_tx_until.max(start + airtime);
+        self.note_own_tx(start, start + airtime);
         self.transmits.push_back(Transmission {
             kind,
             from: self.addr,

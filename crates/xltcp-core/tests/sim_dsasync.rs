@@ -1,0 +1,78 @@
+//! DSASync (paper 001) in the world, on the shipped presets: the BS buffer
+//! loses nothing it accepted, the AP's queue drops nothing, and every
+//! packet is accounted for.
+
+use std::path::PathBuf;
+use xltcp_core::scenario;
+use xltcp_core::schemes::AgentStats;
+use xltcp_core::sim::{self, RunOptions, Summary};
+
+fn run(preset: &str, sets: &[&str], seed: u64) -> Summary {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/dsasync")
+        .join(format!("{preset}.toml"));
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = scenario::load_file(&path, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let summary = sim::run(
+        &s,
+        RunOptions {
+            seed: Some(seed),
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(summary.accounting.balances(), "{:?}", summary.accounting);
+    summary
+}
+
+fn dsasync(s: &Summary) -> xltcp_core::schemes::dsasync::DsaSyncStats {
+    s.agents
+        .0
+        .iter()
+        .find_map(|(_, a)| match a {
+            AgentStats::DsaSync(d) => Some(*d),
+            _ => None,
+        })
+        .expect("a dsasync section")
+}
+
+#[test]
+fn the_bs_buffer_loses_nothing_and_the_ap_queue_drops_nothing() {
+    for dir in ["down", "up"] {
+        let s = run(&format!("dsasync-{dir}"), &["sim.duration=\"8s\""], 2);
+        let d = dsasync(&s);
+        assert!(d.accepted > 0, "{dir}: {d:?}");
+        assert_eq!(
+            d.accepted,
+            d.released + d.replaced + d.buffered,
+            "{dir}: {d:?}"
+        );
+        assert_eq!(d.refused_full, 0);
+        let bs_air = s.links.iter().find(|l| l.name == "bs-air").unwrap();
+        assert_eq!(
+            bs_air.stats.drops.queue_full, 0,
+            "{dir}: {:?}",
+            bs_air.stats
+        );
+        let regular = run(&format!("regular-{dir}"), &["sim.duration=\"8s\""], 2);
+        let wifi = regular.wifi().unwrap().dsa.clone().unwrap();
+        // Both see the same cell: the TFP schedule is the seed's.
+        assert_eq!(wifi, s.wifi().unwrap().dsa.clone().unwrap());
+    }
+}
+
+#[test]
+fn without_smoothing_dsasync_masks_the_tfps_from_the_sender() {
+    let sets = [
+        "tcp.rcv_buffer=\"4MiB\"",
+        "tcp.snd_buffer=\"4MiB\"",
+        "agent.0.smoothing=\"off\"",
+    ];
+    let s = run("dsasync-down", &sets, 1);
+    let regular = run("regular-down", &sets[..2], 1);
+    let (f, r) = (&s.flows[0], &regular.flows[0]);
+    assert!(r.rto_count > 0 && r.retransmissions > 100, "{r:?}");
+    assert_eq!((f.rto_count, f.retransmissions), (0, 0), "{f:?}");
+    assert!(f.goodput_bps > r.goodput_bps, "{f:?} {r:?}");
+    assert!(dsasync(&s).zero_window_acks > 0);
+}

@@ -1,0 +1,189 @@
+"""Output budgets: what a run will write, estimated before it starts.
+
+A run's traces are time series (one row per flow every ``sim.sample_interval``)
+and, with ``output.pcap``, packet captures (one record per packet on each
+link). :func:`estimate_run` bounds both from the scenario echo alone:
+
+- time series: ``duration / sample_interval x flows`` rows of at most
+  :data:`ROW_BYTES` bytes;
+- pcaps: on each link, both directions, at most ``2 x rate / (8 x (MSS + 40))``
+  records a second (full-size data segments plus at most one ACK each) of at
+  most :data:`PCAP_RECORD_BYTES` bytes (headers are captured, payloads are
+  not); each flow's wired link runs at most at the slower of the wired and
+  wireless rates.
+
+The core stops writing traces at ``[output] max_bytes`` (default 1 GiB) on
+its own; :func:`check` refuses, before anything runs, a run whose estimate
+exceeds the limit (``--max-output``, default :data:`DEFAULT_LIMIT`), a set of
+runs whose total (each capped at its ``max_bytes``) does, or one that does not
+fit in the free space of the output filesystem.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bytes of one time-series row, an upper bound (a typical row is ~75 bytes).
+ROW_BYTES = 160
+
+#: Bytes of one pcap record (16-byte record header, IPv4/TCP headers with options).
+PCAP_RECORD_BYTES = 128
+
+#: The core's trace budget of a run without ``[output] max_bytes``.
+CORE_MAX_BYTES = 1 << 30
+
+#: Default limit of the estimated output of one command: 4 GiB.
+DEFAULT_LIMIT = 4 << 30
+
+_SIZE_UNITS = {
+    "B": 1,
+    "kB": 1000,
+    "KB": 1000,
+    "MB": 1000**2,
+    "GB": 1000**3,
+    "TB": 1000**4,
+    "KiB": 1 << 10,
+    "MiB": 1 << 20,
+    "GiB": 1 << 30,
+    "TiB": 1 << 40,
+}
+_RATE_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12}
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "min": 60, "h": 3600}
+
+
+class BudgetError(ValueError):
+    """The output would not fit: over the limit or over the free space."""
+
+
+def parse_size(text: str) -> int:
+    """Bytes in ``"4GiB"``, ``"500MB"``, ``"1024"`` (bytes); ValueError otherwise."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*", str(text))
+    if not match or (match.group(2) and match.group(2) not in _SIZE_UNITS):
+        raise ValueError(
+            f"{text!r} is not a size; expected a number with a unit: B, kB, MB, GB, TB (x1000) "
+            "or KiB, MiB, GiB, TiB (x1024), e.g. 4GiB"
+        )
+    return int(float(match.group(1)) * _SIZE_UNITS.get(match.group(2) or "B", 1))
+
+
+def human_size(n: float) -> str:
+    """Bytes in binary units with three significant digits: "1.50 GiB"."""
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _quantity(text: object, units: dict, lower: bool = False) -> float | None:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(\S*)\s*", str(text).replace("_", ""))
+    if not match:
+        return None
+    unit = match.group(2).lower() if lower else match.group(2)
+    unit = unit.replace("bit/s", "bps")
+    return float(match.group(1)) * units[unit] if unit in units else None
+
+
+def seconds(text: object) -> float | None:
+    """Seconds in a duration as the echo writes it ("60s", "100ms"), None if not one."""
+    return _quantity(text, _DURATION_UNITS)
+
+
+def rate_bps(text: object) -> float | None:
+    """Bit/s in a rate as the echo writes it ("10Mbps"), None if not one."""
+    return _quantity(text, _RATE_UNITS, lower=True)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A run's estimated trace bytes, uncapped, and its ``max_bytes``."""
+
+    timeseries: int
+    pcap: int
+    max_bytes: int
+
+    @property
+    def total(self) -> int:
+        """What the traces would take with no budget."""
+        return self.timeseries + self.pcap
+
+    @property
+    def written(self) -> int:
+        """What reaches the disk: the total, cut at ``max_bytes``."""
+        return min(self.total, self.max_bytes)
+
+
+def estimate_run(echo: dict) -> Estimate:
+    """The output of one run of the scenario echo (module doc)."""
+    sim = echo.get("sim", {})
+    output = echo.get("output", {})
+    duration = seconds(sim.get("duration")) or 0.0
+    interval = seconds(sim.get("sample_interval")) or 0.1
+    flows = [f for f in echo.get("flow", []) if isinstance(f, dict)]
+    timeseries = 0
+    if output.get("timeseries", True):
+        timeseries = int((duration / interval + 2) * len(flows) * ROW_BYTES)
+    pcap = 0
+    if output.get("pcap", False):
+        mss = min(
+            [mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448]
+        )
+        per_packet = PCAP_RECORD_BYTES
+        snaplen = int(output.get("pcap_snaplen") or 0)
+        if snaplen:
+            per_packet = min(per_packet, 16 + snaplen)
+        wireless = rate_bps(echo.get("wireless", {}).get("rate")) or 1e9
+        wired = rate_bps(echo.get("wired", {}).get("rate")) or wireless
+        # The wireless hop, and each flow's wired link at its bottleneck;
+        # an 802.11 hop adds the air capture (data, MAC ACK, RTS, CTS).
+        links = wireless * (3 if echo.get("wireless", {}).get("kind") == "wifi" else 1)
+        links += len(flows) * min(wired, wireless)
+        packets = 2 * links / (8 * (mss + 40)) * duration
+        pcap = int(packets * per_packet)
+    max_bytes = int(output.get("max_bytes") or CORE_MAX_BYTES)
+    return Estimate(timeseries, pcap, max_bytes)
+
+
+def mss_bytes(text: object) -> int:
+    """Bytes in a size as the echo writes it ("1448B"); 1448 if unreadable."""
+    match = re.fullmatch(r"\s*(\d+)\s*B?\s*", str(text))
+    return int(match.group(1)) if match else 1448
+
+
+def free_bytes(path: Path) -> int:
+    """Free bytes of the filesystem that holds ``path`` (or its nearest existing parent)."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+def check(estimates: Sequence[Estimate], out_dir: Path, limit: int = DEFAULT_LIMIT) -> int:
+    """Raise BudgetError unless the runs fit; returns the bytes they will write."""
+    worst = max(estimates, key=lambda e: e.total, default=None)
+    advice = (
+        "shorten sim.duration, coarsen sim.sample_interval, set output.timeseries=false, "
+        "turn pcap off or set output.pcap_snaplen, or raise the limit with --max-output"
+    )
+    if worst is not None and worst.total > limit:
+        raise BudgetError(
+            f"a run would write about {human_size(worst.total)} of traces "
+            f"({human_size(worst.timeseries)} time series, {human_size(worst.pcap)} pcap), "
+            f"over the output limit of {human_size(limit)}: {advice}"
+        )
+    total = sum(e.written for e in estimates)
+    if total > limit:
+        raise BudgetError(
+            f"{len(estimates)} runs would write about {human_size(total)} of traces, "
+            f"over the output limit of {human_size(limit)}: {advice}"
+        )
+    free = free_bytes(out_dir)
+    if total > free:
+        raise BudgetError(
+            f"{out_dir}: the runs would write about {human_size(total)} but the filesystem "
+            f"has {human_size(free)} free"
+        )
+    return total
