@@ -145,4 +145,12 @@ golden! {
     dsasync_dsasync_up => "dsasync/dsasync-up.toml",
     dsasync_regular_capacity => "dsasync/regular-capacity.toml",
     dsasync_dsasync_capacity => "dsasync/dsasync-capacity.toml",
+    kim_chung_tcp_down => "kim-chung/tcp-down.toml",
+    kim_chung_snoop_down => "kim-chung/snoop-down.toml",
+    kim_chung_snack_down => "kim-chung/snack-down.toml",
+    kim_chung_c_snoop_down => "kim-chung/c-snoop-down.toml",
+    kim_chung_tcp_up => "kim-chung/tcp-up.toml",
+    kim_chung_snoop_up => "kim-chung/snoop-up.toml",
+    kim_chung_snack_up => "kim-chung/snack-up.toml",
+    kim_chung_c_snoop_up => "kim-chung/c-snoop-up.toml",
 }

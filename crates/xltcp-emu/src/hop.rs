@@ -541,7 +541,7 @@ impl Hop {
         emit(&packet, &mut self.emit_buf);
         packet.meta.uid = self.slab.insert(&self.emit_buf);
         let link = match via {
-            Via::Air => self.wl_down,
+            Via::Air | Via::AirFirst => self.wl_down,
             Via::Wire => 2 * flow as usize + 1,
         };
         self.send(at, link, packet);

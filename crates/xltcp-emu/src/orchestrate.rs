@@ -521,6 +521,7 @@ fn build_summary(
         signals: None,
         output: None,
         agents: hop.agents.sections(),
+        local_retransmissions: None,
         emu: Some(EmuDetails {
             cpu_share: if report.wall_s > 0.0 {
                 report.cpu_s / report.wall_s

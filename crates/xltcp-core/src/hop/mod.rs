@@ -233,6 +233,20 @@ pub trait Hop: std::fmt::Debug {
         io: HopIo<'_, T>,
     );
 
+    /// As [`Hop::enqueue`], ahead of the packets waiting at `from` (a
+    /// local retransmission with priority). Hops without such a queue take
+    /// it as `enqueue`; the 802.11 hop puts it at the head of the MAC queue.
+    fn enqueue_first<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: Station,
+        to: Station,
+        packet: &Packet,
+        io: HopIo<'_, T>,
+    ) {
+        self.enqueue(now, from, to, packet, io);
+    }
+
     /// One of the hop's timers is due.
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>);
 
@@ -299,6 +313,19 @@ macro_rules! hop_kinds {
             ) {
                 match self {
                     $(AnyHop::$kind(h) => Hop::enqueue(h, now, from, to, packet, io),)*
+                }
+            }
+
+            fn enqueue_first<T: TimerSink>(
+                &mut self,
+                now: Time,
+                from: Station,
+                to: Station,
+                packet: &Packet,
+                io: HopIo<'_, T>,
+            ) {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::enqueue_first(h, now, from, to, packet, io),)*
                 }
             }
 

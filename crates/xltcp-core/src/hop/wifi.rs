@@ -14,7 +14,12 @@
 //!   from its receiver's stream
 //!   `wifi.<station>.fate`; a data frame is further lost by the loss
 //!   process of its direction (`[wireless.loss.down|up]`, stream
-//!   `wireless.<dir>.loss`). ACK, RTS and CTS frames go through the same.
+//!   `wireless.<dir>.loss`): one draw per transmission, or with
+//!   `loss_per = "packet"` one per data frame, the first time one of its
+//!   transmissions escapes collisions and blockages, kept for all its
+//!   retries (a packet the link drops whatever the MAC does). ACK, RTS and
+//!   CTS frames go through the same bit errors and are not in the loss
+//!   process.
 //!   One draw per frame: the stations overhearing it (for their NAV) get
 //!   the same outcome as its receiver;
 //! - every station that did not transmit during the frame gets it: intact
@@ -197,6 +202,9 @@ pub struct WifiHop {
     per_cache: BTreeMap<(Rate, Preamble, u32, u64), f64>,
     loss_down: LossProcess,
     loss_up: LossProcess,
+    /// With `loss_per = "packet"`: the loss process's draw for each data
+    /// frame in progress, by (sending station, frame id).
+    doomed: BTreeMap<(u16, u64), bool>,
     end: Time,
     /// Whether the engine captures (then [`HopOut::Air`] is emitted).
     capture: bool,
@@ -268,6 +276,7 @@ impl WifiHop {
             per_cache: BTreeMap::new(),
             loss_down: LossProcess::new(loss.0, stream(seed, "wireless.down.loss")),
             loss_up: LossProcess::new(loss.1, stream(seed, "wireless.up.loss")),
+            doomed: BTreeMap::new(),
             end,
             capture: false,
             dsa: spec
@@ -328,6 +337,20 @@ impl WifiHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        self.enqueue_at(now, (from, to), packet, false, q, out);
+    }
+
+    /// Hands `packet` to station `from`'s MAC (`ends` = (from, to)), at the
+    /// head of its queue if `first`.
+    fn enqueue_at(
+        &mut self,
+        now: Time,
+        (from, to): (usize, usize),
+        packet: Packet,
+        first: bool,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) {
         self.dir(from == 0).offered += 1;
         let s = &mut self.stations[from];
         let id = s.next_id;
@@ -342,7 +365,11 @@ impl WifiHop {
             dst: Addr(to as u16),
             psdu_bytes: data_psdu_bytes(packet.ip_len() as u32),
         };
-        s.dcf.enqueue(now, frame);
+        if first {
+            s.dcf.enqueue_first(now, frame);
+        } else {
+            s.dcf.enqueue(now, frame);
+        }
         let queued = s.dcf.queue_len() as u64;
         let d = self.dir(from == 0);
         d.max_queue = d.max_queue.max(queued);
@@ -617,7 +644,14 @@ impl WifiHop {
             } else {
                 &mut self.loss_up
             };
-            process.lose_next()
+            if self.spec.loss_per_packet {
+                *self
+                    .doomed
+                    .entry((t.from.0, t.frame))
+                    .or_insert_with(|| process.lose_next())
+            } else {
+                process.lose_next()
+            }
         };
         errored || dropped
     }
@@ -809,6 +843,7 @@ impl WifiHop {
                 tx_delay,
                 attempts,
             } => {
+                self.doomed.remove(&(i as u16, frame));
                 let packet = self.stations[i].take(frame).map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
@@ -839,6 +874,7 @@ impl WifiHop {
             UndeliveredReason::QueueFull => SignalReason::QueueFull,
             UndeliveredReason::FrameTooLong => SignalReason::FrameTooLong,
         };
+        self.doomed.remove(&(i as u16, frame));
         let held = self.stations[i].take(frame);
         let packet = held.as_ref().map(|h| h.packet);
         if let Some(h) = held {
@@ -990,6 +1026,17 @@ impl Hop for WifiHop {
     ) {
         self.capture = io.capture;
         WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
+    }
+
+    fn enqueue_first<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        p: &Packet,
+        io: HopIo<'_, T>,
+    ) {
+        self.enqueue_at(now, (from, to), *p, true, io.timers, io.out);
     }
 
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>) {

@@ -97,6 +97,9 @@ fn agent(a: &AgentSpec) -> Value {
                 "tx_window": c.tx_window,
             })
         }
+        AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
+        AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
+        AgentScheme::Snack => json!({ "scheme": "snack", "at": at }),
     }
 }
 

@@ -7,6 +7,13 @@
 //! at = "hosts"               # "bs", "hosts" (every wireless host) or a host's name
 //! max_freeze = "30s"         # the scheme's own keys
 //! ```
+//!
+//! Paper 000's schemes (`cr_aware`, `lr_bs`, `lr_sender`) need the
+//! 802.15.4 hop and `dsasync` the 802.11 hop; `snoop` (at the BS) runs on
+//! any hop; `c_snoop` (at the BS and/or at hosts: one entry each) needs a
+//! hop whose MAC reports each frame's delivery (`"wifi"`, `"lrwpan"`);
+//! `snack` (SNACK-S at the BS, SNACK-TCP at hosts) needs the flows' SACK
+//! option.
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
@@ -18,6 +25,9 @@ const SCHEMES: &[(&str, u8)] = &[
     ("lr_bs", 1),
     ("lr_sender", 2),
     ("dsasync", 3),
+    ("snoop", 4),
+    ("c_snoop", 5),
+    ("snack", 6),
 ];
 const SMOOTHINGS: &[(&str, Smoothing)] = &[
     ("cell", Smoothing::Cell),
@@ -49,9 +59,20 @@ pub(super) fn read_agents(
     agents
 }
 
+/// Where a scheme may run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runs {
+    /// At the base station only.
+    Bs,
+    /// At wireless hosts only.
+    Hosts,
+    /// At the base station or at wireless hosts.
+    Either,
+}
+
 fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -88,6 +109,9 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         }
         1 => AgentScheme::LrBs,
         3 => AgentScheme::DsaSync(read_dsasync(cx, t)),
+        4 => AgentScheme::Snoop,
+        5 => AgentScheme::CSnoop,
+        6 => AgentScheme::Snack,
         _ => {
             let mode = t.read(
                 cx,
@@ -99,14 +123,17 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             AgentScheme::LrSender { mode, buffer }
         }
     };
-    let (wants_bs, name) = match scheme {
-        AgentScheme::CrAware { .. } => (false, "cr_aware"),
-        AgentScheme::LrBs => (true, "lr_bs"),
-        AgentScheme::LrSender { .. } => (false, "lr_sender"),
-        AgentScheme::DsaSync(_) => (true, "dsasync"),
+    let (runs, name) = match scheme {
+        AgentScheme::CrAware { .. } => (Runs::Hosts, "cr_aware"),
+        AgentScheme::LrBs => (Runs::Bs, "lr_bs"),
+        AgentScheme::LrSender { .. } => (Runs::Hosts, "lr_sender"),
+        AgentScheme::DsaSync(_) => (Runs::Bs, "dsasync"),
+        AgentScheme::Snoop => (Runs::Bs, "snoop"),
+        AgentScheme::CSnoop => (Runs::Either, "c_snoop"),
+        AgentScheme::Snack => (Runs::Either, "snack"),
     };
-    if wants_bs != at_bs {
-        let (msg, allowed) = if wants_bs {
+    if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
+        let (msg, allowed) = if runs == Runs::Bs {
             (format!("{name} runs at the base station"), "at = \"bs\"")
         } else {
             (
@@ -117,14 +144,36 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         t.invalid(cx, "at", msg, allowed);
     }
     let wifi = matches!(hop, HopKind::Wifi(_));
-    if matches!(scheme, AgentScheme::DsaSync(_)) {
-        if !wifi {
+    match scheme {
+        AgentScheme::DsaSync(_) if !wifi => {
             let msg = "dsasync needs the 802.11 hop (its TFP and capacity signals)";
             t.invalid(cx, "scheme", msg, "[wireless] kind = \"wifi\"");
         }
-    } else if !matches!(hop, HopKind::Lrwpan(_)) {
-        let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
-        t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
+        AgentScheme::DsaSync(_) | AgentScheme::Snoop => {}
+        AgentScheme::CSnoop if matches!(hop, HopKind::P2p) => {
+            let msg = format!("{name} needs the MAC's delivery reports, which the p2p hop has not");
+            t.invalid(
+                cx,
+                "scheme",
+                msg,
+                "[wireless] kind = \"wifi\" or \"lrwpan\"",
+            );
+        }
+        AgentScheme::CSnoop => {}
+        AgentScheme::Snack => {
+            if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
+                let msg = format!(
+                    "snack reads the mobile host's SACK blocks, but flow {} has sack = false",
+                    f.name
+                );
+                t.invalid(cx, "scheme", msg, "[tcp] sack = true");
+            }
+        }
+        _ if !matches!(hop, HopKind::Lrwpan(_)) => {
+            let msg = format!("{name} needs the 802.15.4 hop (its PU detector and MAC)");
+            t.invalid(cx, "scheme", msg, "[wireless] kind = \"lrwpan\"");
+        }
+        _ => {}
     }
     Some(AgentSpec { scheme, at })
 }

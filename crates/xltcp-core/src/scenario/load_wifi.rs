@@ -12,6 +12,7 @@ use std::path::Path;
 const STANDARDS: &[(&str, Standard)] = &[("11a", Standard::A11), ("11b", Standard::B11)];
 const RATE_CONTROLS: &[(&str, bool)] = &[("fixed", false), ("arf", true)];
 const PREAMBLES: &[(&str, Preamble)] = &[("long", Preamble::Long), ("short", Preamble::Short)];
+const LOSS_UNITS: &[(&str, bool)] = &[("frame", false), ("packet", true)];
 const ERROR_MODELS: &[(&str, ErrorModel)] =
     &[("nist", ErrorModel::Nist), ("yans", ErrorModel::Yans)];
 
@@ -83,6 +84,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
     );
     spec.snr = read_snr(cx, t, base_dir).unwrap_or(spec.snr);
     spec.stations = read_stations(cx, t, base_dir);
+    spec.loss_per_packet = t.read(cx, "loss_per", false, rd::choice(LOSS_UNITS));
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
     e.finish(cx);
@@ -429,6 +431,10 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
             })
             .collect();
         v["station"] = json!(stations);
+    }
+    if w.loss_per_packet {
+        // Only when set, so that echoes of earlier scenarios are unchanged.
+        v["loss_per"] = json!("packet");
     }
     let mut energy = json!({
         "tx_w": w.power.tx_w,

@@ -38,4 +38,6 @@ mod tests;
 #[cfg(test)]
 mod tests_cr;
 #[cfg(test)]
+mod tests_snoop;
+#[cfg(test)]
 mod tests_wifi;

@@ -58,8 +58,9 @@ pub enum AgentPlace {
     Host(String),
 }
 
-/// The scheme of an `[[agent]]`. Paper 000's need `[wireless] kind =
-/// "lrwpan"`, DSASync `kind = "wifi"`.
+/// The scheme of an `[[agent]]`. Paper 000's (`cr_aware`, `lr_bs`,
+/// `lr_sender`) need `[wireless] kind = "lrwpan"`, DSASync `kind = "wifi"`;
+/// paper 002's say what they need below.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentScheme {
     /// `"cr_aware"` (at hosts): CR-aware TCP; `max_freeze` (default "30s"),
@@ -88,6 +89,17 @@ pub enum AgentScheme {
     /// `b_high`, `alpha_min`, `window`, `efficiency`, `smoothing` ("cell",
     /// "node", "off"), `tx_window` (see `schemes::dsasync`).
     DsaSync(crate::schemes::dsasync::DsaSyncConfig),
+    /// `"snoop"` (at "bs"): Snoop's cache and local retransmission of
+    /// downlink data (any hop).
+    Snoop,
+    /// `"c_snoop"` (at "bs" for downlink data, at hosts for the uplink
+    /// data they send): C-Snoop's cache, driven by the MAC's delivery
+    /// reports (`[wireless] kind = "wifi"` or `"lrwpan"`).
+    CSnoop,
+    /// `"snack"` (SNACK-S at "bs", SNACK-TCP at hosts; a reconstruction,
+    /// see `schemes::snack`): several holes repaired per report; needs
+    /// `[tcp] sack = true` (the MH's SACK blocks are its downlink report).
+    Snack,
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models
@@ -384,6 +396,12 @@ pub struct WifiSpec {
     pub power: crate::radio::wifi::PowerProfile,
     /// `[wireless.energy] battery_j`: each station's battery (default none).
     pub battery_j: Option<f64>,
+    /// `loss_per`: what the loss process of `[wireless.loss.*]` draws for:
+    /// "frame" (default: every transmission of a data frame, so the MAC's
+    /// retries repair it) or "packet" (one draw per data frame, kept by all
+    /// its retries: a lost packet is lost however often the MAC tries, and
+    /// ends `undelivered`; collisions and bit errors are still retried).
+    pub loss_per_packet: bool,
     /// `[wireless.energy] on_empty`: "report" (default: the radio goes on,
     /// the summary says when the battery ran out) or "off" (the radio
     /// stops: it neither sends nor receives again).
@@ -460,6 +478,7 @@ impl WifiSpec {
             dsa: None,
             power: crate::radio::wifi::PowerProfile::default(),
             battery_j: None,
+            loss_per_packet: false,
             battery_off: false,
         }
     }

@@ -267,7 +267,7 @@ at = "bs"
     for needle in [
         "agent.0.at: lr_bs runs at the base station",
         "agent.1.at: cr_aware runs at wireless hosts",
-        "agent.2.scheme: expected one of \"cr_aware\", \"lr_bs\", \"lr_sender\"",
+        "agent.2.scheme: expected one of \"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\"",
         "agent.3.at: no wireless host is called \"nobody\"",
         "agent.3.mode: expected one of \"phy\", \"tcp\"",
         "agent.4.scheme: missing",

@@ -71,6 +71,7 @@ fn every_wifi_key_is_read_and_echoed() {
             "wireless.energy.battery_j=100",
             "wireless.loss.down.model=\"iid\"",
             "wireless.loss.down.p=0.01",
+            "wireless.loss_per=\"packet\"",
         ],
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -95,6 +96,7 @@ fn every_wifi_key_is_read_and_echoed() {
                 sleep_w: 0.05,
             },
             battery_j: Some(100.0),
+            loss_per_packet: true,
             battery_off: false,
         }
     );

@@ -83,6 +83,10 @@ pub enum Via {
     /// Onto the wireless hop: from the BS toward the packet's host, from a
     /// host toward the BS.
     Air,
+    /// As `Air`, ahead of the packets waiting in the node's interface
+    /// queue (on hops that have one: the 802.11 MAC queue; elsewhere as
+    /// `Air`).
+    AirFirst,
     /// Onto the wired side: from the BS toward the packet's wired host,
     /// from a wired host toward the BS.
     Wire,

@@ -134,6 +134,23 @@ impl GapMonitor {
         self.cum
     }
 
+    /// Every hole below the highest data seen, lowest first: from the
+    /// cumulative point to the first range held above it, and between
+    /// consecutive ranges.
+    pub fn holes(&self) -> Vec<(SeqNum, SeqNum)> {
+        let Some(mut at) = self.cum else {
+            return Vec::new();
+        };
+        let mut holes = Vec::with_capacity(self.ranges.len());
+        for &(l, r) in &self.ranges {
+            if l > at {
+                holes.push((at, l));
+            }
+            at = at.max(r);
+        }
+        holes
+    }
+
     /// A segment from the sender arrived at the BS over the air; returns a
     /// report if it opened a new hole.
     pub fn on_data(&mut self, seg: &Segment) -> Option<LrReport> {

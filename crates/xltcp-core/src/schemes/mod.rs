@@ -10,6 +10,13 @@
 //!   TCP (TCP-LR).
 //! - [`dsasync`]: DSASync (paper 001): BS buffering, zero-window flow
 //!   control and uplink pacing across the TFPs of a DSA cell.
+//! - [`c_snoop`]: C-Snoop at the BS and the MH (paper 002), driven by the
+//!   MAC's delivery reports.
+//! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
+//!   documented reconstruction.
+//! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
+//! - [`cache`]: what the caching schemes share (connection keys, the
+//!   local round-trip time, their counters).
 //!
 //! # Adding a scheme
 //!
@@ -18,15 +25,25 @@
 //! place it on its nodes in [`build`] (from its scenario keys).
 
 pub mod agent;
+pub mod c_snoop;
+pub mod cache;
+#[cfg(test)]
+mod cache_proptests;
 pub mod cr_aware;
 pub mod dsasync;
 pub mod local_recovery;
+pub mod snack;
+pub mod snoop;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
+pub use c_snoop::CSnoop;
+pub use cache::{CacheStats, Retransmits};
 pub use cr_aware::{CrAction, CrAware, CrAwareConfig, CrAwareStats, FreezeCause};
 pub use local_recovery::{
     GapMonitor, LrAction, LrAgent, LrBs, LrMode, LrReport, LrSender, LrStats, ReportTo,
 };
+pub use snack::{SnackBs, SnackStats, SnackTcp};
+pub use snoop::Snoop;
 
 use crate::scenario::{AgentPlace, AgentScheme, Direction, LocalRecoverySpec, Scenario};
 use serde::Serialize;
@@ -44,6 +61,12 @@ pub enum AgentStats {
     LocalRecovery(LrStats),
     /// `"dsasync"`.
     DsaSync(dsasync::DsaSyncStats),
+    /// `"snoop"`.
+    Snoop(CacheStats),
+    /// `"c_snoop"`.
+    CSnoop(CacheStats),
+    /// `"snack"`.
+    Snack(SnackStats),
 }
 
 impl AgentStats {
@@ -53,6 +76,9 @@ impl AgentStats {
             AgentStats::CrAware(_) => "cr_aware",
             AgentStats::LocalRecovery(_) => "local_recovery",
             AgentStats::DsaSync(_) => "dsasync",
+            AgentStats::Snoop(_) => "snoop",
+            AgentStats::CSnoop(_) => "c_snoop",
+            AgentStats::Snack(_) => "snack",
         }
     }
 
@@ -62,6 +88,9 @@ impl AgentStats {
             AgentStats::CrAware(_) => 0,
             AgentStats::LocalRecovery(_) => 1,
             AgentStats::DsaSync(_) => 2,
+            AgentStats::Snoop(_) => 3,
+            AgentStats::CSnoop(_) => 4,
+            AgentStats::Snack(_) => 5,
         }
     }
 
@@ -71,6 +100,9 @@ impl AgentStats {
             (AgentStats::CrAware(a), AgentStats::CrAware(b)) => *a += *b,
             (AgentStats::LocalRecovery(a), AgentStats::LocalRecovery(b)) => *a += *b,
             (AgentStats::DsaSync(a), AgentStats::DsaSync(b)) => *a += *b,
+            (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
+            (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
+            (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
             _ => {}
         }
     }
@@ -197,6 +229,23 @@ fn place(
             for i in (0..flows.len()).filter(|&i| up(i) && named(host_of[i])) {
                 let lr = LrSender::new(i as u32, mode, buffer as usize);
                 agents.push((Node::Host(host_of[i]), Box::new(lr)));
+            }
+        }
+        AgentScheme::Snoop => agents.push((Node::Bs, Box::new(Snoop::new()))),
+        AgentScheme::CSnoop if *at == AgentPlace::Bs => {
+            agents.push((Node::Bs, Box::new(CSnoop::at_bs())));
+        }
+        AgentScheme::CSnoop => {
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((Node::Host(h), Box::new(CSnoop::at_host())));
+            }
+        }
+        AgentScheme::Snack if *at == AgentPlace::Bs => {
+            agents.push((Node::Bs, Box::new(SnackBs::new())));
+        }
+        AgentScheme::Snack => {
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((Node::Host(h), Box::new(SnackTcp::new())));
             }
         }
     }

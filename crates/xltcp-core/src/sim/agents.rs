@@ -1,5 +1,6 @@
 //! The world's bookkeeping of agents: each agent's slot (its node and its
-//! armed deadline) and the counters of the signal bus.
+//! armed deadline), the counters of the signal bus and of the agents'
+//! local retransmissions at their receivers.
 
 use crate::schemes::{Agent, Node};
 use crate::time::Time;
@@ -57,4 +58,17 @@ impl SignalStats {
     pub fn count_delivered(&mut self, name: &'static str) {
         *self.delivered.entry(name).or_insert(0) += 1;
     }
+}
+
+/// Agents' local retransmissions (data copies marked forged) as the
+/// receiving endpoint found them: `summary.json` `"local_retransmissions"`,
+/// present once one reached an endpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LocalRxmitStats {
+    /// Handed to the receiving endpoint.
+    pub delivered: u64,
+    /// Of those, segments whose every byte the endpoint had already
+    /// received (below its RCV.NXT or in one out-of-order range): a local
+    /// retransmission that was not needed.
+    pub unnecessary: u64,
 }

@@ -25,7 +25,7 @@
 //! does not forgive. Collisions between the two stations are not in the
 //! formula either: a lossless, PU-free uplink reaches about 88 % of it.
 
-use super::agents::SignalStats;
+use super::agents::{LocalRxmitStats, SignalStats};
 use super::emu_section::EmuDetails;
 use super::oracle;
 use super::world::{Accounting, World};
@@ -142,6 +142,10 @@ pub struct Summary {
     /// `"local_recovery"`, ...), each summed over the nodes.
     #[serde(flatten)]
     pub agents: Sections<AgentStats>,
+    /// Agents' local retransmissions (Snoop, C-Snoop, SNACK) as their
+    /// receivers found them: present once one reached its receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_retransmissions: Option<LocalRxmitStats>,
     /// The emulator's own results; absent from the simulator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emu: Option<EmuDetails>,
@@ -257,6 +261,7 @@ impl World {
             hop_sections: Sections(self.hop.section().into_iter().collect()),
             signals: self.hop.publishes_signals().then(|| self.signals.clone()),
             agents: self.agent_sections(),
+            local_retransmissions: (self.local_rxmits.delivered > 0).then_some(self.local_rxmits),
             emu: None,
             output: self.output.cut(self.scenario.output.budget()),
         }

@@ -9,7 +9,7 @@
 //! scheme. `docs/architecture.md` follows one data segment and its ACK
 //! through it.
 
-use super::agents::{AgentSlot, SignalStats};
+use super::agents::{AgentSlot, LocalRxmitStats, SignalStats};
 use super::engine::EventQueue;
 use super::flow::{Flow, Side};
 use super::output::Output;
@@ -131,6 +131,8 @@ pub struct World {
     observer_events: u64,
     /// Counters of the signal bus.
     pub(super) signals: SignalStats,
+    /// Agents' local retransmissions as their receivers found them.
+    pub(super) local_rxmits: LocalRxmitStats,
     /// Trace of the signals delivered to agents (with an output folder).
     pub signal_log: Option<SignalLog>,
     /// The most records `signal_log` keeps (the rest are counted in the
@@ -215,6 +217,7 @@ impl World {
             scenario,
             observer_events: 0,
             signals: SignalStats::default(),
+            local_rxmits: LocalRxmitStats::default(),
             signal_log: None,
             signal_log_max: usize::MAX,
         };
@@ -357,6 +360,11 @@ impl World {
         self.drive_hop(now, |hop, now, io| hop.enqueue(now, from, to, p, io));
     }
 
+    /// As `hop_send`, ahead of the packets waiting at `from`.
+    fn hop_send_first(&mut self, now: Time, from: Station, to: Station, p: &Packet) {
+        self.drive_hop(now, |hop, now, io| hop.enqueue_first(now, from, to, p, io));
+    }
+
     /// Calls into the hop with its timers and an output buffer, then acts
     /// on the outputs in order.
     #[inline]
@@ -446,7 +454,16 @@ impl World {
         let v = self.tap(now, node, Tap::HostIn, &mut p);
         if v == Verdict::Pass {
             self.accounting.delivered += 1;
-            self.flows[flow].ep[side as usize].handle_segment(now, &p.tcp);
+            let ep = &mut self.flows[flow].ep[side as usize];
+            if p.meta.forged && p.tcp.payload_len > 0 {
+                // An agent's local retransmission: was it needed?
+                self.local_rxmits.delivered += 1;
+                let end = p.tcp.seq + p.tcp.payload_len;
+                if ep.holds(p.tcp.seq, end) {
+                    self.local_rxmits.unnecessary += 1;
+                }
+            }
+            ep.handle_segment(now, &p.tcp);
         }
         self.settle(v);
         self.drain(now, node);
@@ -537,16 +554,22 @@ impl World {
     }
 
     /// A packet leaves `node` (an endpoint or an agent there): a host has
-    /// one way out (`via` is ignored); the BS sends onto the air toward the
-    /// packet's wireless host or onto the wire toward its wired host.
+    /// one way out (`via` only says whether ahead of its queue); the BS
+    /// sends onto the air toward the packet's wireless host (`AirFirst`:
+    /// ahead of its queue) or onto the wire toward its wired host.
     fn send_from(&mut self, now: Time, node: Node, via: Via, p: &Packet) {
         let flow = p.meta.flow as usize;
         match (node, via) {
             (Node::Wired(_), _) => self.send_wired(now, 2 * flow, *p),
+            (Node::Host(h), Via::AirFirst) => self.hop_send_first(now, h as usize + 1, BS, p),
             (Node::Host(h), _) => self.hop_send(now, h as usize + 1, BS, p),
             (Node::Bs, Via::Air) => {
                 let to = self.topology.station_of_flow(flow);
                 self.hop_send(now, BS, to, p);
+            }
+            (Node::Bs, Via::AirFirst) => {
+                let to = self.topology.station_of_flow(flow);
+                self.hop_send_first(now, BS, to, p);
             }
             (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, *p),
         }

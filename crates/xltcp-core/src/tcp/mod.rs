@@ -599,6 +599,11 @@ impl Endpoint {
     pub fn rcv_nxt(&self) -> SeqNum {
         self.rcv_nxt
     }
+    /// Whether every byte of `[left, right)` has been received already
+    /// (below RCV.NXT or in one out-of-order range).
+    pub fn holds(&self, left: SeqNum, right: SeqNum) -> bool {
+        right <= self.rcv_nxt || self.ooo.iter().any(|&(l, r)| l <= left && right <= r)
+    }
     /// Payload bytes per full segment, as negotiated.
     pub fn smss(&self) -> u32 {
         self.smss

@@ -194,3 +194,84 @@ fn a_blockage_destroys_the_frame_on_the_air_and_defers_the_retry() {
         .unwrap();
     assert!(arrived_at > off, "the retry waits for the channel");
 }
+
+/// Sends 200 frames down through an i.i.d. loss of 1/2 per draw; returns
+/// (frames arrived, arrived after a retry, undelivered).
+fn half_lost(per_packet: bool) -> (usize, usize, usize) {
+    let spec = WifiSpec {
+        rate: Rate::Ofdm24,
+        loss_per_packet: per_packet,
+        ..WifiSpec::new(Standard::A11)
+    };
+    let half = LossSpec::Iid { p: 0.5 };
+    let end = Time::ZERO + Dur::from_secs(10);
+    let queue = QueueLimit::Packets(300);
+    let mut h = WifiHop::new(&spec, queue, (&half, &half), &["h"], end, 7);
+    let mut q = EventQueue::default();
+    let mut out = Vec::new();
+    for uid in 0..200 {
+        h.enqueue(Time::ZERO, 0, 1, packet(uid), &mut q, &mut out);
+    }
+    let outs = drive(&mut h, &mut q, end);
+    let arrived = outs
+        .iter()
+        .filter(|(_, o)| matches!(o, HopOut::Arrived { .. }))
+        .count();
+    let retried = outs
+        .iter()
+        .filter(|(_, o)| {
+            matches!(o, HopOut::Signal { delays: Some(d), signal: Signal::Delivered { .. }, .. } if d.attempts > 1)
+        })
+        .count();
+    let undelivered = outs
+        .iter()
+        .filter(|(_, o)| {
+            matches!(
+                o,
+                HopOut::Signal {
+                    signal: Signal::Undelivered { .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    (arrived, retried, undelivered)
+}
+
+#[test]
+fn loss_per_packet_keeps_one_draw_for_all_the_retries() {
+    // Per frame: the MAC's retries repair nearly every loss.
+    let (arrived, retried, undelivered) = half_lost(false);
+    assert!(arrived >= 198 && retried > 50, "{arrived} {retried}");
+    assert_eq!(arrived + undelivered, 200);
+    // Per packet: a packet arrives at its first try or never.
+    let (arrived, retried, undelivered) = half_lost(true);
+    assert_eq!(retried, 0);
+    assert_eq!(arrived + undelivered, 200);
+    assert!((70..130).contains(&arrived), "{arrived}");
+}
+
+#[test]
+fn a_frame_enqueued_first_goes_next_after_the_one_in_progress() {
+    let mut h = hop(40.0);
+    let mut q = EventQueue::default();
+    let mut out = Vec::new();
+    for uid in 0..3 {
+        h.enqueue(Time::ZERO, 0, 1, packet(uid), &mut q, &mut out);
+    }
+    let io = HopIo {
+        timers: &mut q,
+        out: &mut out,
+        capture: false,
+    };
+    Hop::enqueue_first(&mut h, Time::ZERO, 0, 1, &packet(9), io);
+    let outs = drive(&mut h, &mut q, Time::ZERO + Dur::from_secs(1));
+    let order: Vec<u64> = outs
+        .iter()
+        .filter_map(|(_, o)| match o {
+            HopOut::Arrived { packet, .. } => Some(packet.meta.uid),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, vec![0, 9, 1, 2]);
+}

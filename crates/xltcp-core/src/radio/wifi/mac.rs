@@ -213,6 +213,16 @@ impl Dcf {
     /// Hands an MSDU to the MAC. A PSDU over 4095 bytes or a frame arriving
     /// at a full queue is refused at once with an `Undelivered` event.
     pub fn enqueue(&mut self, now: Time, frame: Frame) {
+        self.enqueue_at(now, frame, false);
+    }
+
+    /// As [`Dcf::enqueue`], but at the head of the queue (next after the
+    /// frame in progress): a frame with priority over those waiting.
+    pub fn enqueue_first(&mut self, now: Time, frame: Frame) {
+        self.enqueue_at(now, frame, true);
+    }
+
+    fn enqueue_at(&mut self, now: Time, frame: Frame, first: bool) {
         let now = self.advance(now);
         if frame.psdu_bytes > MAX_PSDU_BYTES {
             self.stats.too_long_drops += 1;
@@ -225,7 +235,11 @@ impl Dcf {
             return;
         }
         self.stats.enqueued += 1;
-        self.queue.push_back((frame, now));
+        if first {
+            self.queue.push_front((frame, now));
+        } else {
+            self.queue.push_back((frame, now));
+        }
         self.start_next(now);
         self.advance(now);
     }

@@ -1,0 +1,156 @@
+//! Loader tests of the caching schemes' `[[agent]]` entries (`snoop`,
+//! `c_snoop`, `snack`).
+
+use std::path::Path;
+
+use super::*;
+
+const WIFI: &str = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+
+[wireless]
+kind = "wifi"
+standard = "11b"
+
+[[flow]]
+name = "mh"
+direction = "down"
+"#;
+
+const P2P: &str = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+
+[wireless]
+rate = "10Mbps"
+delay = "1ms"
+
+[[flow]]
+name = "mh"
+"#;
+
+fn load(base: &str, agents: &str) -> Result<Scenario, ScenarioError> {
+    load_str(&format!("{base}\n{agents}"), "t.toml", Path::new("."), &[])
+}
+
+fn errors(base: &str, agents: &str) -> String {
+    match load(base, agents) {
+        Ok(_) => panic!("expected errors"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn snoop_runs_at_the_bs_on_any_hop_and_echoes_back() {
+    for base in [WIFI, P2P] {
+        let s = load(base, "[[agent]]\nscheme = \"snoop\"\nat = \"bs\"\n").unwrap();
+        assert_eq!(
+            s.agents,
+            vec![AgentSpec {
+                scheme: AgentScheme::Snoop,
+                at: AgentPlace::Bs
+            }]
+        );
+        let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+        assert_eq!(again, s);
+    }
+}
+
+#[test]
+fn snoop_elsewhere_is_an_error() {
+    for at in ["", "at = \"hosts\"\n", "at = \"mh\"\n"] {
+        let e = errors(WIFI, &format!("[[agent]]\nscheme = \"snoop\"\n{at}"));
+        assert!(
+            e.contains("agent.0.at: snoop runs at the base station") && e.contains("at = \"bs\""),
+            "{at}: {e}"
+        );
+    }
+    let e = errors(
+        WIFI,
+        "[[agent]]\nscheme = \"snoop\"\nat = \"bs\"\nsize = 5\n",
+    );
+    assert!(e.contains("agent.0.size"), "{e}");
+}
+
+#[test]
+fn c_snoop_runs_at_the_bs_and_hosts_of_a_reporting_hop() {
+    let text = "[[agent]]\nscheme = \"c_snoop\"\nat = \"bs\"\n\n[[agent]]\nscheme = \"c_snoop\"\nat = \"mh\"\n";
+    let s = load(WIFI, text).unwrap();
+    let at: Vec<_> = s.agents.iter().map(|a| (&a.scheme, &a.at)).collect();
+    assert_eq!(
+        at,
+        vec![
+            (&AgentScheme::CSnoop, &AgentPlace::Bs),
+            (&AgentScheme::CSnoop, &AgentPlace::Host("mh".into()))
+        ]
+    );
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let e = errors(P2P, "[[agent]]\nscheme = \"c_snoop\"\n");
+    assert!(
+        e.contains("agent.0.scheme: c_snoop needs the MAC's delivery reports")
+            && e.contains("[wireless] kind = \"wifi\" or \"lrwpan\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn snack_runs_at_both_ends_and_needs_sack() {
+    let text = "[[agent]]\nscheme = \"snack\"\nat = \"bs\"\n\n[[agent]]\nscheme = \"snack\"\n";
+    let s = load(P2P, text).unwrap();
+    assert_eq!(s.agents[0].scheme, AgentScheme::Snack);
+    assert_eq!(s.agents[1].at, AgentPlace::Hosts);
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let e = errors(&format!("[tcp]\nsack = false\n{P2P}"), text);
+    assert!(
+        e.contains("agent.0.scheme: snack reads the mobile host's SACK blocks, but flow mh has sack = false")
+            && e.contains("[tcp] sack = true"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_and_direction() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/kim-chung");
+    let tcp_down = load_file(&dir.join("tcp-down.toml"), &[]).unwrap();
+    for d in ["down", "up"] {
+        for v in ["tcp", "snoop", "snack", "c-snoop"] {
+            let name = format!("{v}-{d}");
+            let mut s = load_file(&dir.join(format!("{name}.toml")), &[]).unwrap();
+            let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+            assert_eq!(again, s, "{name}");
+            assert_eq!(s.sim.duration, crate::time::Dur::from_secs(100), "{name}");
+            let HopKind::Wifi(w) = &s.wireless.kind else {
+                panic!("{name}: not wifi");
+            };
+            assert_eq!(
+                (w.power.tx_w, w.power.rx_w, w.battery_j),
+                (0.6, 0.3, Some(100.0))
+            );
+            assert_eq!((w.retry_short, w.power.idle_w), (7, 0.0), "{name}");
+            assert!(w.loss_per_packet, "{name}");
+            let burst = LossSpec::Gilbert {
+                mean_loss: 0.05,
+                mean_burst: 3.0,
+            };
+            let lossy = if d == "down" {
+                &s.wireless.loss_down
+            } else {
+                &s.wireless.loss_up
+            };
+            assert_eq!(*lossy, burst, "{name}");
+            // Apart from the agents, the direction and its loss: the same.
+            s.agents.clear();
+            s.name = tcp_down.name.clone();
+            s.flows[0].direction = Direction::Down;
+            s.wireless.loss_down = burst.clone();
+            s.wireless.loss_up = LossSpec::None;
+            assert_eq!(s, tcp_down, "{name}");
+        }
+    }
+}
