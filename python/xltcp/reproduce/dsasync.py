@@ -34,7 +34,9 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
-from xltcp.stats import mean_ci
+from xltcp.reproduce.common import ci as _ci
+from xltcp.reproduce.common import pool as _pool
+from xltcp.reproduce.common import text as _text
 
 #: (name, preset stem without the direction, extra overrides, label).
 CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
@@ -79,27 +81,6 @@ def _metrics(summary: dict) -> dict:
         "retx_bps": flow["retransmissions"] * mss * 8 / dur,
         "rto_count": float(flow["rto_count"]),
     }
-
-
-def _ci(values: Sequence[float]) -> tuple[float, float]:
-    return mean_ci(list(values), 0.95)
-
-
-def _text(values: Sequence[float], scale: float, fmt: str) -> str:
-    mean, half = _ci(values)
-    if math.isnan(half):
-        return fmt.format(mean / scale)
-    return f"{fmt.format(mean / scale)} ± {fmt.format(half / scale)}"
-
-
-def _pool(jobs: int | None):
-    """A thread pool of ``jobs`` workers (default: the usable cores); runs
-    release the GIL, and each writes its own folder."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return ThreadPoolExecutor(max_workers=jobs or cores or 1)
 
 
 def run_all(
