@@ -118,8 +118,8 @@ def run_grid(
 def _ratio(results, a: str, b: str, direction: str, loss: float = 0.05) -> float:
     """Ratio of the mean throughputs (a seed where one variant collapses
     would dominate a mean of per-seed ratios)."""
-    x = ci([r["goodput_bps"] for r in results[(a, direction, loss)]])[0]
-    y = ci([r["goodput_bps"] for r in results[(b, direction, loss)]])[0]
+    x = _mean(results, (a, direction, loss), "goodput_bps")
+    y = _mean(results, (b, direction, loss), "goodput_bps")
     return x / y if y > 0 else math.inf
 
 
@@ -128,8 +128,8 @@ def _mean(results, key: tuple, metric: str) -> float:
 
 
 def _eff_gain(results, a: str, b: str, direction: str) -> float:
-    x = ci([r["efficiency_bpj"] for r in results[(a, direction, 0.05)]])[0]
-    y = ci([r["efficiency_bpj"] for r in results[(b, direction, 0.05)]])[0]
+    x = _mean(results, (a, direction, 0.05), "efficiency_bpj")
+    y = _mean(results, (b, direction, 0.05), "efficiency_bpj")
     return x / y - 1
 
 
@@ -149,8 +149,8 @@ def checks(results, sweeps: bool) -> list[tuple[str, bool, str]]:
                 ", ".join(f"{g:+.0%}" for g in gains),
             )
         )
-        unn = ci([r["unnecessary"] for r in results[("c-snoop", d, 0.05)]])[0]
-        loc = ci([r["local_delivered"] for r in results[("c-snoop", d, 0.05)]])[0]
+        unn = _mean(results, ("c-snoop", d, 0.05), "unnecessary")
+        loc = _mean(results, ("c-snoop", d, 0.05), "local_delivered")
         out.append(
             (
                 f"{d}: C-Snoop's unnecessary local retransmissions near zero (< 1 %)",

@@ -519,7 +519,6 @@ impl WifiHop {
         }
         self.note_frozen(now);
         self.update_channel(now, q, out);
-        self.drain(now, 0, q, out);
     }
 
     /// A TFP begins: the frames on the air to or from `station` (every

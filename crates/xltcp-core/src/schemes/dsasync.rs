@@ -518,6 +518,27 @@ impl DsaSync {
         }
     }
 
+    /// A TFP of `cause` begins (`start`) or ends, for host `node` or (none)
+    /// the whole cell; hosts out of every TFP get their buffered packets.
+    fn tfp(&mut self, now: Time, start: bool, cause: TfpCause, node: Option<u32>) {
+        let was: Vec<bool> = (0..self.node.len()).map(|h| self.frozen(h)).collect();
+        match node {
+            Some(h) => {
+                if let Some(n) = self.node.get_mut(h as usize) {
+                    *n = start;
+                }
+            }
+            None if start => {
+                self.cell.insert(cause);
+            }
+            None => {
+                self.cell.remove(&cause);
+            }
+        }
+        self.note(now, was);
+        self.release();
+    }
+
     /// Algorithm 5: a channel switch to `bps`.
     fn capacity(&mut self, now: Time, bps: u64) {
         let limit = self.cfg.efficiency * bps as f64;
@@ -573,46 +594,19 @@ impl Agent for DsaSync {
     }
 
     fn on_signal(&mut self, now: Time, s: &NodeSignal) -> bool {
-        let was: Vec<bool> = (0..self.node.len()).map(|h| self.frozen(h)).collect();
         match s.signal {
-            Signal::TfpStart { cause, node } => match node {
-                Some(h) => {
-                    if let Some(n) = self.node.get_mut(h as usize) {
-                        *n = true;
-                    }
-                }
-                None => {
-                    self.cell.insert(cause);
-                }
-            },
-            Signal::TfpEnd { cause, node } => match node {
-                Some(h) => {
-                    if let Some(n) = self.node.get_mut(h as usize) {
-                        *n = false;
-                    }
-                }
-                None => {
-                    self.cell.remove(&cause);
-                }
-            },
-            Signal::Capacity { bps } => {
-                self.capacity(now, bps);
-                return true;
-            }
+            Signal::TfpStart { cause, node } => self.tfp(now, true, cause, node),
+            Signal::TfpEnd { cause, node } => self.tfp(now, false, cause, node),
+            Signal::Capacity { bps } => self.capacity(now, bps),
             Signal::Delivered { .. } | Signal::Undelivered { .. } => {
-                let Some(p) = s.packet else {
-                    return false;
-                };
-                if !self.in_mac.remove(&p.meta.uid) {
+                // One of the packets this agent let into the MAC left it.
+                if !s.packet.is_some_and(|p| self.in_mac.remove(&p.meta.uid)) {
                     return false;
                 }
                 self.release();
-                return true;
             }
             _ => return false,
         }
-        self.note(now, was);
-        self.release();
         true
     }
 

@@ -24,7 +24,8 @@ pub struct Output {
     air: Option<(PcapWriter<BufWriter<File>>, usize, Vec<u8>)>,
     sample_interval_s: f64,
     error: Option<io::Error>,
-    /// Bytes the traces may still take.
+    /// The run's trace budget (`[output] max_bytes`) and what is left of it.
+    max_bytes: u64,
     budget: u64,
     /// Where the budget ran out, if it did.
     cut: Option<OutputCut>,
@@ -55,6 +56,7 @@ impl Output {
             air: None,
             sample_interval_s: 0.1,
             error: None,
+            max_bytes: u64::MAX,
             budget: u64::MAX,
             cut: None,
             row: String::new(),
@@ -63,6 +65,7 @@ impl Output {
 
     /// Limits the traces to `max_bytes` from now on.
     pub fn limit(&mut self, max_bytes: u64) {
+        self.max_bytes = max_bytes;
         self.budget = max_bytes;
         self.cut = None;
     }
@@ -75,29 +78,28 @@ impl Output {
             self.budget -= bytes;
             return true;
         }
-        let max = self.budget;
-        let cut = self.cut.get_or_insert(OutputCut {
-            max_bytes: max,
+        self.cut_at(t).records_not_written += 1;
+        false
+    }
+
+    /// The cut, begun at `t` if it is the first record left out.
+    fn cut_at(&mut self, t: Time) -> &mut OutputCut {
+        let max_bytes = self.max_bytes;
+        self.cut.get_or_insert(OutputCut {
+            max_bytes,
             cut_at_s: t.as_secs_f64(),
             ..OutputCut::default()
-        });
-        cut.records_not_written += 1;
-        false
+        })
     }
 
     /// Counts `n` signals not logged (the signal log is full).
     pub fn signals_not_logged(&mut self, t: Time, n: u64) {
-        let cut = self.cut.get_or_insert(OutputCut {
-            cut_at_s: t.as_secs_f64(),
-            ..OutputCut::default()
-        });
-        cut.signals_not_logged += n;
+        self.cut_at(t).signals_not_logged += n;
     }
 
-    /// Where the traces stopped, if they did; `max_bytes` is the run's
-    /// budget.
-    pub fn cut(&self, max_bytes: u64) -> Option<OutputCut> {
-        self.cut.map(|c| OutputCut { max_bytes, ..c })
+    /// Where the traces stopped, if they did.
+    pub fn cut(&self) -> Option<OutputCut> {
+        self.cut
     }
 
     /// Opens `dir/timeseries/<flow>.csv` per flow (when `timeseries`) and,

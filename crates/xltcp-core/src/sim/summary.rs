@@ -263,7 +263,7 @@ impl World {
             agents: self.agent_sections(),
             local_retransmissions: (self.local_rxmits.delivered > 0).then_some(self.local_rxmits),
             emu: None,
-            output: self.output.cut(self.scenario.output.budget()),
+            output: self.output.cut(),
         }
     }
 

@@ -216,8 +216,9 @@ fn yans_spectrum(m: Modulation, code: CodeRate) -> (u32, f64, f64) {
 
 // ---- DSSS / CCK (SPECS §6.3) -----------------------------------------------
 
-/// BER of an 11b rate at linear `snr` (Eb/N0 = snr · 22 MHz / bit rate is
-/// folded into the constants).
+/// BER of a DSSS rate (1, 2 Mb/s) at linear `snr` (Eb/N0 = snr · 22 MHz /
+/// bit rate is folded into the constants); CCK goes through
+/// [`cck_symbol_success`].
 fn dsss_ber(rate: Rate, snr: f64) -> f64 {
     match rate {
         // DBPSK: Eb/N0 = 22·snr, BER = ½·exp(−Eb/N0).
