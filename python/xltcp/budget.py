@@ -135,11 +135,17 @@ def estimate_run(echo: dict) -> Estimate:
         snaplen = int(output.get("pcap_snaplen") or 0)
         if snaplen:
             per_packet = min(per_packet, 16 + snaplen)
-        wireless = rate_bps(echo.get("wireless", {}).get("rate")) or 1e9
+        hops = echo.get("wireless", {})
+        hops = [h for h in (hops if isinstance(hops, list) else [hops]) if isinstance(h, dict)]
+        rates = [rate_bps(h.get("rate")) or 1e9 for h in hops] or [1e9]
+        wireless = max(rates)
         wired = rate_bps(echo.get("wired", {}).get("rate")) or wireless
-        # The wireless hop, and each flow's wired link at its bottleneck;
-        # an 802.11 hop adds the air capture (data, MAC ACK, RTS, CTS).
-        links = wireless * (3 if echo.get("wireless", {}).get("kind") == "wifi" else 1)
+        # The wireless hops (an interface choice may use any), and each
+        # flow's wired link at its bottleneck; an 802.11 hop adds the air
+        # capture (data, MAC ACK, RTS, CTS).
+        links = sum(
+            r * (3 if h.get("kind") == "wifi" else 1) for r, h in zip(rates, hops)
+        ) or wireless
         links += len(flows) * min(wired, wireless)
         packets = 2 * links / (8 * (mss + 40)) * duration
         pcap = int(packets * per_packet)

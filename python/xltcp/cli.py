@@ -659,6 +659,10 @@ def describe(echo: dict) -> List[str]:
     hop = echo.get("wireless", {})
     if isinstance(hop, dict) and hop:
         lines.append("wireless hop: " + _describe_hop(hop))
+    elif isinstance(hop, list):
+        for entry in hop:
+            if isinstance(entry, dict):
+                lines.append(f"wireless hop {entry.get('name')}: " + _describe_hop(entry))
     schemes = echo.get("schemes", {})
     if isinstance(schemes, dict) and schemes:
         lines.append("schemes: " + ", ".join(f"{k}={v}" for k, v in schemes.items()))

@@ -39,6 +39,13 @@ pub fn stream(seed: u64, name: &str) -> Rng {
     Rng::from_seed(((hi as u128) << 64 | lo as u128).to_le_bytes())
 }
 
+/// The seed of a part of the run that derives its streams by their own
+/// names (a second hop, whose processes must not share the first hop's
+/// streams): a run seeded with `seed` gives part `name` this seed.
+pub fn derive_seed(seed: u64, name: &str) -> u64 {
+    splitmix(seed ^ splitmix(fnv1a(name.as_bytes()) ^ 0x6a09_e667_f3bc_c909))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,8 +151,15 @@ pub struct SignalRecord {
     pub at: Time,
     /// The emitting node's index in the topology.
     pub node: u32,
+    /// The emitting radio's interface (hop) at that node; written as
+    /// `"hop"` only when not the first.
+    pub iface: u8,
     /// The signal.
     pub signal: Signal,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 /// The JSON shape of a [`SignalRecord`] (`Time` itself is not serialised).
@@ -160,6 +167,10 @@ pub struct SignalRecord {
 struct RecordWire {
     t_ns: u64,
     node: u32,
+    /// The record's `iface` under another key: signals such as `snr`
+    /// carry an `iface` of their own.
+    #[serde(default, rename = "hop", skip_serializing_if = "is_zero")]
+    iface: u8,
     #[serde(flatten)]
     signal: Signal,
 }
@@ -169,6 +180,7 @@ impl From<SignalRecord> for RecordWire {
         RecordWire {
             t_ns: r.at.as_nanos(),
             node: r.node,
+            iface: r.iface,
             signal: r.signal,
         }
     }
@@ -179,6 +191,7 @@ impl From<RecordWire> for SignalRecord {
         SignalRecord {
             at: Time(w.t_ns),
             node: w.node,
+            iface: w.iface,
             signal: w.signal,
         }
     }
@@ -198,7 +211,17 @@ impl SignalLog {
 
     /// Appends `signal`, emitted by `node` at `at`.
     pub fn push(&mut self, at: Time, node: u32, signal: Signal) {
-        self.records.push(SignalRecord { at, node, signal });
+        self.push_on(at, node, 0, signal);
+    }
+
+    /// Appends `signal`, emitted by `node`'s radio on interface `iface` at `at`.
+    pub fn push_on(&mut self, at: Time, node: u32, iface: u8, signal: Signal) {
+        self.records.push(SignalRecord {
+            at,
+            node,
+            iface,
+            signal,
+        });
     }
 
     /// Every record, in emission order.

@@ -338,6 +338,7 @@ impl Hop {
             uid: self.slab.insert(bytes),
             retransmission: false,
             forged: false,
+            iface: 0,
         };
         let link = if from == Side::Ch {
             2 * flow as usize

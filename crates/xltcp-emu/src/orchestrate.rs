@@ -96,7 +96,14 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
     if s.wireless.kind != HopKind::P2p {
         why.push(
             "the emulator models the point-to-point wireless hop only ([wireless] kind = \"p2p\"); \
-             the lrwpan hop runs in the simulator"
+             the lrwpan and wifi hops run in the simulator"
+                .into(),
+        );
+    }
+    if !s.more_hops.is_empty() {
+        why.push(
+            "the emulator models one wireless hop; hosts with several interfaces \
+             ([[wireless]] entries) run in the simulator"
                 .into(),
         );
     }
@@ -516,8 +523,10 @@ fn build_summary(
         hop: HopSummary {
             blocked_s: blocked,
             usable_s: s.sim.duration.as_secs_f64() - blocked,
+            no_interface: 0,
         },
         hop_sections: Sections::default(),
+        more_hops: Vec::new(),
         signals: None,
         output: None,
         agents: hop.agents.sections(),

@@ -667,7 +667,7 @@ impl From<HopEv> for HopTimer {
             HopEv::TxStart { tx } => (TimerKind::K2, 0, tx),
             HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
         };
-        HopTimer { kind, a, b }
+        HopTimer::new(kind, a, b)
     }
 }
 

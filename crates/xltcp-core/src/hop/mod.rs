@@ -59,7 +59,7 @@ pub mod p2p;
 pub mod wifi;
 
 use crate::net::link::{DropReason, LinkStats};
-use crate::scenario::{FlowSpec, HopKind, Scenario};
+use crate::scenario::{FlowSpec, HopKind, Scenario, WirelessSpec};
 use crate::signal::{MacDelays, Signal, UndeliveredReason};
 use crate::time::Time;
 use crate::wire::Packet;
@@ -83,6 +83,17 @@ pub struct HopTimer {
     pub a: u32,
     /// Which of the hop's timers.
     pub kind: TimerKind,
+    /// Which of the engine's hops set it: the engine stamps it (a hop
+    /// makes its timers with [`HopTimer::new`] and never reads it).
+    pub hop: u8,
+}
+
+impl HopTimer {
+    /// A timer of kind `kind` with fields `a` and `b`.
+    #[inline]
+    pub const fn new(kind: TimerKind, a: u32, b: u64) -> HopTimer {
+        HopTimer { b, a, kind, hop: 0 }
+    }
 }
 
 /// Which of a hop's timers a [`HopTimer`] is: eight kinds per hop. An enum
@@ -396,12 +407,24 @@ hop_kinds! {
     Wifi(wifi::WifiHop),
 }
 
-/// The hop `scenario` describes, with `hosts` wireless hosts, its random
-/// streams derived from `seed`.
-pub fn build(scenario: &Scenario, hosts: usize, seed: u64) -> AnyHop {
-    let wl = &scenario.wireless;
+/// The hops `scenario` describes (`[wireless]`, or each `[[wireless]]`
+/// entry in order), with `hosts` wireless hosts, their random streams
+/// derived from `seed` (the first hop's from `seed` itself, so that adding
+/// a hop changes nothing on the first).
+pub fn build_all(scenario: &Scenario, hosts: usize, seed: u64) -> Vec<AnyHop> {
+    let mut hops = vec![build(scenario, &scenario.wireless, hosts, seed)];
+    for spec in &scenario.more_hops {
+        let seed = crate::rng::derive_seed(seed, &format!("hop.{}", spec.name));
+        hops.push(build(scenario, spec, hosts, seed));
+    }
+    hops
+}
+
+/// The hop `spec` describes (one of `scenario`'s), with `hosts` wireless
+/// hosts, its random streams derived from `seed`.
+pub fn build(scenario: &Scenario, wl: &WirelessSpec, hosts: usize, seed: u64) -> AnyHop {
     match &wl.kind {
-        HopKind::P2p => AnyHop::P2p(p2p::P2pHop::new(scenario, seed)),
+        HopKind::P2p => AnyHop::P2p(p2p::P2pHop::new(wl, seed)),
         HopKind::Lrwpan(spec) => AnyHop::Lrwpan(lrwpan::LrwpanHop::new(
             spec,
             wl.link.queue,

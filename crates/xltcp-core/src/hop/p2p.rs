@@ -21,7 +21,7 @@ use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink
 use crate::net::link::{Dest, Link, LinkStats, Wake};
 use crate::net::loss::LossProcess;
 use crate::rng::stream;
-use crate::scenario::{BlockedMode, FlowSpec, Scenario};
+use crate::scenario::{BlockedMode, FlowSpec, WirelessSpec};
 use crate::sim::oracle;
 use crate::time::Time;
 use crate::wire::Packet;
@@ -45,8 +45,7 @@ pub struct P2pHop {
 
 impl P2pHop {
     /// The hop of `scenario`'s `[wireless]` table.
-    pub fn new(scenario: &Scenario, seed: u64) -> P2pHop {
-        let wl = &scenario.wireless;
+    pub fn new(wl: &WirelessSpec, seed: u64) -> P2pHop {
         let l = &wl.link;
         let link = |name: &str, dest, loss| {
             Link::new(
@@ -100,21 +99,13 @@ impl P2pHop {
             }
             io.timers.schedule(
                 at,
-                HopTimer {
-                    kind: TX_DONE,
-                    a: d as u32,
-                    b: u64::from(gen),
-                },
+                HopTimer::new(TX_DONE, d as u32, u64::from(gen)),
             );
         }
         if let Some(at) = wake.arrival {
             io.timers.schedule(
                 at,
-                HopTimer {
-                    kind: ARRIVE,
-                    a: d as u32,
-                    b: 0,
-                },
+                HopTimer::new(ARRIVE, d as u32, 0),
             );
         }
         if let (Some(why), Some(packet)) = (wake.dropped, victim) {
@@ -178,11 +169,7 @@ impl Hop for P2pHop {
                 if let Some(at) = next {
                     io.timers.schedule(
                         at,
-                        HopTimer {
-                            kind: ARRIVE,
-                            a: d as u32,
-                            b: 0,
-                        },
+                        HopTimer::new(ARRIVE, d as u32, 0),
                     );
                 }
                 if let Some(packet) = packet {

@@ -430,11 +430,7 @@ impl WifiHop {
                 let (a, b) = ev.encode();
                 q.schedule(
                     at,
-                    HopTimer {
-                        kind: TimerKind::K4,
-                        a,
-                        b,
-                    },
+                    HopTimer::new(TimerKind::K4, a, b),
                 );
             }
         }
@@ -451,11 +447,7 @@ impl WifiHop {
             let (a, b) = ev.encode();
             q.schedule(
                 at,
-                HopTimer {
-                    kind: TimerKind::K4,
-                    a,
-                    b,
-                },
+                HopTimer::new(TimerKind::K4, a, b),
             );
         }
         match change {
@@ -998,7 +990,7 @@ impl From<HopEv> for HopTimer {
             HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
             HopEv::Battery { station } => (TimerKind::K5, station, 0),
         };
-        HopTimer { kind, a, b }
+        HopTimer::new(kind, a, b)
     }
 }
 

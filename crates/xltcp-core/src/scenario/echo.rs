@@ -23,7 +23,7 @@ pub fn echo(s: &Scenario) -> Value {
         },
         "tcp": tcp(&s.tcp),
         "wired": link(&s.wired),
-        "wireless": wireless(&s.wireless),
+        "wireless": hops(s),
         "flow": s.flows.iter().map(flow).collect::<Vec<_>>(),
         "output": {
             "pcap": s.output.pcap,
@@ -166,6 +166,26 @@ fn loss(l: &LossSpec) -> Value {
             mean_burst,
         } => json!({ "model": "gilbert", "mean_loss": mean_loss, "mean_burst": mean_burst }),
     }
+}
+
+/// `[wireless]`, or every `[[wireless]]` entry (each with its name).
+fn hops(s: &Scenario) -> Value {
+    if s.more_hops.is_empty() {
+        let mut v = wireless(&s.wireless);
+        if s.wireless.name != "air" {
+            v["name"] = json!(s.wireless.name);
+        }
+        return v;
+    }
+    let all = std::iter::once(&s.wireless).chain(&s.more_hops);
+    Value::Array(
+        all.map(|w| {
+            let mut v = wireless(w);
+            v["name"] = json!(w.name);
+            v
+        })
+        .collect(),
+    )
 }
 
 fn wireless(w: &WirelessSpec) -> Value {

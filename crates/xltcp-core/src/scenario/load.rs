@@ -101,9 +101,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "wired");
     let wired = read_link(cx, &mut t, &tcp);
     t.finish(cx);
-    let mut t = root.table(cx, "wireless");
-    let wireless = read_wireless(cx, &mut t, &tcp, base_dir);
-    t.finish(cx);
+    let (wireless, more_hops) = read_hops(cx, &mut root, &tcp, base_dir);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
     super::load_cr::check_flow_mss(cx, &root, &wireless, &tcp, &flows);
     super::load_wifi::check_stations(cx, doc, &wireless, &flows);
@@ -125,6 +123,7 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
         tcp,
         wired,
         wireless,
+        more_hops,
         flows,
         output,
         schemes,
@@ -286,8 +285,74 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
     }
 }
 
+/// The hops: one `[wireless]` table, or `[[wireless]]` entries (the first
+/// is the main hop; every wireless host has an interface on each).
+fn read_hops(
+    cx: &mut Cx,
+    root: &mut Tab,
+    tcp: &TcpSpec,
+    base_dir: &Path,
+) -> (WirelessSpec, Vec<WirelessSpec>) {
+    let entries = match root.get("wireless") {
+        Some(Node {
+            val: tree::Val::Array(items),
+            ..
+        }) => items.as_slice(),
+        _ => {
+            let mut t = root.table(cx, "wireless");
+            let w = read_wireless(cx, &mut t, tcp, base_dir, "air");
+            t.finish(cx);
+            return (w, Vec::new());
+        }
+    };
+    let mut hops = Vec::with_capacity(entries.len());
+    for (k, node) in entries.iter().enumerate() {
+        let mut t = Tab::of(cx, format!("wireless.{k}"), node);
+        let default = if k == 0 { "air".to_string() } else { format!("air{k}") };
+        let w = read_wireless(cx, &mut t, tcp, base_dir, &default);
+        if k > 0 {
+            check_more_hop(cx, &t, &w);
+        }
+        if hops.iter().any(|h: &WirelessSpec| h.name == w.name) {
+            let msg = format!("another [[wireless]] entry is named \"{}\"", w.name);
+            t.invalid(cx, "name", msg, "a name of its own per hop");
+        }
+        t.finish(cx);
+        hops.push(w);
+    }
+    if hops.is_empty() {
+        let mut t = root.table(cx, "wireless");
+        hops.push(read_wireless(cx, &mut t, tcp, base_dir, "air"));
+    }
+    let first = hops.remove(0);
+    (first, hops)
+}
+
+/// What a hop beyond the first cannot be yet.
+fn check_more_hop(cx: &mut Cx, t: &Tab, w: &WirelessSpec) {
+    if matches!(w.kind, HopKind::Lrwpan(_)) {
+        let msg = "an 802.15.4 hop can only be the first [[wireless]] entry";
+        t.invalid(cx, "kind", msg, "\"p2p\" or \"wifi\"");
+    }
+    if w.availability != AvailabilitySpec::Always {
+        let msg = "only the first hop has an availability process (primary users)";
+        t.invalid(cx, "availability", msg, "no [availability] table on a further hop");
+    }
+}
+
 /// `[wireless]` with its `loss` and `availability` sub-tables.
-fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> WirelessSpec {
+fn read_wireless(
+    cx: &mut Cx,
+    t: &mut Tab,
+    tcp: &TcpSpec,
+    base_dir: &Path,
+    default_name: &str,
+) -> WirelessSpec {
+    let name = t.read(cx, "name", default_name.to_string(), rd::string);
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)) {
+        let allowed = "letters, digits, '_' and '.' (it names links: \"bs-<name>\")";
+        t.invalid(cx, "name", "is not a usable hop name", allowed);
+    }
     let kind = super::load_cr::read_hop_kind(cx, t);
     let lrwpan = kind == 1;
     let mut wifi = None;
@@ -330,6 +395,7 @@ fn read_wireless(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec, base_dir: &Path) -> Wi
         HopKind::P2p
     };
     WirelessSpec {
+        name,
         kind,
         link,
         loss_down,

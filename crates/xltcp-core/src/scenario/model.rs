@@ -22,8 +22,14 @@ pub struct Scenario {
     pub tcp: TcpSpec,
     /// `[wired]` table: the access link of every wired host (CH) to the BS.
     pub wired: LinkSpec,
-    /// `[wireless]` table: the hop between the BS and the wireless hosts.
+    /// `[wireless]` table: the hop between the BS and the wireless hosts
+    /// (with `[[wireless]]` entries: the first of them).
     pub wireless: WirelessSpec,
+    /// The further `[[wireless]]` entries: more hops, each on its own
+    /// channel. Every wireless host has one interface on each hop (one IP
+    /// address above them); packets take the first hop unless an agent
+    /// picks another (`PacketMeta::iface`). Empty for one hop.
+    pub more_hops: Vec<WirelessSpec>,
     /// `[[flow]]` entries, expanded (`count = n` gives n flows).
     pub flows: Vec<FlowSpec>,
     /// `[output]` table.
@@ -257,9 +263,12 @@ pub enum BlockedMode {
     Lose,
 }
 
-/// `[wireless]`.
+/// `[wireless]`, or one `[[wireless]]` entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WirelessSpec {
+    /// `name`: the hop's label in link names and the summary (default
+    /// "air" for the first hop, "air<k>" for entry k of `[[wireless]]`).
+    pub name: String,
     /// Rate, delay and queue of each direction.
     pub link: LinkSpec,
     /// `[wireless.loss.down]` (BS -> SH frames).

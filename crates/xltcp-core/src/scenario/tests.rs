@@ -152,6 +152,7 @@ timeseries = false
             queue: QueueLimit::Bytes(262_144),
         },
         wireless: WirelessSpec {
+            name: "air".into(),
             link: LinkSpec {
                 rate_bps: 5_500_000,
                 delay: Dur::from_micros(250),
@@ -171,6 +172,7 @@ timeseries = false
             blocked: BlockedMode::Defer,
             kind: HopKind::P2p,
         },
+        more_hops: Vec::new(),
         flows: vec![FlowSpec {
             name: "f".into(),
             direction: Direction::Up,

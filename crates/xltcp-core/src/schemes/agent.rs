@@ -132,6 +132,9 @@ pub struct NodeSignal {
     /// For `Delivered`, where the MAC measures them: the frame's queueing
     /// and transmission delays.
     pub delays: Option<MacDelays>,
+    /// Which of the node's interfaces (the scenario's hops, in order) the
+    /// radio that published it belongs to.
+    pub iface: u8,
 }
 
 /// A scheme's state machine at one node (see the module doc). `Send`, so

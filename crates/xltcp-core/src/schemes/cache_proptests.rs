@@ -60,6 +60,7 @@ fn signal(k: u32, delivered: bool, r: u8) -> NodeSignal {
             tx: Dur::from_millis(1),
             attempts: 1,
         }),
+        iface: 0,
     }
 }
 

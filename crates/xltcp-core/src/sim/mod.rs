@@ -86,13 +86,13 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     // A signal's line in signals.jsonl takes about 64 bytes.
     world.signal_log_max = (budget / 64).min(SIGNAL_LOG_MAX) as usize;
     if let (Some(dir), true) = (opts.out_dir, scenario.output.pcap) {
-        if let Some(link) = crate::hop::Hop::air_link_type(&world.hop) {
+        if let Some(link) = crate::hop::Hop::air_link_type(&world.hops[0]) {
             world
                 .output
                 .open_air(dir, scenario.output.pcap_snaplen, link)?;
         }
     }
-    if opts.out_dir.is_some() && crate::hop::Hop::publishes_signals(&world.hop) {
+    if opts.out_dir.is_some() && world.hops.iter().any(crate::hop::Hop::publishes_signals) {
         world.signal_log = Some(crate::signal::SignalLog::new());
     }
     if !world.run(opts.progress) {

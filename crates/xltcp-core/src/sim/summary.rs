@@ -97,6 +97,26 @@ pub struct HopSummary {
     pub blocked_s: f64,
     /// Seconds the hop was usable.
     pub usable_s: f64,
+    /// Packets an agent sent to an interface its node does not have
+    /// (dropped); written when any was.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub no_interface: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A hop beyond the first (`[[wireless]]` entries): its name and its own
+/// section (its link counters are in `links`, as `bs-<name>` and
+/// `<name>-bs`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MoreHopSummary {
+    /// The hop's `name`.
+    pub name: String,
+    /// Its own section (`"wifi"`: the 802.11 counters), if it has one.
+    #[serde(flatten)]
+    pub sections: Sections<HopSection>,
 }
 
 /// Everything `summary.json` holds, in both engines: the simulator's
@@ -134,6 +154,9 @@ pub struct Summary {
     /// The hop's own section (`"lrwpan"`: the 802.15.4 hop's counters).
     #[serde(flatten)]
     pub hop_sections: Sections<HopSection>,
+    /// The hops beyond the first, in the scenario's order; absent with one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_hops: Vec<MoreHopSummary>,
     /// Cross-layer signals published and delivered (hops whose radios
     /// publish signals).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,9 +280,22 @@ impl World {
             hop: HopSummary {
                 blocked_s: self.blocked_total.as_secs_f64(),
                 usable_s: (self.scenario.sim.duration - self.blocked_total).as_secs_f64(),
+                no_interface: self.no_interface,
             },
-            hop_sections: Sections(self.hop.section().into_iter().collect()),
-            signals: self.hop.publishes_signals().then(|| self.signals.clone()),
+            hop_sections: Sections(self.hops[0].section().into_iter().collect()),
+            more_hops: self.hops[1..]
+                .iter()
+                .zip(&self.scenario.more_hops)
+                .map(|(hop, spec)| MoreHopSummary {
+                    name: spec.name.clone(),
+                    sections: Sections(hop.section().into_iter().collect()),
+                })
+                .collect(),
+            signals: self
+                .hops
+                .iter()
+                .any(|h| h.publishes_signals())
+                .then(|| self.signals.clone()),
             agents: self.agent_sections(),
             local_retransmissions: (self.local_rxmits.delivered > 0).then_some(self.local_rxmits),
             emu: None,
@@ -267,17 +303,29 @@ impl World {
         }
     }
 
-    /// Every link direction: the wired links, then the hop's two.
+    /// Every link direction: the wired links, then each hop's two
+    /// (`bs-<name>` down, `<name>-bs` up; the first hop's name is "air"
+    /// unless the scenario names it).
     fn link_summaries(&self) -> Vec<LinkSummary> {
         let wired = self.links.iter().map(|l| LinkSummary {
             name: l.name.clone(),
             stats: l.stats,
         });
-        let hop = self.hop.link_stats().map(|(name, stats)| LinkSummary {
-            name: name.to_string(),
-            stats,
+        let specs = std::iter::once(&self.scenario.wireless).chain(&self.scenario.more_hops);
+        let hops = self.hops.iter().zip(specs).flat_map(|(hop, spec)| {
+            let [(_, down), (_, up)] = hop.link_stats();
+            [
+                LinkSummary {
+                    name: format!("bs-{}", spec.name),
+                    stats: down,
+                },
+                LinkSummary {
+                    name: format!("{}-bs", spec.name),
+                    stats: up,
+                },
+            ]
         });
-        wired.chain(hop).collect()
+        wired.chain(hops).collect()
     }
 
     /// The agents' counters, summed per section, in the sections' order.
@@ -286,9 +334,15 @@ impl World {
     }
 
     /// Payload bits per second the wireless hop carries for flow `i`'s
-    /// data direction while usable.
+    /// data direction while usable; with several hops, the best of them
+    /// (an interface choice can at best use the better hop all the time;
+    /// sending on both at once is not modelled).
     fn wireless_rate(&self, i: usize) -> f64 {
-        self.hop.capacity_bps(&self.flows[i].spec)
+        let spec = &self.flows[i].spec;
+        self.hops
+            .iter()
+            .map(|h| h.capacity_bps(spec))
+            .fold(0.0, f64::max)
     }
 
     fn flow_summary(&self, i: usize, t: f64) -> FlowSummary {

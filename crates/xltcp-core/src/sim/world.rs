@@ -21,7 +21,7 @@ use crate::net::loss::LossProcess;
 use crate::rng::stream;
 use crate::scenario::Scenario;
 use crate::schemes::{self, Action, Node, NodeSignal, Tap, Verdict, Via};
-use crate::signal::SignalLog;
+use crate::signal::{Signal, SignalLog};
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, PacketMeta, SeqNum};
 use rand::RngExt;
@@ -90,12 +90,13 @@ impl Accounting {
     }
 }
 
-/// The hop's timers go into the world's queue.
-struct Timers<'a>(&'a mut EventQueue<Ev>);
+/// A hop's timers go into the world's queue, stamped with the hop's index.
+struct Timers<'a>(&'a mut EventQueue<Ev>, u8);
 
 impl TimerSink for Timers<'_> {
     #[inline]
-    fn schedule(&mut self, at: Time, timer: HopTimer) {
+    fn schedule(&mut self, at: Time, mut timer: HopTimer) {
+        timer.hop = self.1;
         self.0.schedule(at, Ev::Hop(timer));
     }
 }
@@ -111,7 +112,11 @@ pub struct World {
     pub(super) links: Vec<Link>,
     pub(super) flows: Vec<Flow>,
     pub(super) topology: Topology,
-    pub(super) hop: AnyHop,
+    /// The hops: the scenario's `[wireless]` (index 0) and any further
+    /// `[[wireless]]` entries; each wireless host has an interface on each.
+    pub(super) hops: Vec<AnyHop>,
+    /// Packets an agent sent to an interface its node does not have.
+    pub(super) no_interface: u64,
     /// Output buffers of hop calls, reused (a call made while acting on
     /// the outputs of another takes the next one).
     hop_out: Vec<Vec<HopOut>>,
@@ -169,7 +174,7 @@ impl World {
             }
         }
         let topology = Topology::of(&scenario);
-        let hop = hop::build(&scenario, topology.hosts(), seed);
+        let hops = hop::build_all(&scenario, topology.hosts(), seed);
         let mut iss_rng = stream(seed, "tcp.iss");
         let flows = scenario
             .flows
@@ -203,7 +208,8 @@ impl World {
             links,
             flows,
             topology,
-            hop,
+            hops,
+            no_interface: 0,
             hop_out: Vec::new(),
             agents,
             node_agents,
@@ -225,9 +231,11 @@ impl World {
             let start = Time::ZERO + world.flows[i].spec.start;
             world.q.schedule(start, Ev::Start { flow: i as u32 });
         }
-        world.drive_hop(Time::ZERO, |hop, now, io| hop.start(now, io));
+        for k in 0..world.hops.len() {
+            world.drive_hop(Time::ZERO, k, |hop, now, io| hop.start(now, io));
+        }
         if world.availability.blocked() {
-            world.drive_hop(Time::ZERO, |hop, now, io| hop.set_blocked(now, true, io));
+            world.drive_hop(Time::ZERO, 0, |hop, now, io| hop.set_blocked(now, true, io));
         }
         let change = world.availability.next_change();
         if change < end {
@@ -271,7 +279,9 @@ impl World {
                     self.pump(now, flow as usize, side);
                 }
                 Ev::Availability => self.on_availability(now),
-                Ev::Hop(t) => self.drive_hop(now, |hop, now, io| hop.handle_timer(now, t, io)),
+                Ev::Hop(t) => self.drive_hop(now, usize::from(t.hop), |hop, now, io| {
+                    hop.handle_timer(now, t, io)
+                }),
                 Ev::Agent { slot } => self.on_agent_timer(now, slot as usize),
                 Ev::Sample => {
                     self.observer_events += 1;
@@ -299,7 +309,7 @@ impl World {
             self.blocked_total += self.end - since;
         }
         self.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
-            + self.hop.in_flight()
+            + self.hops.iter().map(AnyHop::in_flight).sum::<u64>()
             + self.agents.iter().map(|a| a.agent.held()).sum::<u64>();
         true
     }
@@ -356,30 +366,38 @@ impl World {
 
     // ---- the hop -----------------------------------------------------
 
-    fn hop_send(&mut self, now: Time, from: Station, to: Station, p: &Packet) {
-        self.drive_hop(now, |hop, now, io| hop.enqueue(now, from, to, p, io));
+    /// Hands `p` to the interface `p.meta.iface` of station `from`, for
+    /// `to` (`first`: ahead of the packets waiting there).
+    fn hop_send(&mut self, now: Time, from: Station, to: Station, p: &Packet, first: bool) {
+        let k = usize::from(p.meta.iface);
+        if k >= self.hops.len() {
+            self.no_interface += 1;
+            self.accounting.dropped += 1;
+            return;
+        }
+        if first {
+            self.drive_hop(now, k, |hop, now, io| hop.enqueue_first(now, from, to, p, io));
+        } else {
+            self.drive_hop(now, k, |hop, now, io| hop.enqueue(now, from, to, p, io));
+        }
     }
 
-    /// As `hop_send`, ahead of the packets waiting at `from`.
-    fn hop_send_first(&mut self, now: Time, from: Station, to: Station, p: &Packet) {
-        self.drive_hop(now, |hop, now, io| hop.enqueue_first(now, from, to, p, io));
-    }
-
-    /// Calls into the hop with its timers and an output buffer, then acts
+    /// Calls into hop `k` with its timers and an output buffer, then acts
     /// on the outputs in order.
     #[inline]
     fn drive_hop(
         &mut self,
         now: Time,
+        k: usize,
         call: impl FnOnce(&mut AnyHop, Time, HopIo<'_, Timers<'_>>),
     ) {
         let mut out = self.hop_out.pop().unwrap_or_default();
         let io = HopIo {
-            timers: &mut Timers(&mut self.q),
+            timers: &mut Timers(&mut self.q, k as u8),
             out: &mut out,
             capture: self.output.capturing(),
         };
-        call(&mut self.hop, now, io);
+        call(&mut self.hops[k], now, io);
         for o in &out {
             match o {
                 HopOut::Arrived {
@@ -387,6 +405,7 @@ impl World {
                     packet,
                 } => {
                     let mut packet = *packet;
+                    packet.meta.iface = k as u8;
                     let v = self.tap(now, Node::Bs, Tap::BsUp, &mut packet);
                     if v == Verdict::Pass {
                         self.send_from(now, Node::Bs, Via::Wire, &packet);
@@ -395,7 +414,9 @@ impl World {
                     self.drain(now, Node::Bs);
                 }
                 HopOut::Arrived { packet, .. } => {
-                    self.deliver(now, packet.meta.flow as usize, Side::Sh, *packet)
+                    let mut packet = *packet;
+                    packet.meta.iface = k as u8;
+                    self.deliver(now, packet.meta.flow as usize, Side::Sh, packet)
                 }
                 HopOut::Dropped { .. } => self.accounting.dropped += 1,
                 HopOut::Signal {
@@ -405,11 +426,16 @@ impl World {
                     packet,
                     delays,
                 } => {
+                    let mut signal = *signal;
+                    if let Signal::Snr { iface, .. } = &mut signal {
+                        *iface = k as u8;
+                    }
                     let s = NodeSignal {
-                        signal: *signal,
+                        signal,
                         reason: *reason,
                         packet: *packet,
                         delays: *delays,
+                        iface: k as u8,
                     };
                     self.publish(now, *station, s)
                 }
@@ -432,7 +458,7 @@ impl World {
         } else if let Some(since) = self.blocked_since.take() {
             self.blocked_total += now - since;
         }
-        self.drive_hop(now, |hop, now, io| hop.set_blocked(now, blocked, io));
+        self.drive_hop(now, 0, |hop, now, io| hop.set_blocked(now, blocked, io));
         let next = self.availability.next_change();
         if next < self.end {
             self.q.schedule(next, Ev::Availability);
@@ -511,6 +537,7 @@ impl World {
                     uid: self.next_uid,
                     retransmission: tx.retransmission,
                     forged: false,
+                    iface: 0,
                 },
             };
             self.next_uid += 1;
@@ -561,15 +588,12 @@ impl World {
         let flow = p.meta.flow as usize;
         match (node, via) {
             (Node::Wired(_), _) => self.send_wired(now, 2 * flow, *p),
-            (Node::Host(h), Via::AirFirst) => self.hop_send_first(now, h as usize + 1, BS, p),
-            (Node::Host(h), _) => self.hop_send(now, h as usize + 1, BS, p),
-            (Node::Bs, Via::Air) => {
-                let to = self.topology.station_of_flow(flow);
-                self.hop_send(now, BS, to, p);
+            (Node::Host(h), via) => {
+                self.hop_send(now, h as usize + 1, BS, p, via == Via::AirFirst)
             }
-            (Node::Bs, Via::AirFirst) => {
+            (Node::Bs, Via::Air | Via::AirFirst) => {
                 let to = self.topology.station_of_flow(flow);
-                self.hop_send_first(now, BS, to, p);
+                self.hop_send(now, BS, to, p, via == Via::AirFirst);
             }
             (Node::Bs, Via::Wire) => self.send_wired(now, 2 * flow + 1, *p),
         }
@@ -710,7 +734,7 @@ impl World {
         self.signals.count_delivered(signal.name());
         if let Some(log) = self.signal_log.as_mut() {
             if log.len() < self.signal_log_max {
-                log.push(now, station as u32, signal);
+                log.push_on(now, station as u32, s.iface, signal);
             } else {
                 self.output.signals_not_logged(now, 1);
             }

@@ -246,6 +246,10 @@ pub struct PacketMeta {
     /// Made by an agent in the network (a loss report, a BS-made ACK), not
     /// by the TCP endpoint whose address it carries.
     pub forged: bool,
+    /// Which of the node's interfaces (the scenario's hops, in order) the
+    /// packet takes onto the air, or came in on: 0 (the first hop) unless
+    /// an agent picks another.
+    pub iface: u8,
 }
 
 impl Packet {

@@ -32,6 +32,7 @@ fn packet(uid: u64) -> Packet {
             uid,
             retransmission: false,
             forged: false,
+            iface: 0,
         },
     }
 }

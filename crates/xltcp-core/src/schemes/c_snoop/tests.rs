@@ -42,6 +42,7 @@ fn delivered(p: Packet) -> NodeSignal {
             tx: Dur::from_millis(1),
             attempts: 1,
         }),
+        iface: 0,
     }
 }
 
@@ -51,6 +52,7 @@ fn undelivered(p: Packet, reason: UndeliveredReason) -> NodeSignal {
         reason: Some(reason),
         packet: Some(p),
         delays: None,
+        iface: 0,
     }
 }
 

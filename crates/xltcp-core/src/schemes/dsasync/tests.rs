@@ -38,6 +38,7 @@ fn data(k: u32) -> Packet {
             uid: 100 + u64::from(k),
             retransmission: false,
             forged: false,
+            iface: 0,
         },
     }
 }
@@ -69,6 +70,7 @@ fn tfp(start: bool, cause: TfpCause, node: Option<u32>) -> NodeSignal {
         reason: None,
         packet: None,
         delays: None,
+        iface: 0,
     }
 }
 
@@ -78,6 +80,7 @@ fn delivered(p: &Packet) -> NodeSignal {
         reason: None,
         packet: Some(*p),
         delays: None,
+        iface: 0,
     }
 }
 
@@ -268,6 +271,7 @@ fn the_mac_gets_at_most_tx_window_packets_at_a_time() {
         reason: Some(UndeliveredReason::RetryLimit),
         packet: Some(data(0)),
         delays: None,
+        iface: 0,
     };
     assert!(a.on_signal(ms(1), &undelivered));
     let out = actions(&mut a);
@@ -292,6 +296,7 @@ fn a_capacity_drop_sends_three_duplicate_acks_when_the_rate_cannot_be_kept() {
         reason: None,
         packet: None,
         delays: None,
+        iface: 0,
     };
     assert!(a.on_signal(ms(800), &cap(2_000_000)));
     let out = actions(&mut a);

@@ -129,6 +129,7 @@ impl LrBs {
                 uid: 0,
                 retransmission: false,
                 forged: true,
+                iface: 0,
             },
         })
     }

@@ -46,6 +46,7 @@ fn packet(k: u32) -> Packet {
             uid: u64::from(k),
             retransmission: false,
             forged: false,
+            iface: 0,
         },
     }
 }

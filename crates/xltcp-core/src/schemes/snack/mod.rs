@@ -429,6 +429,7 @@ fn forge(data: &Packet, holes: &[(SeqNum, SeqNum)]) -> Packet {
             uid: 0,
             retransmission: false,
             forged: true,
+            iface: 0,
         },
     }
 }

@@ -309,6 +309,7 @@ fn snack_tcp_leaves_its_own_queue_drops_to_tcp() {
         reason: Some(UndeliveredReason::QueueFull),
         packet: Some(updata(1)),
         delays: None,
+        iface: 0,
     };
     assert!(mh.on_signal(ms(1), &full));
     let mut snack = fh_ack(1);

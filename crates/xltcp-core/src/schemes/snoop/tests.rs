@@ -34,6 +34,7 @@ pub(crate) fn data(k: u32) -> Packet {
             uid: u64::from(k),
             retransmission: false,
             forged: false,
+            iface: 0,
         },
     }
 }
@@ -288,6 +289,7 @@ fn a_segment_dropped_at_the_full_mac_queue_is_left_to_tcp() {
         reason: Some(UndeliveredReason::QueueFull),
         packet: Some(data(1)),
         delays: None,
+        iface: 0,
     };
     assert!(sn.on_signal(ms(10), &full));
     assert_eq!(sn.counters().cache_drops, 1);
