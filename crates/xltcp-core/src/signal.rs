@@ -109,6 +109,10 @@ pub enum Signal {
         iface: u8,
         /// SNR in dB.
         db: f64,
+        /// At the AP: the wireless host whose link it measures. Absent at
+        /// a host (its own link).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<u32>,
     },
     /// The hop's capacity changed (e.g. a rate change after a channel switch).
     Capacity {
@@ -324,7 +328,7 @@ mod tests {
             r#"{"type":"undelivered","frame":8}"#
         );
         assert_eq!(
-            json(&Signal::Snr { iface: 1, db: -2.5 }),
+            json(&Signal::Snr { iface: 1, db: -2.5, node: None }),
             r#"{"type":"snr","iface":1,"db":-2.5}"#
         );
         assert_eq!(
@@ -352,7 +356,7 @@ mod tests {
             },
             Signal::Delivered { frame: 1 },
             Signal::Undelivered { frame: 1 },
-            Signal::Snr { iface: 0, db: 3.0 },
+            Signal::Snr { iface: 0, db: 3.0, node: Some(2) },
             Signal::Capacity { bps: 1 },
             Signal::ChannelSwitch { channel: 1 },
         ];
@@ -382,6 +386,7 @@ mod tests {
             Signal::Snr {
                 iface: 0,
                 db: 12.25,
+                node: None,
             },
         );
         let text = log.to_jsonl();

@@ -122,6 +122,8 @@ pub enum HopEv {
         /// Station index.
         station: u32,
     },
+    /// Every host's radio reports its link's SNR (`snr_report`).
+    SnrReport,
     /// A timer of the DSA cell (encoded by `dsa::DsaEv`).
     Dsa {
         /// Host.
@@ -529,6 +531,20 @@ impl WifiHop {
     pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
             HopEv::Dsa { a, b } => self.on_dsa(now, dsa::DsaEv::decode(a, b), q, out),
+            HopEv::SnrReport => {
+                for h in 1..self.stations.len() {
+                    let Some(snr) = self.stations[h].snr.as_mut() else {
+                        continue;
+                    };
+                    let db = snr.db_at(now);
+                    let node = Some(h as u32 - 1);
+                    out.push(signal_out(h, Signal::Snr { iface: 0, db, node: None }));
+                    out.push(signal_out(0, Signal::Snr { iface: 0, db, node }));
+                }
+                if let Some(every) = self.spec.snr_report {
+                    q.schedule(now + every, HopEv::SnrReport.into());
+                }
+            }
             HopEv::Battery { station } => {
                 let i = station as usize;
                 let s = &mut self.stations[i];
@@ -989,6 +1005,7 @@ impl From<HopEv> for HopTimer {
             HopEv::TxEnd { tx } => (TimerKind::K3, 0, tx),
             HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
             HopEv::Battery { station } => (TimerKind::K5, station, 0),
+            HopEv::SnrReport => (TimerKind::K6, 0, 0),
         };
         HopTimer::new(kind, a, b)
     }
@@ -1001,6 +1018,7 @@ impl From<HopTimer> for HopEv {
             TimerKind::K2 => HopEv::TxStart { tx: t.b },
             TimerKind::K4 => HopEv::Dsa { a: t.a, b: t.b },
             TimerKind::K5 => HopEv::Battery { station: t.a },
+            TimerKind::K6 => HopEv::SnrReport,
             _ => HopEv::TxEnd { tx: t.b },
         }
     }
@@ -1036,9 +1054,11 @@ impl Hop for WifiHop {
     }
 
     fn start<T: TimerSink>(&mut self, now: Time, io: HopIo<'_, T>) {
-        let _ = now;
         self.capture = io.capture;
         self.start_dsa(io.timers);
+        if let Some(every) = self.spec.snr_report {
+            io.timers.schedule(now + every, HopEv::SnrReport.into());
+        }
         if self.spec.battery_off {
             for (i, s) in self.stations.iter().enumerate() {
                 if let Some(at) = s.energy.poll_timeout() {

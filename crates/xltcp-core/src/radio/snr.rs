@@ -50,8 +50,12 @@ pub enum SnrSpec {
     Fixed(f64),
     /// A mean with shadowing and fading.
     Process {
-        /// Mean SNR, dB.
+        /// Mean SNR, dB (when `mean_trace` is absent).
         mean_db: f64,
+        /// A mean that moves (a host walking): the file as the scenario
+        /// names it and its (time, mean dB) points, interpolated linearly
+        /// between points and held before the first and after the last.
+        mean_trace: Option<(String, Arc<[(Time, f64)]>)>,
         /// Shadowing standard deviation, dB (0: none).
         shadowing_db: f64,
         /// Shadowing correlation time (`None`: one draw per station).
@@ -103,6 +107,9 @@ enum Kind {
 #[derive(Clone, Debug)]
 struct Faded {
     mean_db: f64,
+    mean_trace: Option<Arc<[(Time, f64)]>>,
+    /// The index of the first trace point after the last `db_at`.
+    mean_next: usize,
     sigma: f64,
     /// Shadowing grid step and its correlation, if it moves.
     shadow_step: Option<(Dur, f64)>,
@@ -134,6 +141,17 @@ impl Faded {
         10.0 * g.max(1e-30).log10()
     }
 
+    /// The mean at `now` (not before the previous call's `now`).
+    fn mean_at(&mut self, now: Time) -> f64 {
+        let Some(points) = &self.mean_trace else {
+            return self.mean_db;
+        };
+        while self.mean_next < points.len() && points[self.mean_next].0 <= now {
+            self.mean_next += 1;
+        }
+        interpolate(points, self.mean_next, now)
+    }
+
     fn advance(&mut self, now: Time) {
         if let Some((step, rho)) = self.shadow_step {
             while self.shadow_next <= now {
@@ -161,13 +179,16 @@ impl SnrProcess {
                 points: points.clone(),
                 next: 0,
             },
-            &SnrSpec::Process {
+            SnrSpec::Process {
                 mean_db,
+                mean_trace,
                 shadowing_db,
                 shadowing_time,
                 fading,
                 coherence,
             } => {
+                let (mean_db, shadowing_db, fading) = (*mean_db, *shadowing_db, *fading);
+                let (shadowing_time, coherence) = (*shadowing_time, *coherence);
                 let first: f64 = StandardNormal.sample(&mut shadow_rng);
                 let shadow_step = shadowing_time.filter(|_| shadowing_db > 0.0).map(|tau| {
                     let step = Dur::from_nanos((tau.as_nanos() / SHADOWING_STEPS_PER_TAU).max(1));
@@ -176,6 +197,8 @@ impl SnrProcess {
                 });
                 let mut f = Faded {
                     mean_db,
+                    mean_trace: mean_trace.as_ref().map(|(_, p)| p.clone()),
+                    mean_next: 0,
                     sigma: shadowing_db,
                     shadow_step,
                     shadow_db: shadowing_db * first,
@@ -206,7 +229,7 @@ impl SnrProcess {
             Kind::Fixed(db) => *db,
             Kind::Process(f) => {
                 f.advance(now);
-                f.mean_db + f.shadow_db + f.gain_db
+                f.mean_at(now) + f.shadow_db + f.gain_db
             }
             Kind::Trace { points, next } => {
                 while *next < points.len() && points[*next].0 <= now {
@@ -215,6 +238,20 @@ impl SnrProcess {
                 points[next.saturating_sub(1)].1
             }
         }
+    }
+}
+
+/// The trace's value at `t`, `next` being the index of its first point
+/// after `t`: linear between the points around `t`, held outside them.
+fn interpolate(points: &[(Time, f64)], next: usize, t: Time) -> f64 {
+    match (next.checked_sub(1).map(|i| points[i]), points.get(next)) {
+        (Some((t0, a)), Some(&(t1, b))) if t1 > t0 => {
+            let x = (t - t0).as_secs_f64() / (t1 - t0).as_secs_f64();
+            a + (b - a) * x
+        }
+        (Some((_, a)), _) => a,
+        (None, Some(&(_, b))) => b,
+        (None, None) => 0.0,
     }
 }
 
@@ -236,25 +273,38 @@ pub fn mean_over(spec: &SnrSpec, end: Time, f: impl Fn(f64) -> f64) -> f64 {
             }
             sum / (end - Time::ZERO).as_secs_f64()
         }
-        &SnrSpec::Process {
+        SnrSpec::Process {
             mean_db,
+            mean_trace,
             shadowing_db,
             fading,
             coherence,
             ..
         } => {
             // Independent samples of (shadowing, fading): the stationary
-            // distribution, whatever the correlation times.
+            // distribution, whatever the correlation times; a moving mean
+            // is sampled at evenly spread instants of [0, end).
             const N: u64 = 4096;
-            let spec = SnrSpec::Process {
-                mean_db,
-                shadowing_db,
-                shadowing_time: None,
-                fading,
-                coherence,
+            let (shadowing_db, fading, coherence) = (*shadowing_db, *fading, *coherence);
+            let span = end.as_nanos().max(1) as f64;
+            let mean_of = |k: u64| match mean_trace {
+                None => *mean_db,
+                Some((_, points)) => {
+                    let t = Time(((k as f64 + 0.5) / N as f64 * span) as u64);
+                    let next = points.partition_point(|p| p.0 <= t);
+                    interpolate(points, next, t)
+                }
             };
             let mut sum = 0.0;
             for k in 0..N {
+                let spec = SnrSpec::Process {
+                    mean_db: mean_of(k),
+                    mean_trace: None,
+                    shadowing_db,
+                    shadowing_time: None,
+                    fading,
+                    coherence,
+                };
                 let mut p = SnrProcess::new(
                     &spec,
                     crate::rng::stream(k, "snr.mean.shadowing"),
@@ -279,6 +329,7 @@ mod tests {
     fn faded(shadowing_db: f64, tau: Option<Dur>, fading: Fading) -> SnrSpec {
         SnrSpec::Process {
             mean_db: 20.0,
+            mean_trace: None,
             shadowing_db,
             shadowing_time: tau,
             fading,
@@ -297,6 +348,36 @@ mod tests {
         let m = x.iter().sum::<f64>() / x.len() as f64;
         let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() - 1) as f64;
         (m, v)
+    }
+
+    #[test]
+    fn a_moving_mean_is_interpolated_and_carries_shadowing() {
+        let secs = |s: u64| Time::ZERO + Dur::from_secs(s);
+        let points: Arc<[(Time, f64)]> = vec![(secs(0), 10.0), (secs(10), 20.0)].into();
+        let moving = |shadowing_db| SnrSpec::Process {
+            mean_db: 0.0,
+            mean_trace: Some(("walk.txt".into(), points.clone())),
+            shadowing_db,
+            shadowing_time: Some(Dur::from_millis(100)),
+            fading: Fading::None,
+            coherence: Dur::from_millis(10),
+        };
+        let mut p = process(&moving(0.0), 1);
+        assert_eq!(p.db_at(secs(0)), 10.0);
+        assert!((p.db_at(Time::ZERO + Dur::from_millis(2500)) - 12.5).abs() < 1e-9);
+        assert_eq!(p.db_at(secs(10)), 20.0);
+        assert_eq!(p.db_at(secs(30)), 20.0);
+        // The time average of a linear ramp held at its end: 10 s at a
+        // mean of 15, 10 s at 20.
+        let mean = mean_over(&moving(0.0), secs(20), |db| db);
+        assert!((mean - 17.5).abs() < 0.01, "{mean}");
+        // Shadowing moves around the moving mean.
+        let mut p = process(&moving(2.0), 3);
+        let x: Vec<f64> = (0..2000)
+            .map(|k| p.db_at(secs(10) + Dur::from_millis(10 * k)) - 20.0)
+            .collect();
+        let (m, v) = mean_var(&x);
+        assert!(m.abs() < 0.8 && (v.sqrt() - 2.0).abs() < 0.6, "{m} {v}");
     }
 
     #[test]

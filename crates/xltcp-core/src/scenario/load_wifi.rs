@@ -85,6 +85,12 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
     spec.snr = read_snr(cx, t, base_dir).unwrap_or(spec.snr);
     spec.stations = read_stations(cx, t, base_dir);
     spec.loss_per_packet = t.read(cx, "loss_per", false, rd::choice(LOSS_UNITS));
+    spec.snr_report = t.read_opt(cx, "snr_report", rd::dur);
+    if spec.snr_report == Some(Dur::ZERO) {
+        let allowed = "a period > 0, e.g. \"100ms\" (leave it out for no reports)";
+        t.invalid(cx, "snr_report", "must be longer than 0", allowed);
+        spec.snr_report = None;
+    }
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
     e.finish(cx);
@@ -107,6 +113,7 @@ const FADINGS: &[(&str, u8)] = &[("none", 0), ("rayleigh", 1), ("rician", 2)];
 /// The keys of an SNR process table (for the trace's conflicts).
 const PROCESS_KEYS: &[&str] = &[
     "mean_db",
+    "mean_trace",
     "shadowing_db",
     "shadowing_time",
     "fading",
@@ -160,7 +167,28 @@ fn read_snr_table(cx: &mut Cx, s: &mut Tab, base_dir: &Path) -> SnrSpec {
             }
         };
     }
-    let mean_db = s.required(cx, "mean_db", "18", rd::number);
+    let mean_trace = s.read_opt(cx, "mean_trace", rd::string).and_then(|file| {
+        if s.has("mean_db") {
+            let msg = "does not go with mean_trace (the trace gives the mean at every instant)";
+            s.invalid(cx, "mean_db", msg, "mean_db or mean_trace, not both");
+        }
+        match super::intervals::read_snr_trace(&base_dir.join(&file)) {
+            Ok(points) => {
+                let points = points.into_iter().map(|(d, db)| (Time::ZERO + d, db));
+                Some((file, points.collect()))
+            }
+            Err(e) => {
+                let allowed = "a file of \"time snr_db\" lines, e.g. \"0.5 18.2\"";
+                s.invalid(cx, "mean_trace", e, allowed);
+                None
+            }
+        }
+    });
+    let mean_db = if mean_trace.is_some() || s.has("mean_trace") {
+        Some(0.0)
+    } else {
+        s.required(cx, "mean_db", "18", rd::number)
+    };
     if mean_db.is_some_and(|x| !x.is_finite()) {
         s.invalid(cx, "mean_db", "must be a finite number", "e.g. 18");
     }
@@ -209,6 +237,7 @@ fn read_snr_table(cx: &mut Cx, s: &mut Tab, base_dir: &Path) -> SnrSpec {
     match mean_db {
         Some(mean_db) => SnrSpec::Process {
             mean_db,
+            mean_trace,
             shadowing_db,
             shadowing_time,
             fading,
@@ -400,6 +429,9 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
         Standard::B11 => "11b",
     });
     v["rate_control"] = json!(if w.arf { "arf" } else { "fixed" });
+    if let Some(every) = w.snr_report {
+        v["snr_report"] = json!(super::units::format_duration(every));
+    }
     v["preamble"] = json!(match w.preamble {
         Preamble::Long => "long",
         Preamble::Short => "short",
@@ -483,12 +515,16 @@ fn echo_snr(snr: &SnrSpec) -> serde_json::Value {
         SnrSpec::Trace { path, .. } => json!({ "trace": path }),
         SnrSpec::Process {
             mean_db,
+            mean_trace,
             shadowing_db,
             shadowing_time,
             fading,
             coherence,
         } => {
             let mut v = json!({ "mean_db": mean_db, "shadowing_db": shadowing_db });
+            if let Some((path, _)) = mean_trace {
+                v = json!({ "mean_trace": path, "shadowing_db": shadowing_db });
+            }
             if let Some(tau) = shadowing_time {
                 v["shadowing_time"] = json!(super::units::format_duration(*tau));
             }

@@ -415,6 +415,11 @@ pub struct WifiSpec {
     /// the summary says when the battery ran out) or "off" (the radio
     /// stops: it neither sends nor receives again).
     pub battery_off: bool,
+    /// `snr_report`: every this long, each host's radio reports its link's
+    /// SNR (an `snr` signal at the host, and one naming the host at the
+    /// AP), as a driver reports the signal quality of the beacons it hears
+    /// (default none).
+    pub snr_report: Option<Dur>,
 }
 
 /// `[wireless.dsa]`: the disruptions of a dynamic-spectrum-access cell
@@ -489,6 +494,7 @@ impl WifiSpec {
             battery_j: None,
             loss_per_packet: false,
             battery_off: false,
+            snr_report: None,
         }
     }
 }

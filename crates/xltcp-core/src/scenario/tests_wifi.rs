@@ -209,6 +209,7 @@ fn snr_processes_traces_and_stations_load_and_round_trip() {
     let s = load_str(CELL, "cell.toml", &dir, &[]).unwrap();
     let w = spec(&s);
     let process = SnrSpec::Process {
+        mean_trace: None,
         mean_db: 18.0,
         shadowing_db: 4.0,
         shadowing_time: Some(Dur::from_secs(2)),
