@@ -100,6 +100,33 @@ fn agent(a: &AgentSpec) -> Value {
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
         AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
         AgentScheme::Snack => json!({ "scheme": "snack", "at": at }),
+        AgentScheme::Ucl(c) => {
+            use crate::schemes::ucl::Rule;
+            let mut v = json!({
+                "scheme": "ucl",
+                "at": at,
+                "dwell": format_duration(c.dwell),
+                "reorder": if c.barrier { "barrier" } else { "none" },
+                "max_hold": format_duration(c.max_hold),
+                "resend": c.resend,
+            });
+            match c.rule {
+                Rule::Threshold { db } => {
+                    v["rule"] = json!("threshold");
+                    v["threshold"] = json!(db);
+                }
+                Rule::Hysteresis { db, margin } => {
+                    v["rule"] = json!("hysteresis");
+                    v["threshold"] = json!(db);
+                    v["hysteresis_db"] = json!(margin);
+                }
+                Rule::Goodput { gain } => {
+                    v["rule"] = json!("goodput");
+                    v["gain"] = json!(gain);
+                }
+            }
+            v
+        }
     }
 }
 

@@ -115,7 +115,8 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "pu_detection");
     let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
     t.finish(cx);
-    let agents = super::load_agents::read_agents(cx, &mut root, &flows, &wireless.kind);
+    let hops = 1 + more_hops.len();
+    let agents = super::load_agents::read_agents(cx, &mut root, &flows, &wireless.kind, hops);
     root.finish(cx);
     Scenario {
         name,

@@ -13,11 +13,13 @@
 //! any hop; `c_snoop` (at the BS and/or at hosts: one entry each) needs a
 //! hop whose MAC reports each frame's delivery (`"wifi"`, `"lrwpan"`);
 //! `snack` (SNACK-S at the BS, SNACK-TCP at hosts) needs the flows' SACK
-//! option.
+//! option; `ucl` (at the BS and at hosts: one entry each) needs several
+//! `[[wireless]]` hops.
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
+use crate::schemes::ucl::{Rule, UclConfig};
 use crate::time::Dur;
 
 const SCHEMES: &[(&str, u8)] = &[
@@ -28,7 +30,10 @@ const SCHEMES: &[(&str, u8)] = &[
     ("snoop", 4),
     ("c_snoop", 5),
     ("snack", 6),
+    ("ucl", 7),
 ];
+const UCL_RULES: &[(&str, u8)] = &[("threshold", 0), ("hysteresis", 1), ("goodput", 2)];
+const REORDERS: &[(&str, bool)] = &[("barrier", true), ("none", false)];
 const SMOOTHINGS: &[(&str, Smoothing)] = &[
     ("cell", Smoothing::Cell),
     ("node", Smoothing::Node),
@@ -46,12 +51,13 @@ pub(super) fn read_agents(
     root: &mut Tab,
     flows: &[FlowSpec],
     hop: &HopKind,
+    hops: usize,
 ) -> Vec<AgentSpec> {
     let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
-        if let Some(a) = read_agent(cx, &mut t, flows, hop) {
+        if let Some(a) = read_agent(cx, &mut t, flows, hop, hops) {
             agents.push(a);
         }
         t.finish(cx);
@@ -70,9 +76,15 @@ enum Runs {
     Either,
 }
 
-fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Option<AgentSpec> {
+fn read_agent(
+    cx: &mut Cx,
+    t: &mut Tab,
+    flows: &[FlowSpec],
+    hop: &HopKind,
+    hops: usize,
+) -> Option<AgentSpec> {
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\", \"ucl\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -112,6 +124,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         4 => AgentScheme::Snoop,
         5 => AgentScheme::CSnoop,
         6 => AgentScheme::Snack,
+        7 => AgentScheme::Ucl(read_ucl(cx, t)),
         _ => {
             let mode = t.read(
                 cx,
@@ -131,6 +144,7 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         AgentScheme::Snoop => (Runs::Bs, "snoop"),
         AgentScheme::CSnoop => (Runs::Either, "c_snoop"),
         AgentScheme::Snack => (Runs::Either, "snack"),
+        AgentScheme::Ucl(_) => (Runs::Either, "ucl"),
     };
     if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
         let (msg, allowed) = if runs == Runs::Bs {
@@ -160,6 +174,11 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
             );
         }
         AgentScheme::CSnoop => {}
+        AgentScheme::Ucl(_) if hops < 2 => {
+            let msg = "ucl chooses among a host's interfaces, and this scenario gives one";
+            t.invalid(cx, "scheme", msg, "two or more [[wireless]] entries");
+        }
+        AgentScheme::Ucl(_) => {}
         AgentScheme::Snack => {
             if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
                 let msg = format!(
@@ -176,6 +195,34 @@ fn read_agent(cx: &mut Cx, t: &mut Tab, flows: &[FlowSpec], hop: &HopKind) -> Op
         _ => {}
     }
     Some(AgentSpec { scheme, at })
+}
+
+/// The keys of a `ucl` agent (defaults: [`UclConfig::ours`]).
+fn read_ucl(cx: &mut Cx, t: &mut Tab) -> UclConfig {
+    let d = UclConfig::ours();
+    let db = t.read(cx, "threshold", 25.0, rd::number);
+    let margin = t.read(cx, "hysteresis_db", 3.0, rd::number);
+    if !(db.is_finite() && margin.is_finite() && margin >= 0.0) {
+        let allowed = "finite numbers, hysteresis_db >= 0, e.g. threshold = 25, hysteresis_db = 3";
+        t.invalid(cx, "threshold", "must be finite dB values", allowed);
+    }
+    let gain = t.read(cx, "gain", 0.1, rd::prob);
+    let rule = match t.read(cx, "rule", 2, rd::choice(UCL_RULES)) {
+        0 => Rule::Threshold { db },
+        1 => Rule::Hysteresis { db, margin },
+        _ => Rule::Goodput { gain },
+    };
+    let dwell = t.read(cx, "dwell", d.dwell, rd::dur);
+    let barrier = t.read(cx, "reorder", d.barrier, rd::choice(REORDERS));
+    let max_hold = positive(cx, t, "max_hold", d.max_hold);
+    let resend = t.read(cx, "resend", d.resend, rd::boolean);
+    UclConfig {
+        rule,
+        dwell,
+        barrier,
+        max_hold,
+        resend,
+    }
 }
 
 /// The keys of a `dsasync` agent (defaults: [`DsaSyncConfig::default`]).

@@ -106,6 +106,12 @@ pub enum AgentScheme {
     /// see `schemes::snack`): several holes repaired per report; needs
     /// `[tcp] sack = true` (the MH's SACK blocks are its downlink report).
     Snack,
+    /// `"ucl"` (at "bs" and at hosts: one entry each): the Universal
+    /// Convergence Layer's interface choice (paper 003); needs several
+    /// `[[wireless]]` hops. Keys `rule` ("threshold", "hysteresis",
+    /// "goodput"), `threshold`, `hysteresis_db`, `gain`, `dwell`, `reorder`
+    /// ("barrier", "none"), `max_hold`, `resend` (see `schemes::ucl`).
+    Ucl(crate::schemes::ucl::UclConfig),
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models

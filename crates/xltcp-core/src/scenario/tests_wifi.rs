@@ -98,6 +98,7 @@ fn every_wifi_key_is_read_and_echoed() {
             battery_j: Some(100.0),
             loss_per_packet: true,
             battery_off: false,
+            snr_report: None,
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::Iid { p: 0.01 });

@@ -15,6 +15,8 @@
 //! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
 //!   documented reconstruction.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
+//! - [`ucl`]: the Universal Convergence Layer (paper 003): per-packet
+//!   interface choice for hosts with several interfaces.
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
 //!
@@ -34,6 +36,7 @@ pub mod dsasync;
 pub mod local_recovery;
 pub mod snack;
 pub mod snoop;
+pub mod ucl;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
 pub use c_snoop::CSnoop;
@@ -52,7 +55,7 @@ use serde::Serialize;
 /// `summary.json`. Agents whose counters share a section (the BS and sender
 /// halves of local recovery) add up into it; sections appear in the order
 /// of the variants.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AgentStats {
     /// `"cr_aware"`.
@@ -67,6 +70,8 @@ pub enum AgentStats {
     CSnoop(CacheStats),
     /// `"snack"`.
     Snack(SnackStats),
+    /// `"ucl"`: the UCL's interface choice.
+    Ucl(ucl::UclStats),
 }
 
 impl AgentStats {
@@ -79,6 +84,7 @@ impl AgentStats {
             AgentStats::Snoop(_) => "snoop",
             AgentStats::CSnoop(_) => "c_snoop",
             AgentStats::Snack(_) => "snack",
+            AgentStats::Ucl(_) => "ucl",
         }
     }
 
@@ -91,6 +97,7 @@ impl AgentStats {
             AgentStats::Snoop(_) => 3,
             AgentStats::CSnoop(_) => 4,
             AgentStats::Snack(_) => 5,
+            AgentStats::Ucl(_) => 6,
         }
     }
 
@@ -103,6 +110,7 @@ impl AgentStats {
             (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
             (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
             (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
+            (AgentStats::Ucl(a), AgentStats::Ucl(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -246,6 +254,21 @@ fn place(
         AgentScheme::Snack => {
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((Node::Host(h), Box::new(SnackTcp::new())));
+            }
+        }
+        AgentScheme::Ucl(cfg) => {
+            let hops: Vec<_> = std::iter::once(&scenario.wireless)
+                .chain(&scenario.more_hops)
+                .collect();
+            let tcp = flows.first().map_or(&scenario.tcp, |f| &f.tcp);
+            if *at == AgentPlace::Bs {
+                let ucl = ucl::Ucl::at_bs(cfg, &hops, tcp, host_of);
+                agents.push((Node::Bs, Box::new(ucl)));
+            } else {
+                for h in (0..hosts).filter(|&h| named(h)) {
+                    let ucl = ucl::Ucl::at_host(cfg, &hops, tcp);
+                    agents.push((Node::Host(h), Box::new(ucl)));
+                }
             }
         }
     }

@@ -44,7 +44,7 @@
 //! - An ERP (802.11g) PHY and its 6 µs signal extension are not modelled.
 
 mod arf;
-mod capacity;
+pub mod capacity;
 pub mod capture;
 pub mod energy;
 pub mod error;

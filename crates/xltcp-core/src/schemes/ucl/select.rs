@@ -1,0 +1,577 @@
+//! The UCL's interface selection (paper 003): below IP at a wireless host
+//! and at the base station, the agent picks which of the node's air
+//! interfaces (the scenario's hops, in order) each packet takes.
+//!
+//! Inputs: the radios' periodic SNR reports (`snr` signals, one per
+//! interface every `snr_report`; at the AP one per host), the MAC's
+//! delivery reports (`delivered` / `undelivered`) and the packets leaving
+//! the node ([`Tap::HostOut`] at a host, [`Tap::BsDown`] at the BS). The
+//! choice is kept per destination (the BS's one per host) and changed only
+//! when a report arrives, so that packets of one period take one interface.
+//!
+//! Rules ([`Rule`]):
+//! - **threshold** (the paper's, §3.2.5): the first interface whose SNR is
+//!   at least `threshold` (25 dB in the paper), else the last one. With an
+//!   802.11a interface first and an 802.11b one second, this is "11a while
+//!   its SNR is at least 25 dB";
+//! - **hysteresis**: as threshold, leaving an interface only when its SNR
+//!   falls `hysteresis_db` below the threshold and taking it back only
+//!   when its SNR is `hysteresis_db` above it;
+//! - **goodput** (rate-aware): the interface with the largest expected
+//!   goodput at its current SNR: the saturated TCP goodput of the
+//!   interface's PHY rate (the same medium-time model as the oracle) times
+//!   the frame success probability at that SNR and frame size; a switch
+//!   needs a `gain` (relative) over the current interface.
+//!
+//! Every rule waits `dwell` after a switch before the next.
+//!
+//! Beyond the paper ("ours"), each switchable:
+//! - **reordering** (`reorder = "barrier"`): after a switch, packets for
+//!   that destination are held until the MAC has reported on every packet
+//!   still queued on the old interface (or `max_hold` passed), so the new
+//!   interface does not overtake the old one; TCP sees no reordering from
+//!   a switch. (The alternative, a resequencing buffer at the receiver,
+//!   would need a UCL sequence number on every frame.) With `"none"` a
+//!   switch may reorder, as the paper's implementation did.
+//! - **resend** (`resend = true`): a data packet the MAC gave up on after
+//!   its retries (`undelivered`, retry limit) is sent again at once on
+//!   another interface, and two such in a row on the current interface
+//!   move the destination to the best other one: a failing link never
+//!   costs TCP a retransmission timeout while another works. A packet
+//!   dropped at a full queue is left to TCP (congestion must reach it).
+//!
+//! Before the first report the first interface is used.
+//!
+//! Sans-IO: [`Agent::on_packet`], [`Agent::on_signal`],
+//! [`Agent::on_timeout`] in; [`Agent::poll_action`] and
+//! [`Agent::poll_timeout`] out.
+
+use crate::radio::wifi::capacity::{OracleCapacity, ReverseAck};
+use crate::radio::wifi::data_psdu_bytes;
+use crate::radio::wifi::error::{db_to_linear, per};
+use crate::scenario::{HopKind, TcpSpec, WirelessSpec};
+use crate::schemes::cache::local_copy;
+use crate::schemes::{Action, Agent, AgentStats, NodeSignal, Tap, Verdict, Via};
+use crate::signal::{Signal, UndeliveredReason};
+use crate::time::{Dur, Time};
+use crate::wire::Packet;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// How the interface is chosen (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rule {
+    /// The first interface with SNR >= `db`, else the last.
+    Threshold {
+        /// Threshold, dB.
+        db: f64,
+    },
+    /// As `Threshold`, with a band of `margin` dB either side.
+    Hysteresis {
+        /// Threshold, dB.
+        db: f64,
+        /// Half-width of the band, dB.
+        margin: f64,
+    },
+    /// The largest expected goodput, switching for a relative `gain`.
+    Goodput {
+        /// Relative gain a switch needs (0.1: 10 % more).
+        gain: f64,
+    },
+}
+
+/// The UCL's settings (`[[agent]] scheme = "ucl"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UclConfig {
+    /// `rule` (default "goodput") with `threshold` (25), `hysteresis_db`
+    /// (3), `gain` (0.1).
+    pub rule: Rule,
+    /// `dwell`: the least time between two switches (default 500 ms).
+    pub dwell: Dur,
+    /// `reorder = "barrier"` (default) or `"none"`.
+    pub barrier: bool,
+    /// `max_hold`: the longest a barrier holds packets (default 50 ms).
+    pub max_hold: Dur,
+    /// `resend`: resend a data packet the MAC gave up on, on another
+    /// interface (default true).
+    pub resend: bool,
+}
+
+impl UclConfig {
+    /// The paper's UCL: 25 dB threshold, no dwell, no barrier, no resend.
+    pub fn paper() -> UclConfig {
+        UclConfig {
+            rule: Rule::Threshold { db: 25.0 },
+            dwell: Dur::ZERO,
+            barrier: false,
+            max_hold: Dur::from_millis(50),
+            resend: false,
+        }
+    }
+
+    /// Ours: rate-aware choice, dwell, barrier and resend.
+    pub fn ours() -> UclConfig {
+        UclConfig {
+            rule: Rule::Goodput { gain: 0.1 },
+            dwell: Dur::from_millis(500),
+            barrier: true,
+            max_hold: Dur::from_millis(50),
+            resend: true,
+        }
+    }
+}
+
+/// Most interfaces counted per interface in [`UclStats::packets`].
+pub const MAX_IFACES: usize = 4;
+
+/// Most switches kept in [`UclStats::switch_log`]; later ones are counted
+/// in `switch_log_cut`.
+pub const SWITCH_LOG_MAX: usize = 10_000;
+
+/// One switch: when, to which interface, for which destination (a host
+/// index at the BS, `None` at a host).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Switch {
+    /// Seconds since the start.
+    pub t: f64,
+    /// The node (`"bs"` or `"host"`) that switched.
+    pub at: &'static str,
+    /// The destination host (at the BS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<u32>,
+    /// The interface taken.
+    pub iface: u8,
+}
+
+/// The UCL's counters (`summary.json` `"ucl"`, summed over its nodes).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UclStats {
+    /// Packets sent on each interface (the first four).
+    pub packets: [u64; MAX_IFACES],
+    /// Interface switches.
+    pub switches: u64,
+    /// Packets a switch barrier held.
+    pub held: u64,
+    /// Barriers ended by the old interface's last report.
+    pub barriers_drained: u64,
+    /// Barriers ended by `max_hold`.
+    pub barriers_timed_out: u64,
+    /// Data packets sent again on another interface after the MAC gave up.
+    pub resent: u64,
+    /// SNR reports used.
+    pub reports: u64,
+    /// The switches, in order (at most [`SWITCH_LOG_MAX`]).
+    pub switch_log: Vec<Switch>,
+    /// Switches past the log's end.
+    pub switch_log_cut: u64,
+}
+
+impl UclStats {
+    /// Adds `o`'s counters and appends its log (kept in time order).
+    pub fn merge(&mut self, o: &UclStats) {
+        for (a, b) in self.packets.iter_mut().zip(o.packets) {
+            *a += b;
+        }
+        self.switches += o.switches;
+        self.held += o.held;
+        self.barriers_drained += o.barriers_drained;
+        self.barriers_timed_out += o.barriers_timed_out;
+        self.resent += o.resent;
+        self.reports += o.reports;
+        self.switch_log.extend_from_slice(&o.switch_log);
+        self.switch_log.sort_by(|a, b| a.t.total_cmp(&b.t));
+        let over = self.switch_log.len().saturating_sub(SWITCH_LOG_MAX);
+        self.switch_log.truncate(SWITCH_LOG_MAX);
+        self.switch_log_cut += o.switch_log_cut + over as u64;
+    }
+}
+
+/// Expected goodput of an interface against SNR, tabulated.
+#[derive(Clone, Debug)]
+struct GoodputTable {
+    /// bit/s at `LOW_DB + k * STEP_DB`.
+    bps: Vec<f64>,
+}
+
+const LOW_DB: f64 = -10.0;
+const STEP_DB: f64 = 0.25;
+const STEPS: usize = 321;
+
+impl GoodputTable {
+    /// The table of hop `w` for TCP segments of `tcp`.
+    fn of(w: &WirelessSpec, tcp: &TcpSpec) -> GoodputTable {
+        let ts = if tcp.timestamps { 12 } else { 0 };
+        let ip_bytes = 40 + ts + tcp.mss;
+        let bps = (0..STEPS)
+            .map(|k| {
+                let db = LOW_DB + k as f64 * STEP_DB;
+                match &w.kind {
+                    HopKind::Wifi(spec) => {
+                        let rates: Vec<_> = if spec.arf {
+                            spec.standard.rates().to_vec()
+                        } else {
+                            vec![spec.rate]
+                        };
+                        rates
+                            .into_iter()
+                            .map(|rate| {
+                                let cap = OracleCapacity {
+                                    rate,
+                                    preamble: spec.preamble,
+                                    ip_bytes,
+                                    payload_bytes: tcp.mss,
+                                    reverse_ack: Some(ReverseAck {
+                                        ip_bytes: 40 + ts,
+                                        data_frames_per_ack: f64::from(
+                                            tcp.delayed_ack_segments.max(1),
+                                        ),
+                                    }),
+                                };
+                                let psdu = data_psdu_bytes(ip_bytes);
+                                let p = per(
+                                    spec.error_model,
+                                    rate,
+                                    spec.preamble,
+                                    db_to_linear(db),
+                                    psdu,
+                                );
+                                cap.bps() * (1.0 - p)
+                            })
+                            .fold(0.0, f64::max)
+                    }
+                    // A hop without an SNR model: its rate, whatever the SNR.
+                    _ => w.link.rate_bps as f64,
+                }
+            })
+            .collect();
+        GoodputTable { bps }
+    }
+
+    fn at(&self, db: f64) -> f64 {
+        let x = ((db - LOW_DB) / STEP_DB).clamp(0.0, (STEPS - 1) as f64);
+        let k = x.floor() as usize;
+        let next = self.bps[(k + 1).min(STEPS - 1)];
+        self.bps[k] + (next - self.bps[k]) * (x - k as f64)
+    }
+}
+
+/// The choice for one destination.
+#[derive(Clone, Debug)]
+struct Dest {
+    /// Latest SNR per interface.
+    snr: Vec<Option<f64>>,
+    /// The interface in use.
+    iface: u8,
+    /// When it was chosen.
+    since: Time,
+    /// Packets handed to each interface and not yet reported on.
+    outstanding: Vec<u64>,
+    /// A barrier: packets held until the old interface drains.
+    barrier: Option<Barrier>,
+    /// Consecutive retry-limit failures on the interface in use.
+    failures: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Barrier {
+    old: u8,
+    until: Time,
+    held: VecDeque<Packet>,
+}
+
+/// Where the agent sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Bs,
+    Host,
+}
+
+/// The UCL at one node (see the module doc).
+#[derive(Debug)]
+pub struct Ucl {
+    cfg: UclConfig,
+    side: Side,
+    /// The wireless host of each flow (at the BS).
+    host_of: Vec<u32>,
+    tables: Vec<GoodputTable>,
+    /// Per destination: one at a host, one per host at the BS.
+    dests: Vec<Dest>,
+    actions: VecDeque<Action>,
+    stats: UclStats,
+}
+
+impl Ucl {
+    fn new(cfg: UclConfig, side: Side, hops: &[&WirelessSpec], tcp: &TcpSpec, host_of: &[u32]) -> Ucl {
+        let n = hops.len().max(1);
+        let dest = Dest {
+            snr: vec![None; n],
+            iface: 0,
+            since: Time::ZERO,
+            outstanding: vec![0; n],
+            barrier: None,
+            failures: 0,
+        };
+        let dests = match side {
+            Side::Host => 1,
+            Side::Bs => host_of.iter().map(|&h| h as usize + 1).max().unwrap_or(1),
+        };
+        Ucl {
+            cfg,
+            side,
+            host_of: host_of.to_vec(),
+            tables: hops.iter().map(|w| GoodputTable::of(w, tcp)).collect(),
+            dests: vec![dest; dests],
+            actions: VecDeque::new(),
+            stats: UclStats::default(),
+        }
+    }
+
+    /// The UCL at the base station, over `hops`, for flows whose hosts are
+    /// `host_of`; `tcp` gives the segment size of the goodput rule.
+    pub fn at_bs(cfg: UclConfig, hops: &[&WirelessSpec], tcp: &TcpSpec, host_of: &[u32]) -> Ucl {
+        Ucl::new(cfg, Side::Bs, hops, tcp, host_of)
+    }
+
+    /// The UCL at a wireless host.
+    pub fn at_host(cfg: UclConfig, hops: &[&WirelessSpec], tcp: &TcpSpec) -> Ucl {
+        Ucl::new(cfg, Side::Host, hops, tcp, &[])
+    }
+
+    /// The interface in use toward destination `d`.
+    pub fn iface(&self, d: usize) -> u8 {
+        self.dests[d].iface
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> &UclStats {
+        &self.stats
+    }
+
+    fn dest_of(&self, p: &Packet) -> usize {
+        match self.side {
+            Side::Host => 0,
+            Side::Bs => self.host_of.get(p.meta.flow as usize).map_or(0, |&h| h as usize),
+        }
+    }
+
+    /// The interface `rule` picks for `d` now (its current one if no
+    /// report has come).
+    fn pick(&self, d: &Dest) -> u8 {
+        let n = d.snr.len();
+        let last = (n - 1) as u8;
+        match self.cfg.rule {
+            Rule::Threshold { db } => (0..n)
+                .find(|&k| d.snr[k].is_some_and(|s| s >= db))
+                .map_or(last, |k| k as u8),
+            Rule::Hysteresis { db, margin } => (0..n)
+                .find(|&k| {
+                    let bar = if k as u8 == d.iface || (k as u8) > d.iface {
+                        db - margin
+                    } else {
+                        db + margin
+                    };
+                    d.snr[k].is_some_and(|s| s >= bar)
+                })
+                .map_or(last, |k| k as u8),
+            Rule::Goodput { gain } => {
+                let expect = |k: usize| d.snr[k].map_or(0.0, |s| self.tables[k].at(s));
+                let best = (0..n).fold(0, |b, k| if expect(k) > expect(b) { k } else { b });
+                if expect(best) > expect(d.iface as usize) * (1.0 + gain) {
+                    best as u8
+                } else {
+                    d.iface
+                }
+            }
+        }
+    }
+
+    /// Moves destination `i` to `to` (if it may), with a barrier.
+    fn switch(&mut self, now: Time, i: usize, to: u8) {
+        let d = &mut self.dests[i];
+        if to == d.iface || (d.since > Time::ZERO && now < d.since + self.cfg.dwell) {
+            return;
+        }
+        let old = d.iface;
+        d.iface = to;
+        d.since = now;
+        d.failures = 0;
+        if self.cfg.barrier && d.outstanding[old as usize] > 0 && d.barrier.is_none() {
+            d.barrier = Some(Barrier {
+                old,
+                until: now + self.cfg.max_hold,
+                held: VecDeque::new(),
+            });
+        }
+        self.stats.switches += 1;
+        if self.stats.switch_log.len() < SWITCH_LOG_MAX {
+            self.stats.switch_log.push(Switch {
+                t: now.as_secs_f64(),
+                at: if self.side == Side::Bs { "bs" } else { "host" },
+                host: (self.side == Side::Bs).then_some(i as u32),
+                iface: to,
+            });
+        } else {
+            self.stats.switch_log_cut += 1;
+        }
+    }
+
+    /// Ends destination `i`'s barrier: its packets go on the new interface.
+    fn lift(&mut self, i: usize, drained: bool) {
+        let d = &mut self.dests[i];
+        let Some(b) = d.barrier.take() else {
+            return;
+        };
+        if drained {
+            self.stats.barriers_drained += 1;
+        } else {
+            self.stats.barriers_timed_out += 1;
+        }
+        for mut packet in b.held {
+            packet.meta.iface = d.iface;
+            d.outstanding[d.iface as usize] += 1;
+            self.stats.packets[usize::from(d.iface).min(MAX_IFACES - 1)] += 1;
+            self.actions.push_back(Action::Release {
+                packet,
+                via: Via::Air,
+            });
+        }
+    }
+
+    fn on_snr(&mut self, now: Time, iface: u8, db: f64, node: Option<u32>) -> bool {
+        let i = match (self.side, node) {
+            (Side::Host, None) => 0,
+            (Side::Bs, Some(h)) if (h as usize) < self.dests.len() => h as usize,
+            _ => return false,
+        };
+        let Some(slot) = self.dests[i].snr.get_mut(iface as usize) else {
+            return false;
+        };
+        *slot = Some(db);
+        self.stats.reports += 1;
+        let to = self.pick(&self.dests[i]);
+        self.switch(now, i, to);
+        true
+    }
+
+    fn on_report(&mut self, now: Time, s: &NodeSignal, delivered: bool) -> bool {
+        let Some(p) = s.packet else {
+            return false;
+        };
+        let i = self.dest_of(&p);
+        let k = s.iface as usize;
+        let Some(d) = self.dests.get_mut(i) else {
+            return false;
+        };
+        if let Some(n) = d.outstanding.get_mut(k) {
+            *n = n.saturating_sub(1);
+        }
+        if d.barrier.as_ref().is_some_and(|b| d.outstanding[b.old as usize] == 0) {
+            self.lift(i, true);
+        }
+        let d = &mut self.dests[i];
+        if delivered {
+            if k == d.iface as usize {
+                d.failures = 0;
+            }
+            return true;
+        }
+        let n = d.snr.len();
+        let gave_up = s.reason == Some(UndeliveredReason::RetryLimit);
+        if !(self.cfg.resend && gave_up && n > 1 && p.tcp.payload_len > 0) {
+            return true;
+        }
+        // Another interface: the one in use if the loss was elsewhere,
+        // else the next one.
+        if k == d.iface as usize {
+            d.failures += 1;
+        }
+        let other = if k != d.iface as usize {
+            d.iface
+        } else {
+            ((k + 1) % n) as u8
+        };
+        if d.failures >= 2 {
+            d.since = Time::ZERO;
+            self.switch(now, i, other);
+        }
+        let d = &mut self.dests[i];
+        let mut copy = local_copy(&p);
+        copy.meta.iface = other;
+        d.outstanding[other as usize] += 1;
+        self.stats.packets[usize::from(other).min(MAX_IFACES - 1)] += 1;
+        self.stats.resent += 1;
+        self.actions.push_back(Action::Emit {
+            packet: copy,
+            via: Via::Air,
+        });
+        true
+    }
+}
+
+impl Agent for Ucl {
+    fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+        let out = match self.side {
+            Side::Bs => tap == Tap::BsDown,
+            Side::Host => tap == Tap::HostOut,
+        };
+        if !out {
+            return Verdict::Pass;
+        }
+        let i = self.dest_of(p);
+        let Some(d) = self.dests.get_mut(i) else {
+            return Verdict::Pass;
+        };
+        p.meta.iface = d.iface;
+        if let Some(b) = d.barrier.as_mut() {
+            b.held.push_back(*p);
+            self.stats.held += 1;
+            return Verdict::Hold;
+        }
+        d.outstanding[d.iface as usize] += 1;
+        self.stats.packets[usize::from(d.iface).min(MAX_IFACES - 1)] += 1;
+        Verdict::Pass
+    }
+
+    fn on_signal(&mut self, now: Time, s: &NodeSignal) -> bool {
+        match s.signal {
+            Signal::Snr { db, node, .. } => self.on_snr(now, s.iface, db, node),
+            Signal::Delivered { .. } => self.on_report(now, s, true),
+            Signal::Undelivered { .. } => self.on_report(now, s, false),
+            _ => false,
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        for i in 0..self.dests.len() {
+            if self.dests[i].barrier.as_ref().is_some_and(|b| b.until <= now) {
+                self.lift(i, false);
+            }
+        }
+    }
+
+    fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.dests
+            .iter()
+            .filter_map(|d| d.barrier.as_ref().map(|b| b.until))
+            .min()
+    }
+
+    fn held(&self) -> u64 {
+        self.dests
+            .iter()
+            .filter_map(|d| d.barrier.as_ref())
+            .map(|b| b.held.len() as u64)
+            .sum()
+    }
+
+    fn stats(&self) -> Option<AgentStats> {
+        Some(AgentStats::Ucl(self.stats.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests;
