@@ -153,4 +153,11 @@ golden! {
     kim_chung_snoop_up => "kim-chung/snoop-up.toml",
     kim_chung_snack_up => "kim-chung/snack-up.toml",
     kim_chung_c_snoop_up => "kim-chung/c-snoop-up.toml",
+    ucl_location_11a => "ucl/location-11a.toml",
+    ucl_location_11b => "ucl/location-11b.toml",
+    ucl_location_ucl => "ucl/location-ucl.toml",
+    ucl_moving_11a => "ucl/moving-11a.toml",
+    ucl_moving_11b => "ucl/moving-11b.toml",
+    ucl_moving_ucl_paper => "ucl/moving-ucl-paper.toml",
+    ucl_moving_ucl_ours => "ucl/moving-ucl-ours.toml",
 }
