@@ -328,7 +328,11 @@ mod tests {
             r#"{"type":"undelivered","frame":8}"#
         );
         assert_eq!(
-            json(&Signal::Snr { iface: 1, db: -2.5, node: None }),
+            json(&Signal::Snr {
+                iface: 1,
+                db: -2.5,
+                node: None
+            }),
             r#"{"type":"snr","iface":1,"db":-2.5}"#
         );
         assert_eq!(
@@ -356,7 +360,11 @@ mod tests {
             },
             Signal::Delivered { frame: 1 },
             Signal::Undelivered { frame: 1 },
-            Signal::Snr { iface: 0, db: 3.0, node: Some(2) },
+            Signal::Snr {
+                iface: 0,
+                db: 3.0,
+                node: Some(2),
+            },
             Signal::Capacity { bps: 1 },
             Signal::ChannelSwitch { channel: 1 },
         ];

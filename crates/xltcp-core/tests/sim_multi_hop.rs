@@ -91,8 +91,10 @@ fn packets_take_the_first_hop_unless_an_agent_picks() {
     assert_eq!(link(&by_default, "fast-bs").transmitted, 0);
     assert!(by_default.accounting.balances());
 
-    let agents: Vec<(Node, Box<dyn Agent>)> =
-        vec![(Node::Bs, Box::new(Pick(1))), (Node::Host(0), Box::new(Pick(1)))];
+    let agents: Vec<(Node, Box<dyn Agent>)> = vec![
+        (Node::Bs, Box::new(Pick(1))),
+        (Node::Host(0), Box::new(Pick(1))),
+    ];
     let picked = run(&s, agents);
     assert_eq!(link(&picked, "bs-slow").transmitted, 0);
     assert_eq!(link(&picked, "slow-bs").transmitted, 0);
@@ -129,7 +131,10 @@ fn a_packet_for_a_missing_interface_is_dropped_and_counted() {
 fn the_summary_names_each_hop() {
     let s = load(
         &TWO_HOPS
-            .replace("rate = \"8Mbps\"", "kind = \"wifi\"\nstandard = \"11b\"\nsnr_db = 30")
+            .replace(
+                "rate = \"8Mbps\"",
+                "kind = \"wifi\"\nstandard = \"11b\"\nsnr_db = 30",
+            )
             .replace("name = \"fast\"\n", "name = \"fast\"\n"),
     );
     let sum = run(&s, vec![(Node::Host(0), Box::new(Pick(1)))]);

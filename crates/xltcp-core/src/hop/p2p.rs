@@ -97,16 +97,11 @@ impl P2pHop {
                     packet: *p,
                 });
             }
-            io.timers.schedule(
-                at,
-                HopTimer::new(TX_DONE, d as u32, u64::from(gen)),
-            );
+            io.timers
+                .schedule(at, HopTimer::new(TX_DONE, d as u32, u64::from(gen)));
         }
         if let Some(at) = wake.arrival {
-            io.timers.schedule(
-                at,
-                HopTimer::new(ARRIVE, d as u32, 0),
-            );
+            io.timers.schedule(at, HopTimer::new(ARRIVE, d as u32, 0));
         }
         if let (Some(why), Some(packet)) = (wake.dropped, victim) {
             io.out.push(HopOut::Dropped {
@@ -167,10 +162,7 @@ impl Hop for P2pHop {
             _ => {
                 let (packet, next) = self.links[d].arrive(now);
                 if let Some(at) = next {
-                    io.timers.schedule(
-                        at,
-                        HopTimer::new(ARRIVE, d as u32, 0),
-                    );
+                    io.timers.schedule(at, HopTimer::new(ARRIVE, d as u32, 0));
                 }
                 if let Some(packet) = packet {
                     // Down: the host of the packet's flow; up: the BS.

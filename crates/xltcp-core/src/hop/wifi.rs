@@ -430,10 +430,7 @@ impl WifiHop {
         if let Some(d) = self.dsa.as_mut() {
             for (at, ev) in d.start() {
                 let (a, b) = ev.encode();
-                q.schedule(
-                    at,
-                    HopTimer::new(TimerKind::K4, a, b),
-                );
+                q.schedule(at, HopTimer::new(TimerKind::K4, a, b));
             }
         }
     }
@@ -447,10 +444,7 @@ impl WifiHop {
         let (change, next) = d.handle(now, ev);
         for (at, ev) in next {
             let (a, b) = ev.encode();
-            q.schedule(
-                at,
-                HopTimer::new(TimerKind::K4, a, b),
-            );
+            q.schedule(at, HopTimer::new(TimerKind::K4, a, b));
         }
         match change {
             dsa::Change::CellSensing(start) => {
@@ -538,7 +532,14 @@ impl WifiHop {
                     };
                     let db = snr.db_at(now);
                     let node = Some(h as u32 - 1);
-                    out.push(signal_out(h, Signal::Snr { iface: 0, db, node: None }));
+                    out.push(signal_out(
+                        h,
+                        Signal::Snr {
+                            iface: 0,
+                            db,
+                            node: None,
+                        },
+                    ));
                     out.push(signal_out(0, Signal::Snr { iface: 0, db, node }));
                 }
                 if let Some(every) = self.spec.snr_report {

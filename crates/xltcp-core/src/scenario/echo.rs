@@ -120,9 +120,10 @@ fn agent(a: &AgentSpec) -> Value {
                     v["threshold"] = json!(db);
                     v["hysteresis_db"] = json!(margin);
                 }
-                Rule::Goodput { gain } => {
+                Rule::Goodput { gain, margin } => {
                     v["rule"] = json!("goodput");
                     v["gain"] = json!(gain);
+                    v["margin_db"] = json!(margin);
                 }
             }
             v

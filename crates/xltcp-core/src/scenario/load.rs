@@ -309,7 +309,11 @@ fn read_hops(
     let mut hops = Vec::with_capacity(entries.len());
     for (k, node) in entries.iter().enumerate() {
         let mut t = Tab::of(cx, format!("wireless.{k}"), node);
-        let default = if k == 0 { "air".to_string() } else { format!("air{k}") };
+        let default = if k == 0 {
+            "air".to_string()
+        } else {
+            format!("air{k}")
+        };
         let w = read_wireless(cx, &mut t, tcp, base_dir, &default);
         if k > 0 {
             check_more_hop(cx, &t, &w);
@@ -337,7 +341,12 @@ fn check_more_hop(cx: &mut Cx, t: &Tab, w: &WirelessSpec) {
     }
     if w.availability != AvailabilitySpec::Always {
         let msg = "only the first hop has an availability process (primary users)";
-        t.invalid(cx, "availability", msg, "no [availability] table on a further hop");
+        t.invalid(
+            cx,
+            "availability",
+            msg,
+            "no [availability] table on a further hop",
+        );
     }
 }
 
@@ -350,7 +359,11 @@ fn read_wireless(
     default_name: &str,
 ) -> WirelessSpec {
     let name = t.read(cx, "name", default_name.to_string(), rd::string);
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)) {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.".contains(c))
+    {
         let allowed = "letters, digits, '_' and '.' (it names links: \"bs-<name>\")";
         t.invalid(cx, "name", "is not a usable hop name", allowed);
     }

@@ -207,10 +207,14 @@ fn read_ucl(cx: &mut Cx, t: &mut Tab) -> UclConfig {
         t.invalid(cx, "threshold", "must be finite dB values", allowed);
     }
     let gain = t.read(cx, "gain", 0.1, rd::prob);
+    let fade = t.read(cx, "margin_db", 0.0, rd::number);
+    if !(fade.is_finite() && fade >= 0.0) {
+        t.invalid(cx, "margin_db", "must be a margin in dB", ">= 0, e.g. 3");
+    }
     let rule = match t.read(cx, "rule", 2, rd::choice(UCL_RULES)) {
         0 => Rule::Threshold { db },
         1 => Rule::Hysteresis { db, margin },
-        _ => Rule::Goodput { gain },
+        _ => Rule::Goodput { gain, margin: fade },
     };
     let dwell = t.read(cx, "dwell", d.dwell, rd::dur);
     let barrier = t.read(cx, "reorder", d.barrier, rd::choice(REORDERS));

@@ -109,7 +109,7 @@ pub enum AgentScheme {
     /// `"ucl"` (at "bs" and at hosts: one entry each): the Universal
     /// Convergence Layer's interface choice (paper 003); needs several
     /// `[[wireless]]` hops. Keys `rule` ("threshold", "hysteresis",
-    /// "goodput"), `threshold`, `hysteresis_db`, `gain`, `dwell`, `reorder`
+    /// "goodput"), `threshold`, `hysteresis_db`, `gain`, `margin_db`, `dwell`, `reorder`
     /// ("barrier", "none"), `max_hold`, `resend` (see `schemes::ucl`).
     Ucl(crate::schemes::ucl::UclConfig),
 }

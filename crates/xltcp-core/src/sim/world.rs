@@ -376,7 +376,9 @@ impl World {
             return;
         }
         if first {
-            self.drive_hop(now, k, |hop, now, io| hop.enqueue_first(now, from, to, p, io));
+            self.drive_hop(now, k, |hop, now, io| {
+                hop.enqueue_first(now, from, to, p, io)
+            });
         } else {
             self.drive_hop(now, k, |hop, now, io| hop.enqueue(now, from, to, p, io));
         }
@@ -588,9 +590,7 @@ impl World {
         let flow = p.meta.flow as usize;
         match (node, via) {
             (Node::Wired(_), _) => self.send_wired(now, 2 * flow, *p),
-            (Node::Host(h), via) => {
-                self.hop_send(now, h as usize + 1, BS, p, via == Via::AirFirst)
-            }
+            (Node::Host(h), via) => self.hop_send(now, h as usize + 1, BS, p, via == Via::AirFirst),
             (Node::Bs, Via::Air | Via::AirFirst) => {
                 let to = self.topology.station_of_flow(flow);
                 self.hop_send(now, BS, to, p, via == Via::AirFirst);

@@ -18,10 +18,13 @@
 //!   falls `hysteresis_db` below the threshold and taking it back only
 //!   when its SNR is `hysteresis_db` above it;
 //! - **goodput** (rate-aware): the interface with the largest expected
-//!   goodput at its current SNR: the saturated TCP goodput of the
-//!   interface's PHY rate (the same medium-time model as the oracle) times
-//!   the frame success probability at that SNR and frame size; a switch
-//!   needs a `gain` (relative) over the current interface.
+//!   goodput at its current SNR less a fade margin (`margin_db`, default
+//!   0 dB; `xltcp reproduce ucl --sweeps` measures 3 dB, against shadowing
+//!   that moves the SNR between reports while an OFDM rate's frame error
+//!   rate climbs from 0 to 1 within a few dB): the saturated TCP goodput of
+//!   the interface's PHY rate (the same medium-time model as the oracle)
+//!   times the frame success probability at that SNR and frame size; a
+//!   switch needs a `gain` (relative) over the current interface.
 //!
 //! Every rule waits `dwell` after a switch before the next.
 //!
@@ -33,12 +36,13 @@
 //!   a switch. (The alternative, a resequencing buffer at the receiver,
 //!   would need a UCL sequence number on every frame.) With `"none"` a
 //!   switch may reorder, as the paper's implementation did.
-//! - **resend** (`resend = true`): a data packet the MAC gave up on after
-//!   its retries (`undelivered`, retry limit) is sent again at once on
-//!   another interface, and two such in a row on the current interface
-//!   move the destination to the best other one: a failing link never
-//!   costs TCP a retransmission timeout while another works. A packet
-//!   dropped at a full queue is left to TCP (congestion must reach it).
+//! - **resend** (`resend = true`): a data segment (or a SYN, a FIN) the
+//!   MAC gave up on after its retries (`undelivered`, retry limit) is sent
+//!   again at once on another interface, and two such in a row on the
+//!   current interface move the destination to the best other one: a
+//!   failing link does not cost TCP a retransmission timeout while another
+//!   works. A packet dropped at a full queue is left to TCP (congestion
+//!   must reach it), so timeouts after queue overflow remain.
 //!
 //! Before the first report the first interface is used.
 //!
@@ -54,7 +58,7 @@ use crate::schemes::cache::local_copy;
 use crate::schemes::{Action, Agent, AgentStats, NodeSignal, Tap, Verdict, Via};
 use crate::signal::{Signal, UndeliveredReason};
 use crate::time::{Dur, Time};
-use crate::wire::Packet;
+use crate::wire::{Packet, TcpFlags};
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -73,10 +77,13 @@ pub enum Rule {
         /// Half-width of the band, dB.
         margin: f64,
     },
-    /// The largest expected goodput, switching for a relative `gain`.
+    /// The largest expected goodput at the SNR less a fade `margin`,
+    /// switching for a relative `gain`.
     Goodput {
         /// Relative gain a switch needs (0.1: 10 % more).
         gain: f64,
+        /// Fade margin, dB: each interface is judged at its SNR less this.
+        margin: f64,
     },
 }
 
@@ -84,7 +91,7 @@ pub enum Rule {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UclConfig {
     /// `rule` (default "goodput") with `threshold` (25), `hysteresis_db`
-    /// (3), `gain` (0.1).
+    /// (3), `gain` (0.1), `margin_db` (0).
     pub rule: Rule,
     /// `dwell`: the least time between two switches (default 500 ms).
     pub dwell: Dur,
@@ -112,7 +119,10 @@ impl UclConfig {
     /// Ours: rate-aware choice, dwell, barrier and resend.
     pub fn ours() -> UclConfig {
         UclConfig {
-            rule: Rule::Goodput { gain: 0.1 },
+            rule: Rule::Goodput {
+                gain: 0.1,
+                margin: 0.0,
+            },
             dwell: Dur::from_millis(500),
             barrier: true,
             max_hold: Dur::from_millis(50),
@@ -301,7 +311,13 @@ pub struct Ucl {
 }
 
 impl Ucl {
-    fn new(cfg: UclConfig, side: Side, hops: &[&WirelessSpec], tcp: &TcpSpec, host_of: &[u32]) -> Ucl {
+    fn new(
+        cfg: UclConfig,
+        side: Side,
+        hops: &[&WirelessSpec],
+        tcp: &TcpSpec,
+        host_of: &[u32],
+    ) -> Ucl {
         let n = hops.len().max(1);
         let dest = Dest {
             snr: vec![None; n],
@@ -350,7 +366,10 @@ impl Ucl {
     fn dest_of(&self, p: &Packet) -> usize {
         match self.side {
             Side::Host => 0,
-            Side::Bs => self.host_of.get(p.meta.flow as usize).map_or(0, |&h| h as usize),
+            Side::Bs => self
+                .host_of
+                .get(p.meta.flow as usize)
+                .map_or(0, |&h| h as usize),
         }
     }
 
@@ -373,8 +392,8 @@ impl Ucl {
                     d.snr[k].is_some_and(|s| s >= bar)
                 })
                 .map_or(last, |k| k as u8),
-            Rule::Goodput { gain } => {
-                let expect = |k: usize| d.snr[k].map_or(0.0, |s| self.tables[k].at(s));
+            Rule::Goodput { gain, margin } => {
+                let expect = |k: usize| d.snr[k].map_or(0.0, |s| self.tables[k].at(s - margin));
                 let best = (0..n).fold(0, |b, k| if expect(k) > expect(b) { k } else { b });
                 if expect(best) > expect(d.iface as usize) * (1.0 + gain) {
                     best as u8
@@ -465,7 +484,10 @@ impl Ucl {
         if let Some(n) = d.outstanding.get_mut(k) {
             *n = n.saturating_sub(1);
         }
-        if d.barrier.as_ref().is_some_and(|b| d.outstanding[b.old as usize] == 0) {
+        if d.barrier
+            .as_ref()
+            .is_some_and(|b| d.outstanding[b.old as usize] == 0)
+        {
             self.lift(i, true);
         }
         let d = &mut self.dests[i];
@@ -477,7 +499,10 @@ impl Ucl {
         }
         let n = d.snr.len();
         let gave_up = s.reason == Some(UndeliveredReason::RetryLimit);
-        if !(self.cfg.resend && gave_up && n > 1 && p.tcp.payload_len > 0) {
+        let f = p.tcp.flags;
+        let sequenced =
+            p.tcp.payload_len > 0 || f.contains(TcpFlags::SYN) || f.contains(TcpFlags::FIN);
+        if !(self.cfg.resend && gave_up && n > 1 && sequenced) {
             return true;
         }
         // Another interface: the one in use if the loss was elsewhere,
@@ -543,7 +568,11 @@ impl Agent for Ucl {
 
     fn on_timeout(&mut self, now: Time) {
         for i in 0..self.dests.len() {
-            if self.dests[i].barrier.as_ref().is_some_and(|b| b.until <= now) {
+            if self.dests[i]
+                .barrier
+                .as_ref()
+                .is_some_and(|b| b.until <= now)
+            {
                 self.lift(i, false);
             }
         }

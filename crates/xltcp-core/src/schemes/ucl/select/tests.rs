@@ -39,7 +39,11 @@ fn ms(n: u64) -> Time {
 
 fn snr(iface: u8, db: f64) -> NodeSignal {
     NodeSignal {
-        signal: Signal::Snr { iface, db, node: None },
+        signal: Signal::Snr {
+            iface,
+            db,
+            node: None,
+        },
         reason: None,
         packet: None,
         delays: None,
@@ -70,7 +74,11 @@ fn send(u: &mut Ucl, now: Time, mut p: Packet) -> (Verdict, u8) {
 #[test]
 fn the_papers_rule_takes_11a_at_25_db_and_above() {
     let mut u = host(UclConfig::paper());
-    assert_eq!(send(&mut u, ms(0), data(0)).1, 0, "the first interface before any report");
+    assert_eq!(
+        send(&mut u, ms(0), data(0)).1,
+        0,
+        "the first interface before any report"
+    );
     assert!(u.on_signal(ms(100), &snr(0, 24.9)));
     assert!(u.on_signal(ms(100), &snr(1, 40.0)));
     assert_eq!(u.iface(0), 1);
@@ -126,7 +134,11 @@ fn the_goodput_rule_weighs_rate_against_frame_loss() {
     let t = &u.tables;
     assert!(t[0].at(30.0) > 4.0 * t[1].at(40.0));
     assert!(t[0].at(18.0) < 0.1 * t[1].at(40.0));
-    assert!(t[1].at(40.0) > 5e6 && t[1].at(40.0) < 7.5e6, "{}", t[1].at(40.0));
+    assert!(
+        t[1].at(40.0) > 5e6 && t[1].at(40.0) < 7.5e6,
+        "{}",
+        t[1].at(40.0)
+    );
 }
 
 #[test]
