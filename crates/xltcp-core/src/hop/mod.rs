@@ -49,10 +49,15 @@
 //!   queue per destination station (the `to` of [`Hop::enqueue`]) and picks
 //!   the next frame by its scheduler (proportional fair, round robin); the
 //!   engine does not see the queues.
-//! - **Several interfaces per host** (paper 003): the world holds several
-//!   hops, each with its own stations, and a host lists the (hop, station)
-//!   of each of its interfaces; a host agent picks the interface of each
-//!   packet. A hop never knows about the others.
+//! - **Several interfaces per host** (paper 003, built): `[[wireless]]`
+//!   entries give the world several hops ([`build_all`]), each with its
+//!   own stations and random streams (the first hop's are those of a
+//!   one-hop scenario); every wireless host has station `h + 1` on each.
+//!   A packet carries the interface it takes (`PacketMeta::iface`, 0
+//!   unless an agent such as the UCL sets it); the engine stamps each
+//!   hop's timers with its index (`HopTimer::hop`) and each signal with
+//!   its interface (`NodeSignal::iface`). A hop never knows about the
+//!   others.
 
 pub mod lrwpan;
 pub mod p2p;

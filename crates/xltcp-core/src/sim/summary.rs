@@ -334,15 +334,13 @@ impl World {
     }
 
     /// Payload bits per second the wireless hop carries for flow `i`'s
-    /// data direction while usable; with several hops, the best of them
-    /// (an interface choice can at best use the better hop all the time;
-    /// sending on both at once is not modelled).
+    /// data direction while usable; with several hops, their sum: no
+    /// choice of interface per packet can carry more (the better hop at
+    /// each instant is at most the sum), though it is loose when one hop
+    /// dominates.
     fn wireless_rate(&self, i: usize) -> f64 {
         let spec = &self.flows[i].spec;
-        self.hops
-            .iter()
-            .map(|h| h.capacity_bps(spec))
-            .fold(0.0, f64::max)
+        self.hops.iter().map(|h| h.capacity_bps(spec)).sum()
     }
 
     fn flow_summary(&self, i: usize, t: f64) -> FlowSummary {
