@@ -131,14 +131,10 @@ fn a_packet_for_a_missing_interface_is_dropped_and_counted() {
 
 #[test]
 fn the_summary_names_each_hop() {
-    let s = load(
-        &TWO_HOPS
-            .replace(
-                "rate = \"8Mbps\"",
-                "kind = \"wifi\"\nstandard = \"11b\"\nsnr_db = 30",
-            )
-            .replace("name = \"fast\"\n", "name = \"fast\"\n"),
-    );
+    let s = load(&TWO_HOPS.replace(
+        "rate = \"8Mbps\"",
+        "kind = \"wifi\"\nstandard = \"11b\"\nsnr_db = 30",
+    ));
     let sum = run(&s, vec![(Node::Host(0), Box::new(Pick(1)))]);
     let json = serde_json::to_value(&sum).unwrap();
     assert_eq!(json["more_hops"][0]["name"], "fast");

@@ -372,7 +372,7 @@ fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
         .collect();
     assert_eq!(blocks, vec![(1000, 2000), (3000, 4000)]);
     let Some((_, xltcp_core::schemes::AgentStats::LocalRecovery(lr))) =
-        h.agents.sections().0.first().copied()
+        h.agents.sections().0.first().cloned()
     else {
         panic!("local recovery section")
     };

@@ -43,6 +43,9 @@ pub enum Fading {
     },
 }
 
+/// (time, SNR dB) points of a trace, shared by the stations that use it.
+pub type SnrPoints = Arc<[(Time, f64)]>;
+
 /// A station's SNR, as the scenario gives it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SnrSpec {
@@ -55,7 +58,7 @@ pub enum SnrSpec {
         /// A mean that moves (a host walking): the file as the scenario
         /// names it and its (time, mean dB) points, interpolated linearly
         /// between points and held before the first and after the last.
-        mean_trace: Option<(String, Arc<[(Time, f64)]>)>,
+        mean_trace: Option<(String, SnrPoints)>,
         /// Shadowing standard deviation, dB (0: none).
         shadowing_db: f64,
         /// Shadowing correlation time (`None`: one draw per station).

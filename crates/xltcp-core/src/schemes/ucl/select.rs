@@ -384,7 +384,7 @@ impl Ucl {
                 .map_or(last, |k| k as u8),
             Rule::Hysteresis { db, margin } => (0..n)
                 .find(|&k| {
-                    let bar = if k as u8 == d.iface || (k as u8) > d.iface {
+                    let bar = if k as u8 >= d.iface {
                         db - margin
                     } else {
                         db + margin
