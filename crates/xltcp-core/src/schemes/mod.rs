@@ -15,6 +15,7 @@
 //! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
 //!   documented reconstruction.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
+//! - [`ucl`]: the Universal Convergence Layer (paper 003): link security.
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
 //!
@@ -34,6 +35,7 @@ pub mod dsasync;
 pub mod local_recovery;
 pub mod snack;
 pub mod snoop;
+pub mod ucl;
 
 pub use agent::{Action, Agent, Node, NodeSignal, Tap, Verdict, Via};
 pub use c_snoop::CSnoop;
