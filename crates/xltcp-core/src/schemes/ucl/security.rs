@@ -4,6 +4,20 @@
 //! handshake messages and frames; nothing here reads a clock, a socket or
 //! the OS's randomness.
 //!
+//! # Pieces
+//!
+//! - [`Identity`] (a node's static X25519 key pair: [`Identity::generate`]
+//!   from the run's seed for simulation, [`Identity::load`] from a key
+//!   file, format in [`keys`]) and [`TrustedPeers`] (the keys it accepts).
+//! - [`Handshake`]: one side of the handshake, turning into a [`Session`].
+//! - [`Session`]: [`Session::seal`] and [`Session::open`] over frame bytes,
+//!   re-keying, counters in [`SecStats`].
+//! - [`SecureLink`]: what an agent holds: the handshake, then the session,
+//!   with the drops before it (`NotAuthenticated`) and handshake resends.
+//! - The cost a hop or an oracle charges: [`FRAME_OVERHEAD`],
+//!   [`sealed_len`], [`HANDSHAKE_MSG_LENS`], [`handshake_bytes`],
+//!   [`CpuCost`].
+//!
 //! # Threat model
 //!
 //! The attacker owns the air: it hears every frame, and can drop, delay,
@@ -108,7 +122,7 @@
 //! forgotten at once. Frames under a forgotten key are `StaleKey`.
 
 mod handshake;
-mod keys;
+pub mod keys;
 mod link;
 #[cfg(test)]
 mod proptests;
@@ -333,6 +347,8 @@ pub struct SecStats {
     pub handshakes_done: u64,
     /// Handshakes failed.
     pub handshakes_failed: u64,
+    /// Handshake messages sent again (lost answers, retransmission timer).
+    pub handshake_resends: u64,
 }
 
 impl SecStats {
@@ -375,6 +391,7 @@ impl SecStats {
             rekeys_rx: self.rekeys_rx + o.rekeys_rx,
             handshakes_done: self.handshakes_done + o.handshakes_done,
             handshakes_failed: self.handshakes_failed + o.handshakes_failed,
+            handshake_resends: self.handshake_resends + o.handshake_resends,
         }
     }
 }

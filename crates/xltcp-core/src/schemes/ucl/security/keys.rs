@@ -344,3 +344,89 @@ fn public_of(private: &[u8; KEY_LEN]) -> PublicKey {
     public.copy_from_slice(&dh.pubkey()[..KEY_LEN]);
     PublicKey(public)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Identity {
+        Identity::generate(7, "host")
+    }
+
+    fn bs() -> Identity {
+        Identity::generate(7, "bs")
+    }
+
+    #[test]
+    fn identity_files_round_trip() {
+        let id = Identity::generate(3, "node");
+        let text = id.to_file_string();
+        let back = Identity::parse(Path::new("node.key"), &format!("# comment\n\n{text}")).unwrap();
+        assert_eq!(back.public(), id.public());
+        assert_eq!(back.name(), "node");
+        assert!(
+            !format!("{back:?}").contains(text.trim()),
+            "Debug leaks the key"
+        );
+    }
+
+    #[test]
+    fn identity_and_trusted_files_load_from_disk() {
+        let dir = std::env::temp_dir().join(format!("xltcp-ucl-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (h, b) = (host(), bs());
+        let id_path = dir.join("host.key");
+        std::fs::write(&id_path, h.to_file_string()).unwrap();
+        let peers_path = dir.join("trusted");
+        std::fs::write(&peers_path, format!("{} bs\n", b.public())).unwrap();
+        let loaded = Identity::load(&id_path).unwrap();
+        let peers = TrustedPeers::load(&peers_path).unwrap();
+        assert_eq!(loaded.public(), h.public());
+        assert!(peers.contains(&b.public()));
+        assert_eq!(peers.name_of(&b.public()), Some("bs"));
+        let missing = Identity::load(&dir.join("absent.key")).unwrap_err();
+        assert!(matches!(missing.problem, KeyFileProblem::Io(_)));
+        assert!(missing.to_string().contains("absent.key"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_key_files_say_which_file_line_and_what() {
+        let p = Path::new("scenarios/ucl/host.key");
+        let cases: [(&str, usize, KeyFileProblem); 4] = [
+            ("# nothing\n\n", 0, KeyFileProblem::NoKey),
+            ("abcd\n", 1, KeyFileProblem::WrongLength { digits: 4 }),
+            (
+                &format!("\n{}\n", "0g".repeat(32)),
+                2,
+                KeyFileProblem::NotHex {
+                    found: 'g',
+                    column: 2,
+                },
+            ),
+            (
+                &format!("{0}\n{0}\n", "ab".repeat(32)),
+                2,
+                KeyFileProblem::MoreThanOneKey { first: 1 },
+            ),
+        ];
+        for (text, line, problem) in cases {
+            let e = Identity::parse(p, text).unwrap_err();
+            assert_eq!((e.line, &e.problem), (line, &problem), "{text:?}");
+            let msg = e.to_string();
+            assert!(msg.starts_with("scenarios/ucl/host.key"), "{msg}");
+        }
+        let e = TrustedPeers::parse(Path::new("trusted"), "\n").unwrap_err();
+        assert_eq!(e.problem, KeyFileProblem::NoKey);
+        let e = TrustedPeers::parse(
+            Path::new("trusted"),
+            &format!("{} a\nzz b\n", "00".repeat(32)),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert_eq!(
+            e.to_string(),
+            "trusted:2: 'z' at column 1 is not a hex digit (0-9, a-f)"
+        );
+    }
+}

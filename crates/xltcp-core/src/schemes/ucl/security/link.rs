@@ -13,10 +13,24 @@ pub(super) enum LinkState {
 /// is up are dropped as [`DropReason::NotAuthenticated`]; a failed
 /// handshake leaves the link down (start a new one with
 /// [`SecureLink::new`]).
+///
+/// # Lost handshake messages
+///
+/// The link keeps the last handshake message it sent and the last one it
+/// received. A side waiting for an answer calls
+/// [`SecureLink::retransmit`] on its own timer; a side that receives again
+/// the message it last received (its answer was lost) sends its answer
+/// again from the next [`SecureLink::poll_transmit`], even once it is up
+/// (the initiator's message 3). The same bytes go out again: nothing new
+/// is learnt from a resend, and a replayed handshake message costs the
+/// replayer one answer it has already heard.
 pub struct SecureLink {
     pub(super) state: LinkState,
     /// Counters of what happened before the session (drops, failures).
     pre: SecStats,
+    last_sent: Option<Vec<u8>>,
+    last_received: Option<Vec<u8>>,
+    resend: bool,
 }
 
 impl std::fmt::Debug for SecureLink {
@@ -39,6 +53,9 @@ impl SecureLink {
         SecureLink {
             state: LinkState::Handshaking(handshake),
             pre: SecStats::default(),
+            last_sent: None,
+            last_received: None,
+            resend: false,
         }
     }
 
@@ -74,24 +91,62 @@ impl SecureLink {
     /// The next handshake message to send, if any.
     #[must_use = "the message must be sent to the peer"]
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        let hs = match &mut self.state {
-            LinkState::Handshaking(hs) => hs,
-            _ => return None,
+        // A new message first: it answers whatever the peer sent.
+        let out = match &mut self.state {
+            LinkState::Handshaking(hs) => {
+                let r = hs.poll_transmit();
+                self.settle(r).flatten()
+            }
+            _ => None,
         };
-        let r = hs.poll_transmit();
-        let out = self.settle(r);
         self.try_finish();
-        out.flatten()
+        if let Some(m) = out {
+            self.resend = false;
+            self.last_sent = Some(m.clone());
+            return Some(m);
+        }
+        if std::mem::take(&mut self.resend) {
+            return self.retransmit_any();
+        }
+        None
     }
 
-    /// Takes a handshake message from the peer. Once the link is up or
-    /// failed, messages are refused with `OutOfTurn` (not counted).
+    /// The last handshake message sent, again, while the handshake is
+    /// running (for the caller's retransmission timer); `None` once the
+    /// link is up or failed, or before anything was sent.
+    #[must_use = "the message must be sent to the peer"]
+    pub fn retransmit(&mut self) -> Option<Vec<u8>> {
+        match self.state {
+            LinkState::Handshaking(_) => self.retransmit_any(),
+            _ => None,
+        }
+    }
+
+    fn retransmit_any(&mut self) -> Option<Vec<u8>> {
+        let m = self.last_sent.clone()?;
+        self.pre.handshake_resends += 1;
+        Some(m)
+    }
+
+    /// Takes a handshake message from the peer. The message received last
+    /// time, received again, schedules a resend of the answer (see the type's
+    /// doc). Other messages once the link is up or failed are refused with
+    /// `OutOfTurn` (not counted).
     pub fn handle_handshake(&mut self, msg: &[u8]) -> Result<(), HandshakeError> {
+        if self.last_received.as_deref() == Some(msg) {
+            if !matches!(self.state, LinkState::Failed(_)) {
+                self.resend = true;
+            }
+            return Ok(());
+        }
         let hs = match &mut self.state {
             LinkState::Handshaking(hs) => hs,
             _ => return Err(HandshakeError::OutOfTurn),
         };
         let r = hs.handle_message(msg);
+        if r.is_ok() {
+            self.last_received = Some(msg.to_vec());
+        }
         let err = r.as_ref().err().cloned();
         self.settle(r);
         self.try_finish();
