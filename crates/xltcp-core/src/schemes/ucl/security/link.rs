@@ -133,10 +133,9 @@ impl SecureLink {
     /// doc). Other messages once the link is up or failed are refused with
     /// `OutOfTurn` (not counted).
     pub fn handle_handshake(&mut self, msg: &[u8]) -> Result<(), HandshakeError> {
-        if self.last_received.as_deref() == Some(msg) {
-            if !matches!(self.state, LinkState::Failed(_)) {
-                self.resend = true;
-            }
+        let failed = matches!(self.state, LinkState::Failed(_));
+        if !failed && self.last_received.as_deref() == Some(msg) {
+            self.resend = true;
             return Ok(());
         }
         let hs = match &mut self.state {

@@ -166,6 +166,33 @@ fn lost_handshake_messages_are_recovered_by_resending() {
 }
 
 #[test]
+fn a_failed_link_answers_nothing_more() {
+    let intruder = Identity::generate(SEED, "intruder");
+    let mut msgs = Vec::new();
+    let init = Handshake::initiator(
+        &intruder,
+        TrustedPeers::new().with(&bs()),
+        [30; 32],
+        SecConfig::default(),
+    )
+    .unwrap();
+    let resp = Handshake::responder(
+        &bs(),
+        TrustedPeers::new().with(&host()),
+        [31; 32],
+        SecConfig::default(),
+    )
+    .unwrap();
+    let (_, mut b) = handshake_with(init, resp, |_, m| msgs.push(m.clone()));
+    assert!(b.failure().is_some());
+    for m in &msgs {
+        assert_eq!(b.handle_handshake(m), Err(HandshakeError::OutOfTurn));
+    }
+    assert_eq!(b.poll_transmit(), None);
+    assert_eq!(b.retransmit(), None);
+}
+
+#[test]
 fn frames_round_trip_both_ways_with_the_stated_overhead() {
     let (mut h, mut b) = sessions();
     for (i, len) in [0usize, 1, 64, 576, 1500].into_iter().enumerate() {
