@@ -16,7 +16,8 @@
 //!   documented reconstruction.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
 //! - [`ucl`]: the Universal Convergence Layer (paper 003): per-packet
-//!   interface choice for hosts with several interfaces.
+//!   interface choice for hosts with several interfaces and
+//!   link security.
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
 //!
