@@ -153,4 +153,7 @@ golden! {
     kim_chung_snoop_up => "kim-chung/snoop-up.toml",
     kim_chung_snack_up => "kim-chung/snack-up.toml",
     kim_chung_c_snoop_up => "kim-chung/c-snoop-up.toml",
+    l2clamp_newreno => "l2clamp/newreno.toml",
+    l2clamp_clamp => "l2clamp/clamp.toml",
+    l2clamp_l2clamp => "l2clamp/l2clamp.toml",
 }

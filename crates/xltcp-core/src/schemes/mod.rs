@@ -15,6 +15,10 @@
 //! - [`snack`]: SNACK (SNACK-S at the BS, SNACK-TCP at the MH), a
 //!   documented reconstruction.
 //! - [`snoop`]: Snoop at the BS (paper 002's baseline, with ns-2's rules).
+//! - [`clamp`]: CLAMP and L2-CLAMP (paper 004), a documented
+//!   reconstruction: the receiver's advertised window from the price of
+//!   its AP queue, set at the receiver (CLAMP) or with BS-made ACKs held
+//!   until the MAC delivers (L2-CLAMP).
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
 //!
@@ -29,6 +33,7 @@ pub mod c_snoop;
 pub mod cache;
 #[cfg(test)]
 mod cache_proptests;
+pub mod clamp;
 pub mod cr_aware;
 pub mod dsasync;
 pub mod local_recovery;
@@ -67,6 +72,10 @@ pub enum AgentStats {
     CSnoop(CacheStats),
     /// `"snack"`.
     Snack(SnackStats),
+    /// `"clamp"`.
+    Clamp(clamp::ClampStats),
+    /// `"l2clamp"`.
+    L2Clamp(clamp::L2ClampStats),
 }
 
 impl AgentStats {
@@ -79,6 +88,8 @@ impl AgentStats {
             AgentStats::Snoop(_) => "snoop",
             AgentStats::CSnoop(_) => "c_snoop",
             AgentStats::Snack(_) => "snack",
+            AgentStats::Clamp(_) => "clamp",
+            AgentStats::L2Clamp(_) => "l2clamp",
         }
     }
 
@@ -91,6 +102,8 @@ impl AgentStats {
             AgentStats::Snoop(_) => 3,
             AgentStats::CSnoop(_) => 4,
             AgentStats::Snack(_) => 5,
+            AgentStats::Clamp(_) => 6,
+            AgentStats::L2Clamp(_) => 7,
         }
     }
 
@@ -103,6 +116,8 @@ impl AgentStats {
             (AgentStats::Snoop(a), AgentStats::Snoop(b)) => *a += *b,
             (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
             (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
+            (AgentStats::Clamp(a), AgentStats::Clamp(b)) => *a += *b,
+            (AgentStats::L2Clamp(a), AgentStats::L2Clamp(b)) => *a += *b,
             _ => {}
         }
     }
@@ -246,6 +261,27 @@ fn place(
         AgentScheme::Snack => {
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((Node::Host(h), Box::new(SnackTcp::new())));
+            }
+        }
+        AgentScheme::Clamp(cfg) => {
+            let board = clamp::PriceBoard::new(hosts as usize);
+            let ap = clamp::ClampAp::new(cfg, host_of.to_vec(), board.clone());
+            agents.push((Node::Bs, Box::new(ap)));
+            for h in (0..hosts).filter(|&h| named(h)) {
+                let agent = clamp::ClampHost::new(cfg, h, board.clone());
+                agents.push((Node::Host(h), Box::new(agent)));
+            }
+        }
+        AgentScheme::L2Clamp(cfg) => {
+            let ledger = clamp::l2::Ledger::default();
+            let served = (0..hosts).map(named).collect();
+            let bs = clamp::L2ClampBs::new(cfg, host_of.to_vec(), served, ledger.clone());
+            agents.push((Node::Bs, Box::new(bs)));
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((
+                    Node::Host(h),
+                    Box::new(clamp::L2ClampHost::new(ledger.clone())),
+                ));
             }
         }
     }
