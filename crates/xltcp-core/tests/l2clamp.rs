@@ -42,7 +42,12 @@ fn l2clamp_keeps_the_receivers_acks_off_the_air() {
     let g = goodputs(&l2);
     assert!(g.iter().all(|&x| x > 50_000.0), "{g:?}");
     let total = |s: &Summary| goodputs(s).iter().sum::<f64>();
-    assert!(total(&l2) >= total(&clamp), "{:?} {:?}", g, goodputs(&clamp));
+    assert!(
+        total(&l2) >= total(&clamp),
+        "{:?} {:?}",
+        g,
+        goodputs(&clamp)
+    );
 }
 
 #[test]

@@ -1037,16 +1037,18 @@ impl WifiHop {
             stations,
             batteries_emptied: self.stats.batteries_emptied,
             dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
-            scheduler: self.sched.as_ref().map(|s| Box::new(SchedStats {
-                discipline: match self.spec.scheduler {
-                    ApScheduler::RoundRobin => "rr",
-                    _ => "pf",
-                },
-                frames: s.decisions[1..].to_vec(),
-                refused: self.sched_refused[1..].to_vec(),
-                queue_every_s: sched::SAMPLE_EVERY.as_secs_f64(),
-                queue: s.samples.clone(),
-            })),
+            scheduler: self.sched.as_ref().map(|s| {
+                Box::new(SchedStats {
+                    discipline: match self.spec.scheduler {
+                        ApScheduler::RoundRobin => "rr",
+                        _ => "pf",
+                    },
+                    frames: s.decisions[1..].to_vec(),
+                    refused: self.sched_refused[1..].to_vec(),
+                    queue_every_s: sched::SAMPLE_EVERY.as_secs_f64(),
+                    queue: s.samples.clone(),
+                })
+            }),
         }
     }
 
