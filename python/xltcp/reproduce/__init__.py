@@ -15,12 +15,25 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-from xltcp.reproduce import byun2016, dsasync, kim_chung
+from xltcp.reproduce import byun2016, dsasync, kim_chung, l2clamp
 
 #: Paper name -> its module.
-PAPERS = {"byun2016": byun2016, "dsasync": dsasync, "kim-chung": kim_chung}
+PAPERS = {
+    "byun2016": byun2016,
+    "dsasync": dsasync,
+    "kim-chung": kim_chung,
+    "l2clamp": l2clamp,
+}
 
-__all__ = ["PAPERS", "byun2016", "dsasync", "kim_chung", "progress_bar", "reproduce_all"]
+__all__ = [
+    "PAPERS",
+    "byun2016",
+    "dsasync",
+    "kim_chung",
+    "l2clamp",
+    "progress_bar",
+    "reproduce_all",
+]
 
 
 def reproduce_all(
