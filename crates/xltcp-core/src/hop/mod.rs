@@ -45,10 +45,11 @@
 //! to the registry (`hop_kinds!` in this file) and to [`build`] (the
 //! scenario's `kind` picks it). Nothing in the engines changes. The kinds the papers still need fit as follows:
 //!
-//! - **A per-receiver scheduled downlink** (paper 004): the hop keeps one
-//!   queue per destination station (the `to` of [`Hop::enqueue`]) and picks
-//!   the next frame by its scheduler (proportional fair, round robin); the
-//!   engine does not see the queues.
+//! - **A per-receiver scheduled downlink** (paper 004): the 802.11 hop
+//!   keeps one queue per destination station (the `to` of
+//!   [`Hop::enqueue`]) and picks the next frame by its scheduler
+//!   (`[wireless] scheduler`: proportional fair, round robin; see
+//!   [`wifi::sched`]); the engine does not see the queues.
 //! - **Several interfaces per host** (paper 003): the world holds several
 //!   hops, each with its own stations, and a host lists the (hop, station)
 //!   of each of its interfaces; a host agent picks the interface of each
