@@ -16,8 +16,8 @@ into OUT:
   from the 500 s runs' time series); the checks of the paper's claims and
   of this project's targets;
 - ``fig_throughput_time.png``, ``fig_queue.png`` (the AP's queues over
-  time, seed 1), ``fig_cwnd.png`` (each variant's congestion window and
-  flight of F1, seed 1);
+  time, first seed), ``fig_cwnd.png`` (each variant's congestion window
+  and flight of F1, first seed);
 - with ``--sweeps``: ``fig_packet_size.png`` (250-1250 B),
   ``fig_error_rate.png`` (0.05-0.25), ``fig_queue_delay.png`` (CLAMP's
   target delay 20-100 ms), throughput and fairness with 95 % CI bars.
@@ -146,7 +146,9 @@ def _throughput_at(series: dict, t_end: float) -> float:
     return sum(vals) / len(vals) if vals else 0.0
 
 
-def _run_default(variant: str, seed: int, out: Path, overrides: Sequence[str]) -> dict:
+def _run_default(
+    variant: str, seed: int, out: Path, overrides: Sequence[str], keep_series: bool
+) -> dict:
     run_dir = out / "runs" / variant / f"seed-{seed}"
     sets = [f'sim.duration="{DURATION_S}s"', *overrides]
     summary = runner.run_one(preset(variant), seed, run_dir, sets)
@@ -156,7 +158,7 @@ def _run_default(variant: str, seed: int, out: Path, overrides: Sequence[str]) -
     (run_dir / "signals.jsonl").unlink(missing_ok=True)
     m = _metrics(summary)
     m["by_time"] = {t: _throughput_at(series, t) for t in TIMES_S}
-    if seed == 1:
+    if keep_series:
         f1 = series.get("f1", {})
         m["f1_series"] = {k: f1.get(k, []) for k in ("t", "cwnd", "flight")}
     return m
@@ -186,7 +188,7 @@ def run_all(
                 if progress:
                     progress(f"{label} {DURATION_S} s seed {seed}")
                 default_tasks[(variant, seed)] = p.submit(
-                    _run_default, variant, seed, out, overrides
+                    _run_default, variant, seed, out, overrides, seed == seeds[0]
                 )
         if sweeps:
             for key, (values, _) in SWEEPS.items():
@@ -224,8 +226,7 @@ def checks(default: dict, swept: dict) -> list[tuple[str, bool, str]]:
         )
     )
     by_time = [
-        ci([r["by_time"][t] for r in l2])[0] - ci([r["by_time"][t] for r in c])[0]
-        for t in TIMES_S
+        ci([r["by_time"][t] for r in l2])[0] - ci([r["by_time"][t] for r in c])[0] for t in TIMES_S
     ]
     out.append(
         (
@@ -235,7 +236,9 @@ def checks(default: dict, swept: dict) -> list[tuple[str, bool, str]]:
         )
     )
     jl, jc = _mean(l2, "jain"), _mean(c, "jain")
-    out.append(("L2-CLAMP at least as fair as CLAMP (Jain, 4 flows)", jl >= jc, f"{jl:.3f} vs {jc:.3f}"))
+    out.append(
+        ("L2-CLAMP at least as fair as CLAMP (Jain, 4 flows)", jl >= jc, f"{jl:.3f} vs {jc:.3f}")
+    )
     cut = 1 - _mean(l2, "up_frames") / _mean(c, "up_frames")
     out.append(("L2-CLAMP cuts the wireless ACK frames by >= 90 %", cut >= 0.9, f"{cut:.1%}"))
     el, ec = _mean(l2, "mn3_empty"), _mean(c, "mn3_empty")
@@ -247,7 +250,13 @@ def checks(default: dict, swept: dict) -> list[tuple[str, bool, str]]:
         )
     )
     qc, qn = _mean(c, "mean_queue"), _mean(nr, "mean_queue")
-    out.append(("CLAMP keeps the AP's queues shorter than NewReno", qc < qn, f"{qc:.1f} vs {qn:.1f} packets"))
+    out.append(
+        (
+            "CLAMP keeps the AP's queues shorter than NewReno",
+            qc < qn,
+            f"{qc:.1f} vs {qn:.1f} packets",
+        )
+    )
     ahead = max(r["ack_ahead_max"] for r in l2)
     out.append(
         (
@@ -306,7 +315,8 @@ def write_table(default: dict, swept: dict, out: Path, seeds: Sequence[int]) -> 
             lines.append(
                 f"| {label} | {text(col['per_flow_bps'], 1e6, '{:.3f}')} | "
                 f"{text(col['aggregate_bps'], 1e6, '{:.3f}')} | {text(col['jain'], 1, '{:.3f}')} | "
-                f"{text(col['jain_receivers'], 1, '{:.3f}')} | {text(col['up_frames'], 1, '{:.0f}')} | "
+                f"{text(col['jain_receivers'], 1, '{:.3f}')} | "
+                f"{text(col['up_frames'], 1, '{:.0f}')} | "
                 f"{text(col['mean_queue'], 1, '{:.1f}')} | {ci(col['empty_share'])[0]:.1%}, "
                 f"{ci(col['mn3_empty'])[0]:.1%} |"
             )
@@ -325,8 +335,12 @@ def write_table(default: dict, swept: dict, out: Path, seeds: Sequence[int]) -> 
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if swept:
         for key, (values, _) in SWEEPS.items():
-            lines += ["", f"Sweep of {key.replace('_', ' ')} ({SWEEP_DURATION_S} s runs): "
-                      "per-flow throughput (Mbit/s) / Jain", ""]
+            lines += [
+                "",
+                f"Sweep of {key.replace('_', ' ')} ({SWEEP_DURATION_S} s runs): "
+                "per-flow throughput (Mbit/s) / Jain",
+                "",
+            ]
             lines += ["| variant | " + " | ".join(f"{v:g}" for v in values) + " |"]
             lines += ["|---|" + "---|" * len(values)]
             for variant, label in VARIANTS:
@@ -398,8 +412,11 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
     save(fig, "fig_cwnd.png")
 
     if swept:
-        names = {"packet_size": "packet size (B)", "error_rate": "error rate",
-                 "queue_delay": "queue delay (ms)"}
+        names = {
+            "packet_size": "packet size (B)",
+            "error_rate": "error rate",
+            "queue_delay": "queue delay (ms)",
+        }
         for key, (values, _) in SWEEPS.items():
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
             xs = [v * 1000 if key == "queue_delay" else v for v in values]
@@ -410,8 +427,9 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
                         m, h = ci([r[metric] for r in swept[(key, v, variant)]])
                         means.append(m / scale)
                         halves.append(0.0 if math.isnan(h) else h / scale)
-                    ax.errorbar(xs, means, yerr=halves, marker=markers[variant], capsize=3,
-                                label=label)
+                    ax.errorbar(
+                        xs, means, yerr=halves, marker=markers[variant], capsize=3, label=label
+                    )
             a1.set(xlabel=names[key], ylabel="per-flow throughput (Mbit/s)")
             a2.set(xlabel=names[key], ylabel="Jain's fairness (4 flows)")
             a1.legend()
