@@ -56,3 +56,9 @@ def test_sweep_overrides_name_the_right_keys():
         "wireless.loss.down.p=0.1",
         "wireless.loss.up.p=0.1",
     ]
+
+
+def test_the_scheduler_sweep_sets_the_aps_discipline():
+    assert l2clamp._sets("newreno", "scheduler", "rr") == ['wireless.scheduler="rr"']
+    assert l2clamp._fmt("fifo") == "fifo"
+    assert l2clamp._fmt(0.1) == "0.1"

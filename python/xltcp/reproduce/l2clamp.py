@@ -20,7 +20,8 @@ into OUT:
   and flight of F1, first seed);
 - with ``--sweeps``: ``fig_packet_size.png`` (250-1250 B),
   ``fig_error_rate.png`` (0.05-0.25), ``fig_queue_delay.png`` (CLAMP's
-  target delay 20-100 ms), throughput and fairness with 95 % CI bars.
+  target delay 20-100 ms), ``fig_scheduler.png`` (the AP's FIFO, round
+  robin and PF), throughput and fairness with 95 % CI bars.
 
 Each run's summary and time series are kept in
 ``OUT/runs/<variant><tag>/seed-<n>/``.
@@ -51,12 +52,20 @@ DURATION_S = 500
 #: The run lengths of the throughput-vs-time figure (the paper's Fig. 4).
 TIMES_S = (100, 200, 300, 400, 500)
 
-#: The sweeps (200 s runs, the paper's Figs. 5-7): key -> (values, default).
-SWEEPS: dict[str, tuple[tuple[float, ...], float]] = {
+#: The sweeps (200 s runs): key -> (values, default). The first three are
+#: the paper's Figs. 5-7; the AP's scheduler is ours (the paper runs PF).
+SWEEPS: dict[str, tuple[tuple, object]] = {
     "packet_size": ((250, 500, 750, 1000, 1250), 1250),
     "error_rate": ((0.05, 0.10, 0.15, 0.20, 0.25), 0.05),
     "queue_delay": ((0.02, 0.04, 0.06, 0.08, 0.10), 0.10),
+    "scheduler": (("fifo", "rr", "pf"), "pf"),
 }
+
+
+def _fmt(value) -> str:
+    """A sweep value as text."""
+    return value if isinstance(value, str) else f"{value:g}"
+
 
 SWEEP_DURATION_S = 200
 
@@ -76,10 +85,12 @@ def preset(variant: str) -> Path:
     return xltcp.scenarios_dir() / "l2clamp" / f"{variant}.toml"
 
 
-def _sets(variant: str, key: str | None, value: float | None) -> list[str]:
+def _sets(variant: str, key: str | None, value) -> list[str]:
     """Overrides of one sweep point."""
     if key is None or value is None:
         return []
+    if key == "scheduler":
+        return [f'wireless.scheduler="{value}"']
     if key == "packet_size":
         return [f'tcp.mss="{int(value) - 40}B"']
     if key == "error_rate":
@@ -164,7 +175,7 @@ def _run_default(
     return m
 
 
-def _run_point(variant: str, seed: int, key: str, value: float, overrides: Sequence[str]) -> dict:
+def _run_point(variant: str, seed: int, key: str, value, overrides: Sequence[str]) -> dict:
     sets = [f'sim.duration="{SWEEP_DURATION_S}s"', *overrides, *_sets(variant, key, value)]
     m = _metrics(runner.run_one(preset(variant), seed, None, sets))
     m.pop("queue_samples")
@@ -196,7 +207,7 @@ def run_all(
                     for variant, label in VARIANTS:
                         for seed in seeds:
                             if progress:
-                                progress(f"{label} {key}={value:g} seed {seed}")
+                                progress(f"{label} {key}={_fmt(value)} seed {seed}")
                             sweep_tasks[(key, value, variant, seed)] = p.submit(
                                 _run_point, variant, seed, key, value, overrides
                             )
@@ -341,7 +352,7 @@ def write_table(default: dict, swept: dict, out: Path, seeds: Sequence[int]) -> 
                 "per-flow throughput (Mbit/s) / Jain",
                 "",
             ]
-            lines += ["| variant | " + " | ".join(f"{v:g}" for v in values) + " |"]
+            lines += ["| variant | " + " | ".join(_fmt(v) for v in values) + " |"]
             lines += ["|---|" + "---|" * len(values)]
             for variant, label in VARIANTS:
                 cells = [
@@ -416,6 +427,7 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
             "packet_size": "packet size (B)",
             "error_rate": "error rate",
             "queue_delay": "queue delay (ms)",
+            "scheduler": "the AP's scheduler",
         }
         for key, (values, _) in SWEEPS.items():
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -460,7 +472,7 @@ def reproduce(
         "paper": "l2clamp",
         "seeds": list(seeds),
         "results": slim,
-        "sweeps": {f"{k}-{v:g}-{var}": rows for (k, v, var), rows in swept.items()},
+        "sweeps": {f"{k}-{_fmt(v)}-{var}": rows for (k, v, var), rows in swept.items()},
         "checks": [{"target": t, "met": m, "measured": s} for t, m, s in found],
     }
     (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
