@@ -71,3 +71,27 @@ fn the_schedulers_are_deterministic_and_fifo_is_the_default() {
     let fifo = run("newreno", &["wireless.scheduler=\"fifo\""], 3);
     assert!(fifo.wifi().unwrap().scheduler.is_none());
 }
+
+#[test]
+fn l2clamp_recovers_packets_the_mac_gives_up_through_the_receivers_duplicates() {
+    // Each downlink packet lost on every MAC attempt with probability 5 %:
+    // the BS discards their ACKs, the receivers' duplicate ACKs pass and
+    // the senders retransmit; the BS never runs ahead of the receivers.
+    let sets = [
+        "wireless.loss_per=\"packet\"",
+        "wireless.loss.down.p=0.05",
+        "wireless.loss.up.p=0",
+    ];
+    let s = run("l2clamp", &sets, 4);
+    let l2 = s.agents.0.iter().find_map(|(_, a)| match a {
+        xltcp_core::schemes::AgentStats::L2Clamp(x) => Some(*x),
+        _ => None,
+    });
+    let l2 = l2.expect("an l2clamp section");
+    assert!(l2.acks_discarded > 20, "{l2:?}");
+    assert!(l2.duplicates_passed > 20, "{l2:?}");
+    assert_eq!(l2.ack_ahead_max_bytes, 0);
+    assert!(s.flows.iter().all(|f| f.fast_retransmits > 0));
+    let g = goodputs(&s);
+    assert!(g.iter().all(|&x| x > 50_000.0), "{g:?}");
+}
