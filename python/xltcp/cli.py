@@ -788,7 +788,10 @@ def reproduce(
     paper: str = typer.Argument(
         ...,
         metavar="PAPER",
-        help="Paper to reproduce: byun2016 (paper 000), dsasync (001), kim-chung (002), ucl (003), or all.",
+        help=(
+            "Paper to reproduce: byun2016 (paper 000), dsasync (001), kim-chung (002), "
+            "ucl (003), l2clamp (004), or all."
+        ),
     ),
     seeds: Optional[str] = typer.Option(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."

@@ -160,4 +160,7 @@ golden! {
     ucl_moving_11b => "ucl/moving-11b.toml",
     ucl_moving_ucl_paper => "ucl/moving-ucl-paper.toml",
     ucl_moving_ucl_ours => "ucl/moving-ucl-ours.toml",
+    l2clamp_newreno => "l2clamp/newreno.toml",
+    l2clamp_clamp => "l2clamp/clamp.toml",
+    l2clamp_l2clamp => "l2clamp/l2clamp.toml",
 }

@@ -15,12 +15,27 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-from xltcp.reproduce import byun2016, dsasync, kim_chung, ucl
+from xltcp.reproduce import byun2016, dsasync, kim_chung, l2clamp, ucl
 
 #: Paper name -> its module.
-PAPERS = {"byun2016": byun2016, "dsasync": dsasync, "kim-chung": kim_chung, "ucl": ucl}
+PAPERS = {
+    "byun2016": byun2016,
+    "dsasync": dsasync,
+    "kim-chung": kim_chung,
+    "ucl": ucl,
+    "l2clamp": l2clamp,
+}
 
-__all__ = ["PAPERS", "byun2016", "dsasync", "kim_chung", "progress_bar", "reproduce_all", "ucl"]
+__all__ = [
+    "PAPERS",
+    "byun2016",
+    "dsasync",
+    "kim_chung",
+    "l2clamp",
+    "progress_bar",
+    "reproduce_all",
+    "ucl",
+]
 
 
 def reproduce_all(

@@ -45,10 +45,11 @@
 //! to the registry (`hop_kinds!` in this file) and to [`build`] (the
 //! scenario's `kind` picks it). Nothing in the engines changes. The kinds the papers still need fit as follows:
 //!
-//! - **A per-receiver scheduled downlink** (paper 004): the hop keeps one
-//!   queue per destination station (the `to` of [`Hop::enqueue`]) and picks
-//!   the next frame by its scheduler (proportional fair, round robin); the
-//!   engine does not see the queues.
+//! - **A per-receiver scheduled downlink** (paper 004): the 802.11 hop
+//!   keeps one queue per destination station (the `to` of
+//!   [`Hop::enqueue`]) and picks the next frame by its scheduler
+//!   (`[wireless] scheduler`: proportional fair, round robin; see
+//!   [`wifi::sched`]); the engine does not see the queues.
 //! - **Several interfaces per host** (paper 003, built): `[[wireless]]`
 //!   entries give the world several hops ([`build_all`]), each with its
 //!   own stations and random streams (the first hop's are those of a

@@ -58,6 +58,12 @@
 //! and a radiotap header ([`crate::radio::wifi::capture`]), for `air.pcap`,
 //! where Wireshark shows retries, sequence numbers, NAV and lost frames.
 //!
+//! The AP's downlink: one FIFO queue in its DCF (`scheduler = "fifo"`,
+//! the default), or one queue per receiver served by round robin or
+//! proportional fair (`"rr"`, `"pf"`: [`sched`]), each queue holding
+//! `[wireless] queue` frames; the scheduler hands the DCF one frame
+//! whenever it has none in hand.
+//!
 //! Oracle capacity of a flow (one saturated sender, SPECS §5.4):
 //!
 //! ```text
@@ -76,25 +82,27 @@
 //! not used: the 802.11 framing is fixed (36 bytes around the packet).
 
 pub mod dsa;
+pub mod sched;
 mod stats;
 
 pub use dsa::DsaStats;
-pub use stats::{StationEnergy, WifiDirStats, WifiStats};
+pub use stats::{SchedStats, StationEnergy, WifiDirStats, WifiStats};
 
 use super::{AirFrame, Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
 use crate::net::link::{Drops, LinkStats};
 use crate::net::loss::LossProcess;
 use crate::radio::snr::{mean_over, SnrProcess};
 use crate::radio::wifi::capture::AirFrame as WifiAir;
+use crate::radio::wifi::effective_preamble;
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{
     data_psdu_bytes, Addr, ArfConfig, Dcf, DcfConfig, EnergyMeter, Frame, MacEvent, OracleCapacity,
     Preamble, RadioState, Rate, RateControl, ReverseAck, Transmission, TxKind, UndeliveredReason,
 };
 use crate::rng::{stream, Rng};
-use crate::scenario::{Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
+use crate::scenario::{ApScheduler, Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
 use crate::signal::{MacDelays, Signal, TfpCause, UndeliveredReason as SignalReason};
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use crate::wire::Packet;
 use rand::RngExt;
 use std::collections::{BTreeMap, VecDeque};
@@ -138,6 +146,8 @@ pub enum HopEv {
 struct Held {
     packet: Packet,
     received: bool,
+    /// The receiving station.
+    to: u16,
 }
 
 /// One station: its DCF, its radio's energy and its frames (in the order
@@ -212,6 +222,10 @@ pub struct WifiHop {
     capture: bool,
     /// The DSA cell's sensing and channel switches, if configured.
     dsa: Option<dsa::DsaCell>,
+    /// The AP's per-receiver queues and scheduler (`rr`, `pf`), if any.
+    sched: Option<sched::Scheduler>,
+    /// Frames refused at a full receiver queue, per station.
+    sched_refused: Vec<u64>,
     /// Counters per direction (energy is read from the meters).
     pub stats: WifiStats,
 }
@@ -245,6 +259,15 @@ impl WifiHop {
             },
             ..DcfConfig::new(spec.rate)
         };
+        let limit = config.queue_limit;
+        let sched = match spec.scheduler {
+            ApScheduler::Fifo => None,
+            ApScheduler::RoundRobin => Some((sched::Discipline::RoundRobin, Dur::from_millis(100))),
+            ApScheduler::ProportionalFair { time_constant } => {
+                Some((sched::Discipline::ProportionalFair, time_constant))
+            }
+        }
+        .map(|(d, tc)| sched::Scheduler::new(d, hosts.len(), limit, tc));
         let stations = (0..=hosts.len())
             .map(|i| Station {
                 dcf: Dcf::new(
@@ -285,6 +308,8 @@ impl WifiHop {
                 .dsa
                 .as_ref()
                 .map(|d| dsa::DsaCell::new(d, hosts.len(), seed)),
+            sched,
+            sched_refused: vec![0; hosts.len() + 1],
             stats: WifiStats::default(),
         }
     }
@@ -360,6 +385,7 @@ impl WifiHop {
         let held = Held {
             packet,
             received: false,
+            to: to as u16,
         };
         s.held.push_back((id, held));
         let frame = Frame {
@@ -367,6 +393,11 @@ impl WifiHop {
             dst: Addr(to as u16),
             psdu_bytes: data_psdu_bytes(packet.ip_len() as u32),
         };
+        if from == 0 && self.sched.is_some() {
+            self.schedule_frame(now, frame, first, q, out);
+            return;
+        }
+        let s = &mut self.stations[from];
         if first {
             s.dcf.enqueue_first(now, frame);
         } else {
@@ -376,6 +407,71 @@ impl WifiHop {
         let d = self.dir(from == 0);
         d.max_queue = d.max_queue.max(queued);
         self.drain(now, from, q, out);
+    }
+
+    /// Puts `frame` in its receiver's queue at the AP (refused at a full
+    /// queue, as the MAC refuses one) and lets the scheduler feed the MAC.
+    fn schedule_frame(
+        &mut self,
+        now: Time,
+        frame: Frame,
+        first: bool,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) {
+        let Some(sched) = self.sched.as_mut() else {
+            return;
+        };
+        if let Err(f) = sched.push(now, frame, first) {
+            self.sched_refused[f.dst.0 as usize] += 1;
+            self.undelivered(0, f.id, UndeliveredReason::QueueFull, out);
+        }
+        let queued = self.sched.as_ref().map_or(0, |s| s.len()) as u64;
+        let d = self.dir(true);
+        d.max_queue = d.max_queue.max(queued);
+        self.drain(now, 0, q, out);
+    }
+
+    /// `mu_i` of the scheduler (see [`sched`]): the AP's data rate to
+    /// `station` times the chance that a `psdu`-byte frame gets through at
+    /// the SNR of the station's link now.
+    fn current_rate(&mut self, now: Time, station: usize, psdu: u32) -> f64 {
+        let rate = self.stations[0].dcf.data_rate(Addr(station as u16));
+        let preamble = effective_preamble(rate, self.spec.preamble);
+        let model = self.spec.error_model;
+        let Some(snr) = self.stations.get_mut(station).and_then(|s| s.snr.as_mut()) else {
+            return rate.bps() as f64;
+        };
+        let db = snr.db_at(now);
+        let at = |db: f64| per(model, rate, preamble, db_to_linear(db), psdu);
+        let p = if snr.is_fixed() {
+            let key = (rate, preamble, psdu, db.to_bits());
+            *self.per_cache.entry(key).or_insert_with(|| at(db))
+        } else {
+            at(db)
+        };
+        rate.bps() as f64 * (1.0 - p)
+    }
+
+    /// Hands the AP's DCF the scheduler's next frame if it has none in
+    /// hand; returns whether it did.
+    fn feed(&mut self, now: Time) -> bool {
+        let dcf = &self.stations[0].dcf;
+        if !dcf.is_idle() || dcf.queue_len() > 0 {
+            return false;
+        }
+        let Some(mut sched) = self.sched.take() else {
+            return false;
+        };
+        let next = sched.pick(now, |i, f| self.current_rate(now, i, f.psdu_bytes));
+        self.sched = Some(sched);
+        let Some((frame, queued_at)) = next else {
+            return false;
+        };
+        self.stations[0]
+            .dcf
+            .enqueue_queued_at(now, frame, queued_at);
+        true
     }
 
     /// The channel became blocked (a primary user) or free at `now`.
@@ -757,7 +853,10 @@ impl WifiHop {
                 self.launch(now, t, q, out);
             }
             while let Some(e) = self.stations[i].dcf.poll_event() {
-                self.report(i, e, out);
+                self.report(now, i, e, out);
+            }
+            if i == 0 && self.sched.is_some() && self.feed(now) {
+                continue;
             }
             // A new head-of-line frame may be for a frozen host (or no
             // longer be): the AP's carrier sense follows.
@@ -826,7 +925,7 @@ impl WifiHop {
     }
 
     /// A MAC report at station `i`.
-    fn report(&mut self, i: usize, e: MacEvent, out: &mut Vec<HopOut>) {
+    fn report(&mut self, now: Time, i: usize, e: MacEvent, out: &mut Vec<HopOut>) {
         match e {
             MacEvent::Received { frame, from } => {
                 let from = from.0 as usize;
@@ -852,7 +951,11 @@ impl WifiHop {
                 attempts,
             } => {
                 self.doomed.remove(&(i as u16, frame));
-                let packet = self.stations[i].take(frame).map(|h| h.packet);
+                let held = self.stations[i].take(frame);
+                if let (Some(h), Some(s)) = (&held, self.sched.as_mut().filter(|_| i == 0)) {
+                    s.served(now, h.to as usize, 8.0 * h.packet.ip_len() as f64);
+                }
+                let packet = held.map(|h| h.packet);
                 out.push(HopOut::Signal {
                     station: i,
                     signal: Signal::Delivered { frame },
@@ -943,6 +1046,18 @@ impl WifiHop {
             stations,
             batteries_emptied: self.stats.batteries_emptied,
             dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
+            scheduler: self.sched.as_ref().map(|s| {
+                Box::new(SchedStats {
+                    discipline: match self.spec.scheduler {
+                        ApScheduler::RoundRobin => "rr",
+                        _ => "pf",
+                    },
+                    frames: s.decisions[1..].to_vec(),
+                    refused: self.sched_refused[1..].to_vec(),
+                    queue_every_s: sched::SAMPLE_EVERY.as_secs_f64(),
+                    queue: s.samples.clone(),
+                })
+            }),
         }
     }
 

@@ -128,6 +128,15 @@ fn agent(a: &AgentSpec) -> Value {
             }
             v
         }
+        AgentScheme::Clamp(c) | AgentScheme::L2Clamp(c) => json!({
+            "scheme": if matches!(a.scheme, AgentScheme::Clamp(_)) { "clamp" } else { "l2clamp" },
+            "at": at,
+            "target_delay": format_duration(c.target_delay),
+            "tau": c.tau,
+            "rate_time": format_duration(c.rate_time),
+            "min_window": c.min_window,
+            "initial_window": c.initial_window,
+        }),
     }
 }
 

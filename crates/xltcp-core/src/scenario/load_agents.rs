@@ -14,10 +14,13 @@
 //! hop whose MAC reports each frame's delivery (`"wifi"`, `"lrwpan"`);
 //! `snack` (SNACK-S at the BS, SNACK-TCP at hosts) needs the flows' SACK
 //! option; `ucl` (at the BS and at hosts: one entry each) needs several
-//! `[[wireless]]` hops.
+//! `[[wireless]]` hops. `clamp` and `l2clamp` (paper 004) name the receivers
+//! (`at` = "hosts" or a host's name); their BS half goes to the BS with
+//! them, and they need the 802.11 hop (its MAC's delivery reports).
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
+use crate::schemes::clamp::ClampConfig;
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::schemes::ucl::{Rule, UclConfig};
 use crate::time::Dur;
@@ -31,6 +34,8 @@ const SCHEMES: &[(&str, u8)] = &[
     ("c_snoop", 5),
     ("snack", 6),
     ("ucl", 7),
+    ("clamp", 8),
+    ("l2clamp", 9),
 ];
 const UCL_RULES: &[(&str, u8)] = &[("threshold", 0), ("hysteresis", 1), ("goodput", 2)];
 const REORDERS: &[(&str, bool)] = &[("barrier", true), ("none", false)];
@@ -84,7 +89,7 @@ fn read_agent(
     hops: usize,
 ) -> Option<AgentSpec> {
     if !t.has("scheme") {
-        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\", \"ucl\"";
+        let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\", \"ucl\", \"clamp\", \"l2clamp\"";
         cx.err(
             &t.loc_of("scheme"),
             &t.key("scheme"),
@@ -125,6 +130,8 @@ fn read_agent(
         5 => AgentScheme::CSnoop,
         6 => AgentScheme::Snack,
         7 => AgentScheme::Ucl(read_ucl(cx, t)),
+        8 => AgentScheme::Clamp(read_clamp(cx, t)),
+        9 => AgentScheme::L2Clamp(read_clamp(cx, t)),
         _ => {
             let mode = t.read(
                 cx,
@@ -145,6 +152,8 @@ fn read_agent(
         AgentScheme::CSnoop => (Runs::Either, "c_snoop"),
         AgentScheme::Snack => (Runs::Either, "snack"),
         AgentScheme::Ucl(_) => (Runs::Either, "ucl"),
+        AgentScheme::Clamp(_) => (Runs::Hosts, "clamp"),
+        AgentScheme::L2Clamp(_) => (Runs::Hosts, "l2clamp"),
     };
     if runs != Runs::Either && (runs == Runs::Bs) != at_bs {
         let (msg, allowed) = if runs == Runs::Bs {
@@ -179,6 +188,11 @@ fn read_agent(
             t.invalid(cx, "scheme", msg, "two or more [[wireless]] entries");
         }
         AgentScheme::Ucl(_) => {}
+        AgentScheme::Clamp(_) | AgentScheme::L2Clamp(_) if !wifi => {
+            let msg = format!("{name} needs the 802.11 hop (its MAC's delivery reports)");
+            t.invalid(cx, "scheme", msg, "[wireless] kind = \"wifi\"");
+        }
+        AgentScheme::Clamp(_) | AgentScheme::L2Clamp(_) => {}
         AgentScheme::Snack => {
             if let Some(f) = flows.iter().find(|f| !f.tcp.sack) {
                 let msg = format!(
@@ -266,6 +280,29 @@ fn read_dsasync(cx: &mut Cx, t: &mut Tab) -> DsaSyncConfig {
         efficiency,
         smoothing,
         tx_window,
+    }
+}
+
+/// The keys of `clamp` and `l2clamp` (defaults: [`ClampConfig::default`]).
+fn read_clamp(cx: &mut Cx, t: &mut Tab) -> ClampConfig {
+    let d = ClampConfig::default();
+    let target_delay = t.read(cx, "target_delay", d.target_delay, rd::dur);
+    let tau = t.read(cx, "tau", d.tau, rd::size);
+    if tau == 0 {
+        t.invalid(cx, "tau", "must be above 0", "bytes, e.g. \"1500B\"");
+    }
+    let rate_time = positive(cx, t, "rate_time", d.rate_time);
+    let seg = |t: &mut Tab, cx: &mut Cx, key: &'static str, default: u32| {
+        t.read(cx, key, i128::from(default), rd::int_in(1, 100_000)) as u32
+    };
+    let min_window = seg(t, cx, "min_window", d.min_window);
+    let initial_window = seg(t, cx, "initial_window", d.initial_window);
+    ClampConfig {
+        target_delay,
+        tau,
+        rate_time,
+        min_window,
+        initial_window,
     }
 }
 

@@ -13,6 +13,7 @@ const STANDARDS: &[(&str, Standard)] = &[("11a", Standard::A11), ("11b", Standar
 const RATE_CONTROLS: &[(&str, bool)] = &[("fixed", false), ("arf", true)];
 const PREAMBLES: &[(&str, Preamble)] = &[("long", Preamble::Long), ("short", Preamble::Short)];
 const LOSS_UNITS: &[(&str, bool)] = &[("frame", false), ("packet", true)];
+const SCHEDULERS: &[(&str, u8)] = &[("fifo", 0), ("rr", 1), ("pf", 2)];
 const ERROR_MODELS: &[(&str, ErrorModel)] =
     &[("nist", ErrorModel::Nist), ("yans", ErrorModel::Yans)];
 
@@ -91,6 +92,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
         t.invalid(cx, "snr_report", "must be longer than 0", allowed);
         spec.snr_report = None;
     }
+    spec.scheduler = read_scheduler(cx, t);
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
     e.finish(cx);
@@ -105,6 +107,29 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
         queue,
     };
     (link, spec)
+}
+
+/// `scheduler` and `pf_time_constant`.
+fn read_scheduler(cx: &mut Cx, t: &mut Tab) -> ApScheduler {
+    let which = t.read(cx, "scheduler", 0, rd::choice(SCHEDULERS));
+    let tc = t.read_opt(cx, "pf_time_constant", rd::dur);
+    if tc == Some(Dur::ZERO) {
+        let allowed = "a duration > 0, e.g. \"100ms\"";
+        t.invalid(cx, "pf_time_constant", "must be longer than 0", allowed);
+    }
+    if tc.is_some() && which != 2 {
+        let msg = "is the proportional-fair scheduler's averaging time";
+        t.invalid(cx, "pf_time_constant", msg, "with scheduler = \"pf\"");
+    }
+    match which {
+        1 => ApScheduler::RoundRobin,
+        2 => ApScheduler::ProportionalFair {
+            time_constant: tc
+                .filter(|d| *d > Dur::ZERO)
+                .unwrap_or(Dur::from_millis(100)),
+        },
+        _ => ApScheduler::Fifo,
+    }
 }
 
 const ON_EMPTY: &[(&str, bool)] = &[("report", false), ("off", true)];
@@ -463,6 +488,15 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
             })
             .collect();
         v["station"] = json!(stations);
+    }
+    match w.scheduler {
+        // Only when set, so that echoes of earlier scenarios are unchanged.
+        ApScheduler::Fifo => {}
+        ApScheduler::RoundRobin => v["scheduler"] = json!("rr"),
+        ApScheduler::ProportionalFair { time_constant } => {
+            v["scheduler"] = json!("pf");
+            v["pf_time_constant"] = json!(super::units::format_duration(time_constant));
+        }
     }
     if w.loss_per_packet {
         // Only when set, so that echoes of earlier scenarios are unchanged.

@@ -112,6 +112,13 @@ pub enum AgentScheme {
     /// "goodput"), `threshold`, `hysteresis_db`, `gain`, `margin_db`, `dwell`, `reorder`
     /// ("barrier", "none"), `max_hold`, `resend` (see `schemes::ucl`).
     Ucl(crate::schemes::ucl::UclConfig),
+    /// `"clamp"` (at hosts; its AP half goes to the BS with it): CLAMP,
+    /// a reconstruction (see `schemes::clamp`); keys `target_delay`,
+    /// `tau`, `rate_time`, `min_window`, `initial_window`.
+    Clamp(crate::schemes::clamp::ClampConfig),
+    /// `"l2clamp"` (at hosts; its BS half goes to the BS with it):
+    /// L2-CLAMP (paper 004; see `schemes::clamp::l2`); CLAMP's keys.
+    L2Clamp(crate::schemes::clamp::ClampConfig),
 }
 
 /// Congestion controls the `cc` key accepts. The simulator models
@@ -426,6 +433,26 @@ pub struct WifiSpec {
     /// AP), as a driver reports the signal quality of the beacons it hears
     /// (default none).
     pub snr_report: Option<Dur>,
+    /// `scheduler`: how the AP serves its downlink: "fifo" (default: one
+    /// queue, as every station), "rr" or "pf" (one queue per receiver; see
+    /// `hop::wifi::sched`).
+    pub scheduler: ApScheduler,
+}
+
+/// The AP's downlink discipline (`[wireless] scheduler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ApScheduler {
+    /// `"fifo"`: the AP's MAC keeps one queue (the default).
+    #[default]
+    Fifo,
+    /// `"rr"`: one queue per receiver, round robin.
+    RoundRobin,
+    /// `"pf"`: one queue per receiver, proportional fair with averaging
+    /// time constant `pf_time_constant` (default 100 ms).
+    ProportionalFair {
+        /// `pf_time_constant`.
+        time_constant: crate::time::Dur,
+    },
 }
 
 /// `[wireless.dsa]`: the disruptions of a dynamic-spectrum-access cell
@@ -501,6 +528,7 @@ impl WifiSpec {
             loss_per_packet: false,
             battery_off: false,
             snr_report: None,
+            scheduler: ApScheduler::Fifo,
         }
     }
 }

@@ -154,3 +154,39 @@ fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_and_direction() {
         }
     }
 }
+
+#[test]
+fn clamp_and_l2clamp_load_echo_and_check_their_keys() {
+    use crate::schemes::clamp::ClampConfig;
+    let s = load(
+        WIFI,
+        "[[agent]]\nscheme = \"l2clamp\"\ntarget_delay = \"20ms\"\ntau = \"3000B\"\n",
+    )
+    .unwrap();
+    let cfg = ClampConfig {
+        target_delay: crate::time::Dur::from_millis(20),
+        tau: 3000,
+        ..ClampConfig::default()
+    };
+    assert_eq!(s.agents[0].scheme, AgentScheme::L2Clamp(cfg));
+    let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+    assert_eq!(again, s);
+    let c = load(WIFI, "[[agent]]\nscheme = \"clamp\"\n").unwrap();
+    assert_eq!(
+        c.agents[0].scheme,
+        AgentScheme::Clamp(ClampConfig::default())
+    );
+    let e = errors(WIFI, "[[agent]]\nscheme = \"clamp\"\nat = \"bs\"\n");
+    assert!(
+        e.contains("agent.0.at: clamp runs at wireless hosts"),
+        "{e}"
+    );
+    let e = errors(P2P, "[[agent]]\nscheme = \"l2clamp\"\n");
+    assert!(e.contains("l2clamp needs the 802.11 hop"), "{e}");
+    let e = errors(
+        WIFI,
+        "[[agent]]\nscheme = \"clamp\"\ntau = \"0B\"\nmin_window = 0\n",
+    );
+    assert!(e.contains("agent.0.tau: must be above 0"), "{e}");
+    assert!(e.contains("agent.0.min_window"), "{e}");
+}

@@ -72,6 +72,8 @@ fn every_wifi_key_is_read_and_echoed() {
             "wireless.loss.down.model=\"iid\"",
             "wireless.loss.down.p=0.01",
             "wireless.loss_per=\"packet\"",
+            "wireless.scheduler=\"pf\"",
+            "wireless.pf_time_constant=\"50ms\"",
         ],
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -99,6 +101,9 @@ fn every_wifi_key_is_read_and_echoed() {
             loss_per_packet: true,
             battery_off: false,
             snr_report: None,
+            scheduler: ApScheduler::ProportionalFair {
+                time_constant: Dur::from_millis(50),
+            },
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::Iid { p: 0.01 });
@@ -117,6 +122,8 @@ fn wifi_rules_are_checked() {
             "wireless.energy.tx_w=-1",
             "wireless.energy.battery_j=0",
             "wireless.error_model=\"ber\"",
+            "wireless.scheduler=\"edf\"",
+            "wireless.pf_time_constant=\"0s\"",
         ],
     );
     for needle in [
@@ -127,6 +134,8 @@ fn wifi_rules_are_checked() {
         "wireless.energy.tx_w: must be a power in watts",
         "wireless.energy.battery_j: must be an energy in joules",
         "wireless.error_model: expected one of \"nist\", \"yans\"",
+        "wireless.scheduler: expected one of \"fifo\", \"rr\", \"pf\"",
+        "wireless.pf_time_constant: must be longer than 0",
     ] {
         assert!(all.contains(needle), "missing {needle:?} in\n{all}");
     }

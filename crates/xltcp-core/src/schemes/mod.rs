@@ -18,6 +18,10 @@
 //! - [`ucl`]: the Universal Convergence Layer (paper 003): per-packet
 //!   interface choice for hosts with several interfaces and
 //!   link security.
+//! - [`clamp`]: CLAMP and L2-CLAMP (paper 004), a documented
+//!   reconstruction: the receiver's advertised window from the price of
+//!   its AP queue, set at the receiver (CLAMP) or with BS-made ACKs held
+//!   until the MAC delivers (L2-CLAMP).
 //! - [`cache`]: what the caching schemes share (connection keys, the
 //!   local round-trip time, their counters).
 //!
@@ -32,6 +36,7 @@ pub mod c_snoop;
 pub mod cache;
 #[cfg(test)]
 mod cache_proptests;
+pub mod clamp;
 pub mod cr_aware;
 pub mod dsasync;
 pub mod local_recovery;
@@ -73,6 +78,10 @@ pub enum AgentStats {
     Snack(SnackStats),
     /// `"ucl"`: the UCL's interface choice.
     Ucl(ucl::UclStats),
+    /// `"clamp"`.
+    Clamp(clamp::ClampStats),
+    /// `"l2clamp"`.
+    L2Clamp(clamp::L2ClampStats),
 }
 
 impl AgentStats {
@@ -86,6 +95,8 @@ impl AgentStats {
             AgentStats::CSnoop(_) => "c_snoop",
             AgentStats::Snack(_) => "snack",
             AgentStats::Ucl(_) => "ucl",
+            AgentStats::Clamp(_) => "clamp",
+            AgentStats::L2Clamp(_) => "l2clamp",
         }
     }
 
@@ -99,6 +110,8 @@ impl AgentStats {
             AgentStats::CSnoop(_) => 4,
             AgentStats::Snack(_) => 5,
             AgentStats::Ucl(_) => 6,
+            AgentStats::Clamp(_) => 7,
+            AgentStats::L2Clamp(_) => 8,
         }
     }
 
@@ -112,6 +125,8 @@ impl AgentStats {
             (AgentStats::CSnoop(a), AgentStats::CSnoop(b)) => *a += *b,
             (AgentStats::Snack(a), AgentStats::Snack(b)) => *a += *b,
             (AgentStats::Ucl(a), AgentStats::Ucl(b)) => a.merge(b),
+            (AgentStats::Clamp(a), AgentStats::Clamp(b)) => *a += *b,
+            (AgentStats::L2Clamp(a), AgentStats::L2Clamp(b)) => *a += *b,
             _ => {}
         }
     }
@@ -270,6 +285,27 @@ fn place(
                     let ucl = ucl::Ucl::at_host(cfg, &hops, tcp);
                     agents.push((Node::Host(h), Box::new(ucl)));
                 }
+            }
+        }
+        AgentScheme::Clamp(cfg) => {
+            let board = clamp::PriceBoard::new(hosts as usize);
+            let ap = clamp::ClampAp::new(cfg, host_of.to_vec(), board.clone());
+            agents.push((Node::Bs, Box::new(ap)));
+            for h in (0..hosts).filter(|&h| named(h)) {
+                let agent = clamp::ClampHost::new(cfg, h, board.clone());
+                agents.push((Node::Host(h), Box::new(agent)));
+            }
+        }
+        AgentScheme::L2Clamp(cfg) => {
+            let ledger = clamp::l2::Ledger::default();
+            let served = (0..hosts).map(named).collect();
+            let bs = clamp::L2ClampBs::new(cfg, host_of.to_vec(), served, ledger.clone());
+            agents.push((Node::Bs, Box::new(bs)));
+            for h in (0..hosts).filter(|&h| named(h)) {
+                agents.push((
+                    Node::Host(h),
+                    Box::new(clamp::L2ClampHost::new(ledger.clone())),
+                ));
             }
         }
     }

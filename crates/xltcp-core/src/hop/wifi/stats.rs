@@ -82,6 +82,25 @@ pub struct WifiStats {
     /// The DSA cell's disruptions (`[wireless.dsa]`), if configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dsa: Option<super::DsaStats>,
+    /// The AP's per-receiver scheduler (`scheduler = "rr"` or `"pf"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<Box<SchedStats>>,
+}
+
+/// The AP's per-receiver scheduler: what it decided.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SchedStats {
+    /// `"rr"` or `"pf"`.
+    pub discipline: &'static str,
+    /// Frames handed to the AP's MAC per receiving station (station 1 first).
+    pub frames: Vec<u64>,
+    /// Frames refused at a full receiver queue, per receiving station.
+    pub refused: Vec<u64>,
+    /// Seconds between the queue samples.
+    pub queue_every_s: f64,
+    /// Frames waiting per receiving station (station 1 first), sampled
+    /// every `queue_every_s` from time 0.
+    pub queue: Vec<Vec<u32>>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -213,16 +213,23 @@ impl Dcf {
     /// Hands an MSDU to the MAC. A PSDU over 4095 bytes or a frame arriving
     /// at a full queue is refused at once with an `Undelivered` event.
     pub fn enqueue(&mut self, now: Time, frame: Frame) {
-        self.enqueue_at(now, frame, false);
+        self.enqueue_at(now, frame, false, None);
+    }
+
+    /// As [`Dcf::enqueue`], for a frame that has waited since `queued_at`
+    /// in a queue outside the MAC (a scheduler's): its reported queueing
+    /// delay counts from then.
+    pub fn enqueue_queued_at(&mut self, now: Time, frame: Frame, queued_at: Time) {
+        self.enqueue_at(now, frame, false, Some(queued_at));
     }
 
     /// As [`Dcf::enqueue`], but at the head of the queue (next after the
     /// frame in progress): a frame with priority over those waiting.
     pub fn enqueue_first(&mut self, now: Time, frame: Frame) {
-        self.enqueue_at(now, frame, true);
+        self.enqueue_at(now, frame, true, None);
     }
 
-    fn enqueue_at(&mut self, now: Time, frame: Frame, first: bool) {
+    fn enqueue_at(&mut self, now: Time, frame: Frame, first: bool, queued_at: Option<Time>) {
         let now = self.advance(now);
         if frame.psdu_bytes > MAX_PSDU_BYTES {
             self.stats.too_long_drops += 1;
@@ -235,10 +242,11 @@ impl Dcf {
             return;
         }
         self.stats.enqueued += 1;
+        let since = queued_at.map_or(now, |t| t.min(now));
         if first {
-            self.queue.push_front((frame, now));
+            self.queue.push_front((frame, since));
         } else {
-            self.queue.push_back((frame, now));
+            self.queue.push_back((frame, since));
         }
         self.start_next(now);
         self.advance(now);
