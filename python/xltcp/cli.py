@@ -4,10 +4,13 @@ Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
 wrong (e.g. a results folder that cannot be written).
 
-Results go to ``--out DIR``, by default ``results/<scenario name>`` under the
-current directory: ``summary.json``, ``timeseries/<flow>.csv`` and, with
-``--pcap``, packet captures. With several seeds each run goes to
-``DIR/seed-<n>/`` and ``DIR/aggregate.json`` and ``DIR/runs.csv`` are added.
+Results go to ``--out DIR`` (refused when it holds files, unless ``--force``),
+by default the first free one of ``results/<scenario name>``, ``-2``, ``-3``,
+... under the current directory: ``manifest.json`` (command, overrides,
+scenario hash, version, host), ``run.log``, ``summary.json``,
+``timeseries/<flow>.csv`` and, with ``--pcap``, packet captures. With several
+seeds each run goes to ``DIR/seed-<n>/``, ``DIR/runs.csv`` gets a row per
+flow as each seed finishes and ``DIR/aggregate.json`` is added at the end.
 Progress bars (stderr, terminals only) appear once a run has taken 2 s.
 """
 
@@ -213,6 +216,12 @@ SEED_OPT = typer.Option(
     help="Seed of a single run \\[default: the scenario's sim.seed].",
 )
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
+FORCE_OPT = typer.Option(
+    False,
+    "--force",
+    help="Replace a non-empty --out folder (only one xltcp wrote: with a manifest.json, "
+    "summary.json or aggregate.json).",
+)
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
 
 
@@ -254,6 +263,7 @@ def run(
         False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -268,7 +278,7 @@ def run(
         raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
     limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
-    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit)
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit, force)
 
 
 def run_scenario(
@@ -280,17 +290,34 @@ def run_scenario(
     quiet: bool,
     as_json: bool,
     max_output: int = budget.DEFAULT_LIMIT,
-) -> None:
-    """What ``run`` and ``demo`` share: validate, check the output budget, run, report."""
+    force: bool = False,
+) -> Path:
+    """What ``run`` and ``demo`` share: validate, check the output budget, run, report.
+
+    Returns the results folder: ``out``, or when no ``out`` is given the
+    first free one of ``results/<name>``, ``results/<name>-2``, ...
+    """
+    from xltcp import results
+
     with user_errors():
         echo = runner.validate(scenario, overrides)
-        out_dir = out if out is not None else default_out_dir(echo, scenario)
+        if out is not None:
+            try:
+                results.prepare(out, force)
+            except results.OutDirError as e:
+                raise UserError(str(e)) from None
+            out_dir = out
+        else:
+            out_dir = results.fresh(default_out_dir(echo, scenario))
         many = seeds is not None and len(seeds) > 1
         budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
-        if many:
-            out_dir.mkdir(parents=True, exist_ok=True)
         if seeds is not None and not many:
             seed = seeds[0]
+        manifest = results.Manifest(
+            out_dir, scenario, echo, overrides, seeds if many else [seed_of(echo, seed)]
+        )
+        if many:
+            manifest.write()
         view = ProgressView(
             err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
         )
@@ -300,8 +327,18 @@ def run_scenario(
             else:
                 view.run_started(0, seed)
                 result = runner.run_one(scenario, seed, out_dir, overrides, view.progress)
+                results.log(out_dir, results.summary_line(result))
+        except KeyboardInterrupt:
+            if many:
+                manifest.finish("interrupted")
+            raise
+        except BaseException as e:
+            if many:
+                manifest.finish("failed", error=str(e))
+            raise
         finally:
             view.close()
+        manifest.finish("complete")
     if as_json:
         print(json.dumps(result, indent=2))
     elif not quiet:
@@ -314,7 +351,17 @@ def run_scenario(
             for line in (table.energy_line(result), table.output_warning(result)):
                 if line is not None:
                     out_console.print(line)
-        out_console.print(Text(f"results in {out_dir}"))
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
+    return out_dir
+
+
+def seed_of(echo: dict, seed: Optional[int]) -> Optional[int]:
+    """The seed a single run uses: ``seed``, else the scenario's ``sim.seed``."""
+    if seed is not None:
+        return seed
+    sim = echo.get("sim", {})
+    value = sim.get("seed") if isinstance(sim, dict) else None
+    return value if isinstance(value, int) else None
 
 
 # --- Campaigns ----------------------------------------------------------------
@@ -697,6 +744,7 @@ def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT)
 def demo(
     out: Optional[Path] = OUT_OPT,
     seed: Optional[int] = SEED_OPT,
+    force: bool = FORCE_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -704,11 +752,10 @@ def demo(
     path = xltcp.shipped_scenario("demo")
     if not path.is_file():
         raise _error(f"the shipped demo scenario is missing ({path})", 1)
-    run_scenario(path, seed, None, out, [], quiet, json_)
+    out_dir = run_scenario(path, seed, None, out, [], quiet, json_, force=force)
     # The demo also draws its flows (RESULTS/plots/<flow>.png).
     from xltcp.plot import plot_run
 
-    out_dir = out if out is not None else default_out_dir(runner.validate(path, []), path)
     written = plot_run(out_dir)
     if not quiet and not json_:
         out_console.print(Text(f"plots in {out_dir / 'plots'} ({len(written)} flows)"))
@@ -742,15 +789,27 @@ def scenarios() -> None:
 
 @app.command()
 def plot(
-    results: Path = typer.Argument(..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."),
+    results: Path = typer.Argument(
+        ...,
+        help="A results folder written by xltcp run: one run, a seed-<n> folder, "
+        "or a --seeds folder (drawn as the mean over seeds with a 95% CI band).",
+    ),
 ) -> None:
     """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
-    if not (results / "timeseries").is_dir():
-        raise _error(f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2)
-    from xltcp.plot import plot_run
+    from xltcp.plot import plot_run, plot_seeds, seed_folders
 
-    for path in plot_run(results):
-        out_console.print(f"wrote {path}")
+    if (results / "timeseries").is_dir():
+        written = plot_run(results)
+    elif seed_folders(results):
+        written = plot_seeds(results)
+    else:
+        raise _error(
+            f"{results}: no timeseries/ or seed-<n>/timeseries/ folder here "
+            "(allowed: a folder written by xltcp run, with one seed or --seeds)",
+            2,
+        )
+    for path in written:
+        out_console.print(Text(f"wrote {path}"), soft_wrap=True)
 
 
 @app.command()

@@ -3,11 +3,18 @@
 Each figure has three panels sharing the time axis: goodput (100 ms bins),
 cwnd and ssthresh, and the highest sequence number sent and acknowledged,
 with the intervals in which the wireless hop was blocked shaded.
+
+A folder of several seeds (``xltcp run --seeds``: ``seed-<n>/timeseries/``)
+is drawn per flow as the mean over seeds at each sample time with its 95%
+Student t confidence band, goodput and cwnd, the seeds themselves as thin
+lines behind.
 """
 
 from __future__ import annotations
 
 import csv
+import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -80,3 +87,89 @@ def plot_run(run_dir: Path) -> list[Path]:
     """Plots every flow of a results folder into ``run_dir/plots/``."""
     series = sorted((run_dir / "timeseries").glob("*.csv"))
     return [plot_flow(p, run_dir / "plots" / f"{p.stem}.png", p.stem) for p in series]
+
+
+def seed_folders(folder: Path) -> list[Path]:
+    """The ``seed-<n>`` folders of a seeds run that have time series, by seed."""
+    found = [
+        p
+        for p in folder.glob("seed-*")
+        if re.fullmatch(r"seed-[0-9]+", p.name) and (p / "timeseries").is_dir()
+    ]
+    return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+
+def _mean_band(columns: list[list[float]], confidence: float = 0.95):
+    """Per sample index: mean and CI half width over the runs that have it."""
+    from xltcp.stats import mean_ci
+
+    length = max((len(c) for c in columns), default=0)
+    means, halves = [], []
+    for i in range(length):
+        values = [c[i] for c in columns if i < len(c) and not math.isnan(c[i])]
+        if not values:
+            means.append(float("nan"))
+            halves.append(float("nan"))
+            continue
+        mean, half = mean_ci(values, confidence)
+        means.append(mean)
+        halves.append(0.0 if math.isnan(half) else half)
+    return means, halves
+
+
+def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
+    """Goodput and cwnd of one flow over seeds: mean, 95% CI band, each seed."""
+    runs = [_read(p) for p in csv_paths]
+    longest = max(runs, key=lambda c: len(c.get("time_s", [])))
+    t = longest.get("time_s", [])
+    fig, axes = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    panels = (
+        ("goodput_bps", 1e6, "goodput (Mbit/s)"),
+        ("cwnd_bytes", 1e3, "cwnd (kB)"),
+    )
+    for ax, (column, scale, label) in zip(axes, panels):
+        series = [[x / scale for x in c.get(column, [])] for c in runs]
+        for one in series:
+            ax.plot(t[: len(one)], one, lw=0.5, color="0.7")
+        mean, half = _mean_band(series)
+        n = min(len(t), len(mean))
+        ax.plot(t[:n], mean[:n], lw=1.4, color="C0", label=f"mean of {len(runs)} seeds")
+        ax.fill_between(
+            t[:n],
+            [m - h for m, h in zip(mean[:n], half[:n])],
+            [m + h for m, h in zip(mean[:n], half[:n])],
+            color="C0",
+            alpha=0.25,
+            lw=0,
+            label="95% CI",
+        )
+        ax.set_ylabel(label)
+    axes[0].legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle(f"{title}, seeds {_seed_span(seeds)}")
+    fig.tight_layout()
+    return fig
+
+
+def _seed_span(seeds: list[int]) -> str:
+    if seeds and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}" if len(seeds) > 1 else str(seeds[0])
+    return ",".join(str(s) for s in seeds)
+
+
+def plot_seeds(folder: Path) -> list[Path]:
+    """Plots every flow of a seeds run, over its seeds, into ``folder/plots/``."""
+    runs = seed_folders(folder)
+    seeds = [int(p.name.split("-")[1]) for p in runs]
+    names = sorted({p.stem for run in runs for p in (run / "timeseries").glob("*.csv")})
+    written = []
+    for name in names:
+        paths = [r / "timeseries" / f"{name}.csv" for r in runs]
+        have = [(p, s) for p, s in zip(paths, seeds) if p.is_file()]
+        fig = seeds_figure([p for p, _ in have], [s for _, s in have], name)
+        out_path = folder / "plots" / f"{name}.png"
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out_path, dpi=110)
+        plt.close(fig)
+        written.append(out_path)
+    return written

@@ -27,4 +27,4 @@ def test_plot_writes_one_png_per_flow(tmp_path):
 def test_plot_refuses_a_folder_without_timeseries(tmp_path):
     result = CliRunner().invoke(app, ["plot", str(tmp_path)])
     assert result.exit_code == 2
-    assert "no timeseries/ folder" in result.output
+    assert "no timeseries/ or seed-<n>/timeseries/ folder" in result.output
