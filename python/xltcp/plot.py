@@ -66,7 +66,8 @@ def flow_figure(csv_path: Path, title: str):
     ax_g.plot(t, [g / 1e6 for g in c.get("goodput_bps", [])], lw=1)
     ax_g.set_ylabel("goodput (Mbit/s)")
     ax_w.plot(t, [w / 1e3 for w in c.get("cwnd_bytes", [])], lw=1, label="cwnd")
-    ss = [s / 1e3 if s < 2**31 else float("nan") for s in c.get("ssthresh_bytes", [])]
+    # An empty cell (no threshold before the first loss) reads as NaN: a gap.
+    ss = [s / 1e3 for s in c.get("ssthresh_bytes", [])]
     ax_w.plot(t, ss, lw=1, ls="--", label="ssthresh")
     ax_w.set_ylabel("kB")
     ax_w.legend(loc="upper right", fontsize="small")

@@ -87,3 +87,23 @@ def test_demo_without_the_scenario_exit_1(calls, monkeypatch, tmp_path):
     assert result.exit_code == 1
     assert "error: the shipped demo scenario is missing" in result.stderr
     assert calls == []
+
+
+def _commands():
+    import typer
+
+    return sorted(typer.main.get_command(cli.app).commands)
+
+
+@pytest.mark.parametrize("command", ["", *_commands()])
+def test_help_is_tidy(command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    args = [command, "--help"] if command else ["--help"]
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    for bad in ("<bool>", "<int range>", "\\[", "``", "\u2500", "\u2502"):
+        assert bad not in text, (command, bad)
+    for line in text.splitlines():
+        assert line == line.rstrip(), (command, line)
+    assert "\n\n\n" not in text

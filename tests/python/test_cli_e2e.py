@@ -169,3 +169,12 @@ def test_run_refuses_an_emulator_only_congestion_control(tmp_path):
     result = invoke("run", demo, *SHORT, "--set", 'tcp.cc="cubic"', "--out", tmp_path)
     assert result.exit_code == 2
     assert "runs only in the emulator" in result.output
+
+
+def test_timeseries_leave_an_unset_ssthresh_empty(demo, tmp_path):
+    run_demo(demo, tmp_path / "r")
+    for path in (tmp_path / "r" / "timeseries").glob("*.csv"):
+        rows = list(csv.DictReader(path.open()))
+        # No loss before the first sample: no threshold yet, an empty cell.
+        assert rows[0]["ssthresh_bytes"] == "", path
+        assert all(r["ssthresh_bytes"] == "" or int(r["ssthresh_bytes"]) < 2**32 for r in rows)
