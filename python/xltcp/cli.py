@@ -862,7 +862,11 @@ def reproduce(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", metavar="DIR", help="Results folder [default: results/reproduce-PAPER]."
+        None,
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="Results folder [default: results/reproduce-PAPER].",
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     set_: Optional[List[str]] = SET_OPT,

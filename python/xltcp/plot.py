@@ -128,7 +128,7 @@ def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
         ("goodput_bps", 1e6, "goodput (Mbit/s)"),
         ("cwnd_bytes", 1e3, "cwnd (kB)"),
     )
-    for ax, (column, scale, label) in zip(axes, panels):
+    for ax, (column, scale, label) in zip(axes, panels, strict=True):
         series = [[x / scale for x in c.get(column, [])] for c in runs]
         for one in series:
             ax.plot(t[: len(one)], one, lw=0.5, color="0.7")
@@ -137,8 +137,8 @@ def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
         ax.plot(t[:n], mean[:n], lw=1.4, color="C0", label=f"mean of {len(runs)} seeds")
         ax.fill_between(
             t[:n],
-            [m - h for m, h in zip(mean[:n], half[:n])],
-            [m + h for m, h in zip(mean[:n], half[:n])],
+            [m - h for m, h in zip(mean[:n], half[:n], strict=True)],
+            [m + h for m, h in zip(mean[:n], half[:n], strict=True)],
             color="C0",
             alpha=0.25,
             lw=0,
@@ -166,7 +166,7 @@ def plot_seeds(folder: Path) -> list[Path]:
     written = []
     for name in names:
         paths = [r / "timeseries" / f"{name}.csv" for r in runs]
-        have = [(p, s) for p, s in zip(paths, seeds) if p.is_file()]
+        have = [(p, s) for p, s in zip(paths, seeds, strict=True) if p.is_file()]
         fig = seeds_figure([p for p, _ in have], [s for _, s in have], name)
         out_path = folder / "plots" / f"{name}.png"
         out_path.parent.mkdir(parents=True, exist_ok=True)
