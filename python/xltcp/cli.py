@@ -654,7 +654,7 @@ def emu(
 
         if not hasattr(_core, "emu"):
             raise _error("the xltcp core extension lacks emu: rebuild it (maturin develop)", 1)
-        echo = runner.validate(scenario, overrides)
+        echo = runner.validate(scenario, overrides, engine="emu")
         out_dir = out if out is not None else default_out_dir(echo, scenario)
         out_dir.mkdir(parents=True, exist_ok=True)
         view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
@@ -743,10 +743,18 @@ def _describe_hop(hop: dict) -> str:
 
 
 @app.command()
-def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT) -> None:
-    """Check a scenario file and print a short summary of it."""
+def validate(
+    scenario: Path = SCENARIO_ARG,
+    set_: Optional[List[str]] = SET_OPT,
+    emu: bool = typer.Option(
+        False,
+        "--emu",
+        help="Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = \"cubic\").",
+    ),
+) -> None:
+    """Check a scenario file as xltcp run would, and print a short summary of it."""
     with user_errors():
-        echo = runner.validate(scenario, set_ or [])
+        echo = runner.validate(scenario, set_ or [], engine="emu" if emu else "sim")
     out_console.print(Text(f"{scenario}: ok"), soft_wrap=True)
     for line in describe(echo):
         out_console.print(Text(f"  {line}"), soft_wrap=True)

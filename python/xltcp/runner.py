@@ -119,9 +119,13 @@ def _core():
     return _core
 
 
-def validate(path: str | Path, overrides: Sequence[str] = ()) -> dict:
-    """The scenario echo of a valid scenario; raises ``_core.ScenarioError``."""
-    return json.loads(_core().validate(str(path), list(overrides)))
+def validate(path: str | Path, overrides: Sequence[str] = (), engine: str = "sim") -> dict:
+    """The scenario echo of a valid scenario; raises ``_core.ScenarioError``.
+
+    ``engine="sim"`` makes every check ``run`` makes (the simulator refuses
+    what only the emulator runs); ``"emu"`` only the loader's.
+    """
+    return json.loads(_core().validate(str(path), list(overrides), engine))
 
 
 def run_one(

@@ -37,11 +37,22 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// Validates a scenario file; returns the scenario echo as JSON.
+/// Validates a scenario file for an engine (`"sim"`, the default, makes
+/// every check `run` makes; `"emu"` only the loader's); returns the
+/// scenario echo as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new()))]
-fn validate(path: &str, overrides: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (path, overrides = Vec::new(), engine = "sim"))]
+fn validate(path: &str, overrides: Vec<String>, engine: &str) -> PyResult<String> {
     let s = load(path, &overrides)?;
+    match engine {
+        "sim" => sim::check(&s).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))?,
+        "emu" => {}
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "engine {other:?}: allowed \"sim\", \"emu\""
+            )))
+        }
+    }
     Ok(scenario::echo(&s).to_string())
 }
 

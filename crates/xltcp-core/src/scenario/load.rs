@@ -51,9 +51,9 @@ pub fn load_str(
     let mut doc = match tree::parse_document(text) {
         Ok(doc) => doc,
         Err(syntax) => {
-            for (offset, msg) in syntax {
+            for (offset, key, msg) in super::syntax::explain(text, syntax) {
                 let loc = offset.map_or(Loc::Nowhere, Loc::At);
-                cx.err(&loc, "", format!("TOML syntax: {msg}"), None);
+                cx.err(&loc, &key, format!("TOML syntax: {msg}"), None);
             }
             return Err(ScenarioError { errors: cx.errors });
         }
@@ -91,6 +91,10 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let name = root.read(cx, "name", default_name.to_string(), rd::string);
     if name.trim().is_empty() {
         root.invalid(cx, "name", "must not be empty", "a non-empty label");
+    } else if let Some(c) = name.chars().find(|c| c.is_control()) {
+        // The name titles plots and names results folders.
+        let msg = format!("contains the control character U+{:04X}", c as u32);
+        root.invalid(cx, "name", msg, "a printable label");
     }
     let mut t = root.table(cx, "sim");
     let sim = read_sim(cx, &mut t);

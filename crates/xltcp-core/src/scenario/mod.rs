@@ -22,6 +22,7 @@ mod load_cr;
 mod load_wifi;
 mod model;
 mod reader;
+mod syntax;
 mod tree;
 pub mod units;
 
@@ -37,6 +38,8 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod tests_cr;
+#[cfg(test)]
+mod tests_hygiene;
 #[cfg(test)]
 mod tests_snoop;
 #[cfg(test)]

@@ -48,7 +48,15 @@ pub(crate) struct Tab<'t> {
     known: Vec<&'static str>,
     /// Written as a table (absent tables and non-table values are not).
     present: bool,
+    /// The key that selects what the table describes (`model`, `kind`) is
+    /// missing or wrong, so which other keys belong here is unknown: they
+    /// are not reported as unknown (one error, not one per key).
+    unselected: bool,
 }
+
+/// Keys that select what their table describes; the table's other keys
+/// depend on their value.
+const SELECTORS: &[&str] = &["model", "kind"];
 
 impl<'t> Tab<'t> {
     /// Reads the root table.
@@ -63,6 +71,7 @@ impl<'t> Tab<'t> {
             entries,
             known: Vec::new(),
             present: true,
+            unselected: false,
         }
     }
 
@@ -82,6 +91,7 @@ impl<'t> Tab<'t> {
             entries,
             known: Vec::new(),
             present,
+            unselected: false,
         }
     }
 
@@ -128,6 +138,7 @@ impl<'t> Tab<'t> {
                 entries: &EMPTY,
                 known: Vec::new(),
                 present: false,
+                unselected: false,
             },
         }
     }
@@ -176,6 +187,7 @@ impl<'t> Tab<'t> {
             Ok(v) => Some(v),
             Err(msg) => {
                 cx.err(&node.loc, &self.key(key), msg, None);
+                self.unselected |= SELECTORS.contains(&key);
                 None
             }
         }
@@ -191,6 +203,7 @@ impl<'t> Tab<'t> {
     ) -> Option<T> {
         if !self.has(key) {
             self.known.push(key);
+            self.unselected |= SELECTORS.contains(&key);
             let msg = format!("missing; it is required (e.g. {key} = {example})");
             cx.err(&self.loc, &self.key(key), msg, None);
             return None;
@@ -203,8 +216,12 @@ impl<'t> Tab<'t> {
         cx.err(&self.loc_of(key), &self.key(key), message, Some(allowed));
     }
 
-    /// Reports every key nobody asked for, with a suggestion when one is close.
+    /// Reports every key nobody asked for, with a suggestion when one is
+    /// close; none when the table's selector (`model`, `kind`) was wrong.
     pub fn finish(self, cx: &mut Cx) {
+        if self.unselected {
+            return;
+        }
         for (key, entry) in self.entries {
             if self.known.contains(&key.as_str()) {
                 continue;
