@@ -47,8 +47,9 @@ pub fn load_str(
         origin,
         text,
         errors: Vec::new(),
+        bases: Vec::new(),
     };
-    let mut doc = match tree::parse_document(text) {
+    let doc = match tree::parse_document(text) {
         Ok(doc) => doc,
         Err(syntax) => {
             for (offset, key, msg) in super::syntax::explain(text, syntax) {
@@ -58,6 +59,11 @@ pub fn load_str(
             return Err(ScenarioError { errors: cx.errors });
         }
     };
+    let mut chain = vec![super::extends::identity(origin, base_dir)];
+    let mut doc = super::extends::resolve(&mut cx, doc, base_dir, &mut chain);
+    if !cx.errors.is_empty() {
+        return Err(ScenarioError { errors: cx.errors });
+    }
     for text in overrides {
         match tree::parse_override(text) {
             Ok(ov) => {

@@ -15,6 +15,7 @@
 
 mod diag;
 mod echo;
+mod extends;
 mod intervals;
 mod load;
 mod load_agents;

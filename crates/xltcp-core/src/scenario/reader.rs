@@ -12,21 +12,44 @@ pub(crate) struct Cx<'a> {
     pub origin: &'a str,
     pub text: &'a str,
     pub errors: Vec<Diagnostic>,
+    /// The files the scenario extends (`extends = "base.toml"`): origin,
+    /// text, and the offset their locations start at (past the scenario's
+    /// own text and each other's, so one offset names one file).
+    pub bases: Vec<(String, String, usize)>,
 }
 
 impl Cx<'_> {
+    /// Records the text of a file the scenario extends; returns the offset
+    /// its locations are shifted by.
+    pub fn add_base(&mut self, origin: String, text: String) -> usize {
+        let start = self
+            .bases
+            .last()
+            .map_or(self.text.len() + 1, |(_, t, s)| s + t.len() + 1);
+        self.bases.push((origin, text, start));
+        start
+    }
+
     /// Records a problem with `key` at `loc`.
     pub fn err(&mut self, loc: &Loc, key: &str, message: impl Into<String>, allowed: Option<&str>) {
+        let mut origin = self.origin;
         let location = match loc {
             Loc::At(offset) => {
-                let (line, col) = line_col(self.text, *offset);
+                let base = self.bases.iter().rev().find(|(_, _, s)| offset >= s);
+                let (line, col) = match base {
+                    Some((o, text, start)) => {
+                        origin = o;
+                        line_col(text, offset - start)
+                    }
+                    None => line_col(self.text, *offset),
+                };
                 Location::File { line, col }
             }
             Loc::Set => Location::Override,
             Loc::Nowhere => Location::Whole,
         };
         self.errors.push(Diagnostic {
-            origin: self.origin.to_string(),
+            origin: origin.to_string(),
             location,
             key: key.to_string(),
             message: message.into(),
