@@ -196,13 +196,26 @@ def default_out_dir(echo: dict, scenario: Path) -> Path:
     return Path("results") / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(".") or "scenario")
 
 
+def resolve_scenario(value: Path) -> Path:
+    """A scenario file, or the name of a shipped one (``xltcp scenarios``)."""
+    if value.is_file():
+        return value
+    if value.exists():
+        raise typer.BadParameter(f"{value}: not a file")
+    name = value.as_posix().removesuffix(".toml")
+    if name in xltcp.shipped_names():
+        return xltcp.shipped_scenario(name)
+    raise typer.BadParameter(
+        f"{value}: no such file, nor a shipped scenario "
+        f"(shipped: {', '.join(xltcp.shipped_names())}; see xltcp scenarios)"
+    )
+
+
 SCENARIO_ARG = typer.Argument(
     ...,
-    exists=True,
-    dir_okay=False,
-    readable=True,
     metavar="SCENARIO",
-    help="Scenario file (TOML).",
+    callback=resolve_scenario,
+    help="Scenario file (TOML), or the name of a shipped one (xltcp scenarios).",
 )
 SET_OPT = typer.Option(
     None,
@@ -422,11 +435,10 @@ class SweepView:
 def sweep(
     scenario: Path = typer.Argument(
         ...,
-        exists=True,
-        dir_okay=False,
-        readable=True,
         metavar="SCENARIO|CAMPAIGN",
-        help="Scenario file, or a campaign file with a [sweep] table.",
+        callback=resolve_scenario,
+        help="Scenario file (or a shipped scenario's name), or a campaign file "
+        "with a [sweep] table.",
     ),
     vary: Optional[List[str]] = typer.Option(
         None,
@@ -781,30 +793,31 @@ def demo(
         out_console.print(Text(f"plots in {out_dir / 'plots'} ({len(written)} flows)"))
 
 
-def _first_comment(path: Path) -> str:
+def description(path: Path) -> str:
+    """The comment block a scenario file opens with, as one paragraph."""
+    lines = []
     with contextlib.suppress(OSError):
         for line in path.read_text().splitlines():
-            if line.startswith("#"):
-                return line.lstrip("#").strip()
-            if line.strip():
+            if not line.startswith("#"):
                 break
-    return ""
+            lines.append(line.lstrip("#").strip())
+    return " ".join(part for part in lines if part)
 
 
 @app.command()
 def scenarios() -> None:
-    """List the scenarios shipped with xltcp."""
+    """List the scenarios shipped with xltcp (give a name to run or validate)."""
     folder = xltcp.scenarios_dir()
-    files = sorted(folder.glob("*.toml"))
-    if not files:
+    names = xltcp.shipped_names()
+    if not names:
         raise _error(f"no shipped scenarios found in {folder}", 1)
-    listing = Table()
-    listing.add_column("scenario")
+    listing = Table(show_lines=True)
+    listing.add_column("scenario", no_wrap=True)
     listing.add_column("about")
-    for path in files:
-        listing.add_row(path.stem, _first_comment(path))
+    for name in names:
+        listing.add_row(name, description(xltcp.shipped_scenario(name)))
     out_console.print(listing)
-    out_console.print(Text(f"in {folder}"), soft_wrap=True)
+    out_console.print(Text(f"in {folder}; run one with xltcp run NAME"), soft_wrap=True)
 
 
 @app.command()
