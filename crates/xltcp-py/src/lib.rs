@@ -37,6 +37,15 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Every key the scenario loader reads, explored from these scenario files
+/// (see `xltcp_core::scenario::catalog`), as JSON.
+#[pyfunction]
+fn catalog(paths: Vec<String>) -> PyResult<String> {
+    let files: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
+    let keys = scenario::catalog(&files).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    serde_json::to_string(&keys).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// Validates a scenario file for an engine (`"sim"`, the default, makes
 /// every check `run` makes; `"emu"` only the loader's); returns the
 /// scenario echo as JSON.
@@ -276,6 +285,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emu, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_per, m)?)?;
     Ok(())

@@ -13,6 +13,7 @@
 //! is one (`0.05`, `false`, `"x"`), else taken as a string. An override of
 //! an unknown key is reported like an unknown key in the file.
 
+mod catalog;
 mod diag;
 mod echo;
 mod extends;
@@ -27,6 +28,7 @@ mod syntax;
 mod tree;
 pub mod units;
 
+pub use catalog::{catalog, KeyInfo};
 pub use diag::{Diagnostic, Location, ScenarioError};
 pub use echo::{echo, to_toml};
 pub use load::{load_file, load_str, MAX_FLOWS};

@@ -16,6 +16,10 @@ pub(crate) struct Cx<'a> {
     /// text, and the offset their locations start at (past the scenario's
     /// own text and each other's, so one offset names one file).
     pub bases: Vec<(String, String, usize)>,
+    /// When set, every table's keys as the loader asked for them: table
+    /// path (array entries as `[]`) -> key -> whether the file wrote it.
+    /// The scenario reference and schema are made from this.
+    pub keys: Option<std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>>>,
 }
 
 impl Cx<'_> {
@@ -79,7 +83,7 @@ pub(crate) struct Tab<'t> {
 
 /// Keys that select what their table describes; the table's other keys
 /// depend on their value.
-const SELECTORS: &[&str] = &["model", "kind"];
+pub(crate) const SELECTORS: &[&str] = &["model", "kind"];
 
 impl<'t> Tab<'t> {
     /// Reads the root table.
@@ -242,6 +246,17 @@ impl<'t> Tab<'t> {
     /// Reports every key nobody asked for, with a suggestion when one is
     /// close; none when the table's selector (`model`, `kind`) was wrong.
     pub fn finish(self, cx: &mut Cx) {
+        if let Some(keys) = cx.keys.as_mut() {
+            let path: Vec<&str> = self
+                .path
+                .split('.')
+                .map(|s| if s.parse::<usize>().is_ok() { "[]" } else { s })
+                .collect();
+            let table = keys.entry(path.join(".").replace(".[]", "[]")).or_default();
+            for key in &self.known {
+                *table.entry(key.to_string()).or_default() |= self.entries.contains_key(*key);
+            }
+        }
         if self.unselected {
             return;
         }
