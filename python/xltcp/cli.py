@@ -828,14 +828,22 @@ def plot(
         help="A results folder written by xltcp run: one run, a seed-<n> folder, "
         "or a --seeds folder (drawn as the mean over seeds with a 95% CI band).",
     ),
+    fmt: str = typer.Option("png", "--format", metavar="png|pdf|svg", help="Image format."),
 ) -> None:
-    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
-    from xltcp.plot import plot_run, plot_seeds, seed_folders
+    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/.
 
+    Titles name the scenario, seed and flow; RTOs and fast recoveries are
+    marked, so are a flow's start and a file's completion; with several
+    flows, all-flows.FORMAT draws every flow's goodput on one axis.
+    """
+    from xltcp.plot import FORMATS, plot_run, plot_seeds, seed_folders
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r}: allowed {', '.join(FORMATS)}", param_hint="'--format'")
     if (results / "timeseries").is_dir():
-        written = plot_run(results)
+        written = plot_run(results, fmt)
     elif seed_folders(results):
-        written = plot_seeds(results)
+        written = plot_seeds(results, fmt)
     else:
         raise _error(
             f"{results}: no timeseries/ or seed-<n>/timeseries/ folder here "
