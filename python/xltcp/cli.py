@@ -206,7 +206,7 @@ def resolve_scenario(value: Path) -> Path:
     if name in xltcp.shipped_names():
         return xltcp.shipped_scenario(name)
     raise typer.BadParameter(
-        f"{value}: no such file, nor a shipped scenario "
+        f"{value}: the file does not exist, and it is not the name of a shipped scenario "
         f"(shipped: {', '.join(xltcp.shipped_names())}; see xltcp scenarios)"
     )
 
