@@ -24,6 +24,7 @@ __all__ = [
     "load",
     "run",
     "scenarios_dir",
+    "shipped_names",
     "shipped_scenario",
     "sweep",
 ]
@@ -40,6 +41,14 @@ def scenarios_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent.parent / "scenarios"
+
+
+def shipped_names() -> list[str]:
+    """Names of the shipped scenarios: ``demo``, ``byun2016/newreno``, ..."""
+    folder = scenarios_dir()
+    names = [p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.toml")]
+    # The top-level scenarios first, then each paper's presets.
+    return sorted(names, key=lambda n: ("/" in n, n))
 
 
 def shipped_scenario(name: str) -> Path:

@@ -2,12 +2,17 @@
 
 Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
 scenario; the message names what is wrong), 1 for anything else that went
-wrong (e.g. a results folder that cannot be written).
+wrong (e.g. a results folder that cannot be written), and for ``reproduce``
+3 when it ran but missed one of the paper's targets (``--no-check`` reports
+the targets and exits 0).
 
-Results go to ``--out DIR``, by default ``results/<scenario name>`` under the
-current directory: ``summary.json``, ``timeseries/<flow>.csv`` and, with
-``--pcap``, packet captures. With several seeds each run goes to
-``DIR/seed-<n>/`` and ``DIR/aggregate.json`` and ``DIR/runs.csv`` are added.
+Results go to ``--out DIR`` (refused when it holds files, unless ``--force``),
+by default the first free one of ``results/<scenario name>``, ``-2``, ``-3``,
+... under the current directory: ``manifest.json`` (command, overrides,
+scenario hash, version, host), ``run.log``, ``summary.json``,
+``timeseries/<flow>.csv`` and, with ``--pcap``, packet captures. With several
+seeds each run goes to ``DIR/seed-<n>/``, ``DIR/runs.csv`` gets a row per
+flow as each seed finishes and ``DIR/aggregate.json`` is added at the end.
 Progress bars (stderr, terminals only) appear once a run has taken 2 s.
 """
 
@@ -38,10 +43,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
 )
 
 out_console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
+
+#: Exit status of ``reproduce`` when it ran but missed a target of the paper.
+TARGETS_MISSED = 3
 
 #: Wall time a run must take before its progress bar appears.
 PROGRESS_DELAY_S = 2.0
@@ -187,13 +196,26 @@ def default_out_dir(echo: dict, scenario: Path) -> Path:
     return Path("results") / (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(".") or "scenario")
 
 
+def resolve_scenario(value: Path) -> Path:
+    """A scenario file, or the name of a shipped one (``xltcp scenarios``)."""
+    if value.is_file():
+        return value
+    if value.exists():
+        raise typer.BadParameter(f"{value}: not a file")
+    name = value.as_posix().removesuffix(".toml")
+    if name in xltcp.shipped_names():
+        return xltcp.shipped_scenario(name)
+    raise typer.BadParameter(
+        f"{value}: the file does not exist, and it is not the name of a shipped scenario "
+        f"(shipped: {', '.join(xltcp.shipped_names())}; see xltcp scenarios)"
+    )
+
+
 SCENARIO_ARG = typer.Argument(
     ...,
-    exists=True,
-    dir_okay=False,
-    readable=True,
     metavar="SCENARIO",
-    help="Scenario file (TOML).",
+    callback=resolve_scenario,
+    help="Scenario file (TOML), or the name of a shipped one (xltcp scenarios).",
 )
 SET_OPT = typer.Option(
     None,
@@ -203,16 +225,28 @@ SET_OPT = typer.Option(
     help="Override a scenario key, e.g. --set sim.duration=10s (repeatable).",
 )
 OUT_OPT = typer.Option(
-    None, "--out", "-o", help="Results folder \\[default: results/<scenario name>]."
+    None, "--out", "-o", metavar="DIR", help="Results folder [default: results/<scenario name>]."
 )
+def _check_seed(value: Optional[int]) -> Optional[int]:
+    if value is not None and not 0 <= value <= runner.MAX_SEED:
+        raise typer.BadParameter(f"{value}: a seed is an integer from 0 to {runner.MAX_SEED}")
+    return value
+
+
 SEED_OPT = typer.Option(
     None,
     "--seed",
-    min=0,
-    max=runner.MAX_SEED,
-    help="Seed of a single run \\[default: the scenario's sim.seed].",
+    metavar="N",
+    callback=_check_seed,
+    help="Seed of a single run [default: the scenario's sim.seed].",
 )
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.")
+FORCE_OPT = typer.Option(
+    False,
+    "--force",
+    help="Replace a non-empty --out folder (only one xltcp wrote: with a manifest.json, "
+    "summary.json or aggregate.json).",
+)
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
 
 
@@ -232,7 +266,7 @@ MAX_OUTPUT_OPT = typer.Option(
     "--max-output",
     metavar="SIZE",
     callback=_max_output_option,
-    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB \\[default: 4GiB].",
+    help="Refuse to start when the estimated traces exceed SIZE, e.g. 20GiB [default: 4GiB].",
 )
 
 
@@ -254,6 +288,7 @@ def run(
         False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -268,7 +303,7 @@ def run(
         raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
     limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
-    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit)
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit, force)
 
 
 def run_scenario(
@@ -280,17 +315,34 @@ def run_scenario(
     quiet: bool,
     as_json: bool,
     max_output: int = budget.DEFAULT_LIMIT,
-) -> None:
-    """What ``run`` and ``demo`` share: validate, check the output budget, run, report."""
+    force: bool = False,
+) -> Path:
+    """What ``run`` and ``demo`` share: validate, check the output budget, run, report.
+
+    Returns the results folder: ``out``, or when no ``out`` is given the
+    first free one of ``results/<name>``, ``results/<name>-2``, ...
+    """
+    from xltcp import results
+
     with user_errors():
         echo = runner.validate(scenario, overrides)
-        out_dir = out if out is not None else default_out_dir(echo, scenario)
+        if out is not None:
+            try:
+                results.prepare(out, force)
+            except results.OutDirError as e:
+                raise UserError(str(e)) from None
+            out_dir = out
+        else:
+            out_dir = results.fresh(default_out_dir(echo, scenario))
         many = seeds is not None and len(seeds) > 1
         budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
-        if many:
-            out_dir.mkdir(parents=True, exist_ok=True)
         if seeds is not None and not many:
             seed = seeds[0]
+        manifest = results.Manifest(
+            out_dir, scenario, echo, overrides, seeds if many else [seed_of(echo, seed)]
+        )
+        if many:
+            manifest.write()
         view = ProgressView(
             err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
         )
@@ -300,8 +352,18 @@ def run_scenario(
             else:
                 view.run_started(0, seed)
                 result = runner.run_one(scenario, seed, out_dir, overrides, view.progress)
+                results.log(out_dir, results.summary_line(result))
+        except KeyboardInterrupt:
+            if many:
+                manifest.finish("interrupted")
+            raise
+        except BaseException as e:
+            if many:
+                manifest.finish("failed", error=str(e))
+            raise
         finally:
             view.close()
+        manifest.finish("complete")
     if as_json:
         print(json.dumps(result, indent=2))
     elif not quiet:
@@ -314,7 +376,17 @@ def run_scenario(
             for line in (table.energy_line(result), table.output_warning(result)):
                 if line is not None:
                     out_console.print(line)
-        out_console.print(Text(f"results in {out_dir}"))
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
+    return out_dir
+
+
+def seed_of(echo: dict, seed: Optional[int]) -> Optional[int]:
+    """The seed a single run uses: ``seed``, else the scenario's ``sim.seed``."""
+    if seed is not None:
+        return seed
+    sim = echo.get("sim", {})
+    value = sim.get("seed") if isinstance(sim, dict) else None
+    return value if isinstance(value, int) else None
 
 
 # --- Campaigns ----------------------------------------------------------------
@@ -363,11 +435,10 @@ class SweepView:
 def sweep(
     scenario: Path = typer.Argument(
         ...,
-        exists=True,
-        dir_okay=False,
-        readable=True,
         metavar="SCENARIO|CAMPAIGN",
-        help="Scenario file, or a campaign file with a \\[sweep] table.",
+        callback=resolve_scenario,
+        help="Scenario file (or a shipped scenario's name), or a campaign file "
+        "with a [sweep] table.",
     ),
     vary: Optional[List[str]] = typer.Option(
         None,
@@ -386,17 +457,17 @@ def sweep(
         "--seeds",
         metavar="A..B|A,B,C",
         callback=_parse_seeds_option,
-        help="Seeds of every point \\[default: the scenario's sim.seed].",
+        help="Seeds of every point [default: the scenario's sim.seed].",
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Campaign folder \\[default: results/<scenario name>-sweep]."
+        None, "--out", "-o", metavar="DIR", help="Campaign folder [default: results/<scenario name>-sweep]."
     ),
     set_: Optional[List[str]] = SET_OPT,
     plan_only: bool = typer.Option(
         False, "--plan", help="Print the points, the run count and estimates; run nothing."
     ),
     jobs: Optional[int] = typer.Option(
-        None, "--jobs", "-j", min=1, help="Runs at once on this machine \\[default: every core]."
+        None, "--jobs", "-j", min=1, metavar="N", help="Runs at once on this machine [default: every core]."
     ),
     executor: str = typer.Option(
         "threads",
@@ -570,7 +641,7 @@ def emu(
         "--cc",
         metavar="NAME",
         help="Linux congestion control for every flow, e.g. cubic "
-        "\\[default: the scenario's; newreno runs as Linux reno].",
+        "[default: the scenario's; newreno runs as Linux reno].",
     ),
     signals: Optional[Path] = typer.Option(
         None,
@@ -584,10 +655,10 @@ def emu(
 ) -> None:
     """Run a scenario on real Linux TCP through the emulated hop (needs root).
 
-    Writes the same summary.json as ``run`` (goodput from iperf3's own
+    Writes the same summary.json as xltcp run (goodput from iperf3's own
     reports), base-station pcaps and the applications' reports. Exit 2 when
     the machine cannot host the emulator (not root, no /dev/net/tun, no
-    ``ip netns``, no iperf3).
+    ip netns, no iperf3).
     """
     overrides = list(set_ or [])
     with user_errors():
@@ -595,7 +666,7 @@ def emu(
 
         if not hasattr(_core, "emu"):
             raise _error("the xltcp core extension lacks emu: rebuild it (maturin develop)", 1)
-        echo = runner.validate(scenario, overrides)
+        echo = runner.validate(scenario, overrides, engine="emu")
         out_dir = out if out is not None else default_out_dir(echo, scenario)
         out_dir.mkdir(parents=True, exist_ok=True)
         view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
@@ -688,10 +759,18 @@ def _describe_hop(hop: dict) -> str:
 
 
 @app.command()
-def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT) -> None:
-    """Check a scenario file and print a short summary of it."""
+def validate(
+    scenario: Path = SCENARIO_ARG,
+    set_: Optional[List[str]] = SET_OPT,
+    emu: bool = typer.Option(
+        False,
+        "--emu",
+        help="Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = \"cubic\").",
+    ),
+) -> None:
+    """Check a scenario file as xltcp run would, and print a short summary of it."""
     with user_errors():
-        echo = runner.validate(scenario, set_ or [])
+        echo = runner.validate(scenario, set_ or [], engine="emu" if emu else "sim")
     out_console.print(Text(f"{scenario}: ok"), soft_wrap=True)
     for line in describe(echo):
         out_console.print(Text(f"  {line}"), soft_wrap=True)
@@ -701,6 +780,7 @@ def validate(scenario: Path = SCENARIO_ARG, set_: Optional[List[str]] = SET_OPT)
 def demo(
     out: Optional[Path] = OUT_OPT,
     seed: Optional[int] = SEED_OPT,
+    force: bool = FORCE_OPT,
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -708,53 +788,74 @@ def demo(
     path = xltcp.shipped_scenario("demo")
     if not path.is_file():
         raise _error(f"the shipped demo scenario is missing ({path})", 1)
-    run_scenario(path, seed, None, out, [], quiet, json_)
+    out_dir = run_scenario(path, seed, None, out, [], quiet, json_, force=force)
     # The demo also draws its flows (RESULTS/plots/<flow>.png).
     from xltcp.plot import plot_run
 
-    out_dir = out if out is not None else default_out_dir(runner.validate(path, []), path)
     written = plot_run(out_dir)
     if not quiet and not json_:
         out_console.print(Text(f"plots in {out_dir / 'plots'} ({len(written)} flows)"))
 
 
-def _first_comment(path: Path) -> str:
+def description(path: Path) -> str:
+    """The comment block a scenario file opens with, as one paragraph."""
+    lines = []
     with contextlib.suppress(OSError):
         for line in path.read_text().splitlines():
-            if line.startswith("#"):
-                return line.lstrip("#").strip()
-            if line.strip():
+            if not line.startswith("#"):
                 break
-    return ""
+            lines.append(line.lstrip("#").strip())
+    return " ".join(part for part in lines if part)
 
 
 @app.command()
 def scenarios() -> None:
-    """List the scenarios shipped with xltcp."""
+    """List the scenarios shipped with xltcp (give a name to run or validate)."""
     folder = xltcp.scenarios_dir()
-    files = sorted(folder.glob("*.toml"))
-    if not files:
+    names = xltcp.shipped_names()
+    if not names:
         raise _error(f"no shipped scenarios found in {folder}", 1)
-    listing = Table()
-    listing.add_column("scenario")
+    listing = Table(show_lines=True)
+    listing.add_column("scenario", no_wrap=True)
     listing.add_column("about")
-    for path in files:
-        listing.add_row(path.stem, _first_comment(path))
+    for name in names:
+        listing.add_row(name, description(xltcp.shipped_scenario(name)))
     out_console.print(listing)
-    out_console.print(Text(f"in {folder}"), soft_wrap=True)
+    out_console.print(Text(f"in {folder}; run one with xltcp run NAME"), soft_wrap=True)
 
 
 @app.command()
 def plot(
-    results: Path = typer.Argument(..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."),
+    results: Path = typer.Argument(
+        ...,
+        metavar="RESULTS",
+        help="A results folder written by xltcp run: one run, a seed-<n> folder, "
+        "or a --seeds folder (drawn as the mean over seeds with a 95% CI band).",
+    ),
+    fmt: str = typer.Option("png", "--format", metavar="png|pdf|svg", help="Image format."),
 ) -> None:
-    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
-    if not (results / "timeseries").is_dir():
-        raise _error(f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2)
-    from xltcp.plot import plot_run
+    """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/.
 
-    for path in plot_run(results):
-        out_console.print(f"wrote {path}")
+    Titles name the scenario, seed and flow; RTOs and fast recoveries are
+    marked, so are a flow's start and a file's completion; with several
+    flows, all-flows.FORMAT draws every flow's goodput on one axis.
+    """
+    from xltcp.plot import FORMATS, plot_run, plot_seeds, seed_folders
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r}: allowed {', '.join(FORMATS)}", param_hint="'--format'")
+    if (results / "timeseries").is_dir():
+        written = plot_run(results, fmt)
+    elif seed_folders(results):
+        written = plot_seeds(results, fmt)
+    else:
+        raise _error(
+            f"{results}: no timeseries/ or seed-<n>/timeseries/ folder here "
+            "(allowed: a folder written by xltcp run, with one seed or --seeds)",
+            2,
+        )
+    for path in written:
+        out_console.print(Text(f"wrote {path}"), soft_wrap=True)
 
 
 @app.command()
@@ -765,7 +866,7 @@ def report(
         help="A folder written by xltcp run (one seed or --seeds), xltcp sweep or xltcp reproduce.",
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="HTML file to write \\[default: DIR/report.html]."
+        None, "--out", "-o", metavar="FILE", help="HTML file to write [default: DIR/report.html]."
     ),
 ) -> None:
     """Write one self-contained HTML report (tables and plots embedded) of a results folder."""
@@ -797,19 +898,32 @@ def reproduce(
         "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Results folder (default: results/reproduce-PAPER)."
+        None,
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="Results folder [default: results/reproduce-PAPER].",
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(
-        None, "--jobs", "-j", min=1, help="Runs at once \\[default: every core]."
+        None, "--jobs", "-j", min=1, metavar="N", help="Runs at once [default: every core]."
+    ),
+    no_check: bool = typer.Option(
+        False,
+        "--no-check",
+        help="Only report the paper's targets: exit 0 even when one is missed "
+        "[default: exit 3 when one is missed].",
     ),
     quiet: bool = QUIET_OPT,
 ) -> None:
     """Reproduce a paper: its configurations over seeds, a table and figures.
 
+    Exits with status 3 when a target of the paper is missed (the table says
+    which), unless --no-check.
+
     The runs go through the campaign layer: on every core, into OUT/runs/<key>/,
-    and a reproduction run again runs only the runs it lacks. ``all`` runs
+    and a reproduction run again runs only the runs it lacks. "all" runs
     every paper into OUT/<paper>/ and writes OUT/reproduce-all.json and
     OUT/report.html (a section per paper, a summary of targets met and missed).
     """
@@ -843,8 +957,15 @@ def reproduce(
             out_console.print(Text(f"targets: {met} met, {len(checks) - met} missed"))
             out_console.print(Text(f"report in {out_dir / 'report.html'}"), soft_wrap=True)
         out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
-    if any(not c["met"] for c in checks):
-        err_console.print("some targets are not met (see table.md)", markup=False)
+    missed = [c for c in checks if not c["met"]]
+    if missed:
+        where = out_dir / "table.md" if paper != "all" else out_dir / "report.html"
+        err_console.print(
+            Text(f"{len(missed)} of {len(checks)} targets missed (see {where})"),
+            soft_wrap=True,
+        )
+        if not no_check:
+            raise typer.Exit(TARGETS_MISSED)
 
 
 def _version(value: bool) -> None:

@@ -3,11 +3,18 @@
 Each figure has three panels sharing the time axis: goodput (100 ms bins),
 cwnd and ssthresh, and the highest sequence number sent and acknowledged,
 with the intervals in which the wireless hop was blocked shaded.
+
+A folder of several seeds (``xltcp run --seeds``: ``seed-<n>/timeseries/``)
+is drawn per flow as the mean over seeds at each sample time with its 95%
+Student t confidence band, goodput and cwnd, the seeds themselves as thin
+lines behind.
 """
 
 from __future__ import annotations
 
 import csv
+import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -42,41 +49,271 @@ def _blocked_spans(t: list[float], blocked: list[float]) -> list[tuple[float, fl
     return spans
 
 
-def plot_flow(csv_path: Path, out_path: Path, title: str) -> Path:
-    """Draws one flow's time series into ``out_path``."""
-    fig = flow_figure(csv_path, title)
+#: Formats ``xltcp plot --format`` writes.
+FORMATS = ("png", "pdf", "svg")
+
+_RATE_UNITS = ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s"))
+_BYTE_UNITS = ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B"))
+
+
+def scale(values: list[float], units) -> tuple[float, str]:
+    """The largest unit in which the largest value is at least 1."""
+    top = max((abs(v) for v in values if not math.isnan(v)), default=0.0)
+    for factor, name in units:
+        if top >= factor:
+            return factor, name
+    return units[-1]
+
+
+def _events(t: list[float], states: list[str]) -> dict[str, list[float]]:
+    """Times the sender entered RTO recovery ("loss") or fast recovery."""
+    found: dict[str, list[float]] = {"RTO": [], "fast recovery": []}
+    previous = "open"
+    for ti, state in zip(t, states, strict=False):
+        if state != previous:
+            if state == "loss":
+                found["RTO"].append(ti)
+            elif state == "recovery":
+                found["fast recovery"].append(ti)
+        previous = state
+    return found
+
+
+def _states(csv_path: Path) -> list[str]:
+    with csv_path.open(newline="") as f:
+        return [row.get("congestion_state", "") for row in csv.DictReader(f)]
+
+
+def plot_flow(
+    csv_path: Path, out_path: Path, title: str, marks: dict[str, float] | None = None
+) -> Path:
+    """Draws one flow's time series into ``out_path`` (its suffix names the format)."""
+    fig = flow_figure(csv_path, title, marks)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_path, dpi=110)
     plt.close(fig)
     return out_path
 
 
-def flow_figure(csv_path: Path, title: str):
-    """One flow's goodput, cwnd and sequence panels as a matplotlib figure."""
+def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = None):
+    """One flow's goodput, cwnd and sequence panels as a matplotlib figure.
+
+    Units scale to the values (bit/s to Gbit/s, B to GB); RTOs and entries
+    into fast recovery are marked on the window panel, and ``marks`` (e.g.
+    {"start": 1.0, "completed": 5.4}) as vertical lines on every panel.
+    """
     c = _read(csv_path)
     t = c.get("time_s", [])
     fig, (ax_g, ax_w, ax_s) = plt.subplots(3, 1, sharex=True, figsize=(9, 7.5))
-    ax_g.plot(t, [g / 1e6 for g in c.get("goodput_bps", [])], lw=1)
-    ax_g.set_ylabel("goodput (Mbit/s)")
-    ax_w.plot(t, [w / 1e3 for w in c.get("cwnd_bytes", [])], lw=1, label="cwnd")
-    ss = [s / 1e3 if s < 2**31 else float("nan") for s in c.get("ssthresh_bytes", [])]
-    ax_w.plot(t, ss, lw=1, ls="--", label="ssthresh")
-    ax_w.set_ylabel("kB")
+    goodput = c.get("goodput_bps", [])
+    g_scale, g_unit = scale(goodput, _RATE_UNITS)
+    ax_g.plot(t, [g / g_scale for g in goodput], lw=1)
+    ax_g.set_ylabel(f"goodput ({g_unit})")
+    cwnd, ss = c.get("cwnd_bytes", []), c.get("ssthresh_bytes", [])
+    w_scale, w_unit = scale(cwnd + ss, _BYTE_UNITS)
+    ax_w.plot(t, [w / w_scale for w in cwnd], lw=1, label="cwnd")
+    # An empty cell (no threshold before the first loss) reads as NaN: a gap.
+    ax_w.plot(t, [s / w_scale for s in ss], lw=1, ls="--", label="ssthresh")
+    ax_w.set_ylabel(f"cwnd, ssthresh ({w_unit})")
+    by_time = dict(zip(t, cwnd, strict=False))
+    for (name, times), style in zip(
+        _events(t, _states(csv_path)).items(), (("v", "C3"), ("o", "C2")), strict=True
+    ):
+        if times:
+            ys = [by_time.get(x, 0.0) / w_scale for x in times]
+            ax_w.plot(times, ys, ls="", marker=style[0], color=style[1], ms=4, label=name)
     ax_w.legend(loc="upper right", fontsize="small")
-    ax_s.plot(t, [x / 1e6 for x in c.get("snd_max_rel", [])], lw=1, label="highest sent")
-    ax_s.plot(t, [x / 1e6 for x in c.get("snd_una_rel", [])], lw=1, label="highest acked")
-    ax_s.set_ylabel("sequence (MB)")
+    sent, acked = c.get("snd_max_rel", []), c.get("snd_una_rel", [])
+    s_scale, s_unit = scale(sent, _BYTE_UNITS)
+    ax_s.plot(t, [x / s_scale for x in sent], lw=1, label="highest sent")
+    ax_s.plot(t, [x / s_scale for x in acked], lw=1, label="highest acked")
+    ax_s.set_ylabel(f"sequence ({s_unit})")
     ax_s.set_xlabel("time (s)")
     ax_s.legend(loc="upper left", fontsize="small")
     for a, b in _blocked_spans(t, c.get("hop_blocked", [])):
         for ax in (ax_g, ax_w, ax_s):
             ax.axvspan(a, b, color="0.85", lw=0)
-    fig.suptitle(title + "  (grey: wireless hop blocked)" if any(c.get("hop_blocked", [])) else title)
+    for name, at in (marks or {}).items():
+        for ax in (ax_g, ax_w, ax_s):
+            ax.axvline(at, color="0.3", lw=0.8, ls=":")
+        ax_g.annotate(
+            name,
+            (at, 1.0),
+            xycoords=("data", "axes fraction"),
+            fontsize="small",
+            ha="left",
+            va="top",
+        )
+    blocked = any(c.get("hop_blocked", []))
+    fig.suptitle(title + "  (grey: wireless hop blocked)" if blocked else title)
     fig.tight_layout()
     return fig
 
 
-def plot_run(run_dir: Path) -> list[Path]:
-    """Plots every flow of a results folder into ``run_dir/plots/``."""
+def _summary(run_dir: Path) -> dict:
+    import json
+
+    try:
+        return json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def overlay_figure(series: list[Path], title: str):
+    """The goodput of every flow of a run on one axis."""
+    runs = [(p.stem, _read(p)) for p in series]
+    everything = [g for _, c in runs for g in c.get("goodput_bps", [])]
+    g_scale, g_unit = scale(everything, _RATE_UNITS)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    styles = ["-", "--", "-.", ":"]
+    for i, (name, c) in enumerate(runs):
+        ax.plot(
+            c.get("time_s", []),
+            [g / g_scale for g in c.get("goodput_bps", [])],
+            lw=1,
+            ls=styles[i // 10 % len(styles)],
+            label=name,
+        )
+    ax.set_ylabel(f"goodput ({g_unit})")
+    ax.set_xlabel("time (s)")
+    if len(runs) <= 12:
+        ax.legend(loc="upper right", fontsize="small")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_run(run_dir: Path, fmt: str = "png") -> list[Path]:
+    """Plots every flow of a results folder into ``run_dir/plots/``, and with
+    several flows ``all-flows.<fmt>`` (every flow's goodput on one axis).
+
+    Titles name the scenario, the seed and the flow; a flow's start and a
+    file transfer's completion are marked.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r}: allowed {', '.join(FORMATS)}")
+    summary = _summary(run_dir)
+    echo = summary.get("scenario", {}) if isinstance(summary.get("scenario"), dict) else {}
+    label = f"{echo.get('name', run_dir.name)}, seed {summary.get('seed', '?')}"
+    specs = {
+        str(f.get("name")): f
+        for f in echo.get("flow", echo.get("flows", [])) or []
+        if isinstance(f, dict)
+    }
+    results = {str(f.get("name")): f for f in summary.get("flows", [])}
     series = sorted((run_dir / "timeseries").glob("*.csv"))
-    return [plot_flow(p, run_dir / "plots" / f"{p.stem}.png", p.stem) for p in series]
+    written = []
+    for p in series:
+        marks = {}
+        start = _seconds(specs.get(p.stem, {}).get("start"))
+        if start:
+            marks["start"] = start
+        done = results.get(p.stem, {}).get("completion_s")
+        if done is not None:
+            marks["completed"] = (start or 0.0) + float(done)
+        out = run_dir / "plots" / f"{p.stem}.{fmt}"
+        written.append(plot_flow(p, out, f"{label}: flow {p.stem}", marks))
+    if len(series) > 1:
+        fig = overlay_figure(series, f"{label}: every flow's goodput")
+        out = run_dir / "plots" / f"all-flows.{fmt}"
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        written.append(out)
+    return written
+
+
+def _seconds(text) -> float | None:
+    """Seconds of an echoed duration like "1.5s", "200ms" (None if absent)."""
+    if not isinstance(text, str):
+        return None
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s|min|h)", text.strip())
+    if not m:
+        return None
+    factor = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+    return float(m.group(1)) * factor[m.group(2)]
+
+
+def seed_folders(folder: Path) -> list[Path]:
+    """The ``seed-<n>`` folders of a seeds run that have time series, by seed."""
+    found = [
+        p
+        for p in folder.glob("seed-*")
+        if re.fullmatch(r"seed-[0-9]+", p.name) and (p / "timeseries").is_dir()
+    ]
+    return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+
+def _mean_band(columns: list[list[float]], confidence: float = 0.95):
+    """Per sample index: mean and CI half width over the runs that have it."""
+    from xltcp.stats import mean_ci
+
+    length = max((len(c) for c in columns), default=0)
+    means, halves = [], []
+    for i in range(length):
+        values = [c[i] for c in columns if i < len(c) and not math.isnan(c[i])]
+        if not values:
+            means.append(float("nan"))
+            halves.append(float("nan"))
+            continue
+        mean, half = mean_ci(values, confidence)
+        means.append(mean)
+        halves.append(0.0 if math.isnan(half) else half)
+    return means, halves
+
+
+def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
+    """Goodput and cwnd of one flow over seeds: mean, 95% CI band, each seed."""
+    runs = [_read(p) for p in csv_paths]
+    longest = max(runs, key=lambda c: len(c.get("time_s", [])))
+    t = longest.get("time_s", [])
+    fig, axes = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    panels = (
+        ("goodput_bps", 1e6, "goodput (Mbit/s)"),
+        ("cwnd_bytes", 1e3, "cwnd (kB)"),
+    )
+    for ax, (column, scale, label) in zip(axes, panels, strict=True):
+        series = [[x / scale for x in c.get(column, [])] for c in runs]
+        for one in series:
+            ax.plot(t[: len(one)], one, lw=0.5, color="0.7")
+        mean, half = _mean_band(series)
+        n = min(len(t), len(mean))
+        ax.plot(t[:n], mean[:n], lw=1.4, color="C0", label=f"mean of {len(runs)} seeds")
+        ax.fill_between(
+            t[:n],
+            [m - h for m, h in zip(mean[:n], half[:n], strict=True)],
+            [m + h for m, h in zip(mean[:n], half[:n], strict=True)],
+            color="C0",
+            alpha=0.25,
+            lw=0,
+            label="95% CI",
+        )
+        ax.set_ylabel(label)
+    axes[0].legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle(f"{title}, seeds {_seed_span(seeds)}")
+    fig.tight_layout()
+    return fig
+
+
+def _seed_span(seeds: list[int]) -> str:
+    if seeds and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}" if len(seeds) > 1 else str(seeds[0])
+    return ",".join(str(s) for s in seeds)
+
+
+def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
+    """Plots every flow of a seeds run, over its seeds, into ``folder/plots/``."""
+    runs = seed_folders(folder)
+    seeds = [int(p.name.split("-")[1]) for p in runs]
+    names = sorted({p.stem for run in runs for p in (run / "timeseries").glob("*.csv")})
+    written = []
+    for name in names:
+        paths = [r / "timeseries" / f"{name}.csv" for r in runs]
+        have = [(p, s) for p, s in zip(paths, seeds, strict=True) if p.is_file()]
+        fig = seeds_figure([p for p, _ in have], [s for _, s in have], name)
+        out_path = folder / "plots" / f"{name}.{fmt}"
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out_path, dpi=110)
+        plt.close(fig)
+        written.append(out_path)
+    return written

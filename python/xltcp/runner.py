@@ -119,9 +119,13 @@ def _core():
     return _core
 
 
-def validate(path: str | Path, overrides: Sequence[str] = ()) -> dict:
-    """The scenario echo of a valid scenario; raises ``_core.ScenarioError``."""
-    return json.loads(_core().validate(str(path), list(overrides)))
+def validate(path: str | Path, overrides: Sequence[str] = (), engine: str = "sim") -> dict:
+    """The scenario echo of a valid scenario; raises ``_core.ScenarioError``.
+
+    ``engine="sim"`` makes every check ``run`` makes (the simulator refuses
+    what only the emulator runs); ``"emu"`` only the loader's.
+    """
+    return json.loads(_core().validate(str(path), list(overrides), engine))
 
 
 def run_one(
@@ -180,16 +184,33 @@ def run_seeds(
     observer: Observer | None = None,
     confidence: float = 0.95,
 ) -> dict:
-    """Run every seed into ``out_dir/seed-<n>/``; write and return the aggregate."""
+    """Run every seed into ``out_dir/seed-<n>/``; write and return the aggregate.
+
+    ``runs.csv`` gets its rows as each seed finishes, so an interrupted
+    sweep keeps the seeds it completed; ``run.log`` (in ``out_dir`` and in
+    each seed's folder) has a line per run started, finished or failed.
+    """
+    from xltcp import results
+
     observer = observer or Observer()
     out_dir = Path(out_dir)
     summaries = []
+    table = RunsCsv(out_dir / "runs.csv")
     for index, seed in enumerate(seeds):
         observer.run_started(index, seed)
-        summary = run_one(path, seed, out_dir / f"seed-{seed}", overrides, observer.progress)
+        results.log(out_dir, f"started seed {seed}")
+        run_dir = out_dir / f"seed-{seed}"
+        try:
+            summary = run_one(path, seed, run_dir, overrides, observer.progress)
+        except BaseException as e:
+            results.log(out_dir, f"failed seed {seed}: {type(e).__name__}: {e}")
+            raise
+        line = results.summary_line(summary)
+        results.log(run_dir, line)
+        results.log(out_dir, line)
+        table.append(summary)
         summaries.append(summary)
         observer.run_finished(index, seed, summary)
-    write_runs_csv(out_dir / "runs.csv", summaries)
     result = aggregate(summaries, confidence)
     (out_dir / "aggregate.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
@@ -199,8 +220,7 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, (int, float, str, bool)) or value is None
 
 
-def write_runs_csv(path: Path, summaries: Sequence[dict]) -> None:
-    """One row per run and flow: the flow's scalar fields and the run's totals."""
+def _columns(summaries: Sequence[dict]) -> list[str]:
     extra = sorted(
         {
             key
@@ -210,17 +230,49 @@ def write_runs_csv(path: Path, summaries: Sequence[dict]) -> None:
             if key not in RUN_COLUMNS and _is_scalar(value)
         }
     )
-    columns = [*RUN_COLUMNS, *extra, *RUN_LEVEL_COLUMNS]
+    return [*RUN_COLUMNS, *extra, *RUN_LEVEL_COLUMNS]
+
+
+def _rows(summary: dict, columns: Sequence[str]) -> Iterable[dict]:
+    for flow in summary.get("flows", []):
+        row = {key: flow.get(key) for key in columns}
+        row["seed"] = summary.get("seed")
+        for key in RUN_LEVEL_COLUMNS:
+            row[key] = summary.get(key)
+        yield row
+
+
+class RunsCsv:
+    """``runs.csv`` written a run at a time: the header from the first run.
+
+    Every run of one scenario has the same flow fields, so the first run's
+    columns hold for all; a field only a later run has is left out.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.columns: list[str] | None = None
+
+    def append(self, summary: dict) -> None:
+        """Add the run's rows (one per flow) and flush them to disk."""
+        fresh = self.columns is None
+        if self.columns is None:
+            self.columns = _columns([summary])
+        with open(self.path, "w" if fresh else "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=self.columns, extrasaction="ignore")
+            if fresh:
+                writer.writeheader()
+            writer.writerows(_rows(summary, self.columns))
+
+
+def write_runs_csv(path: Path, summaries: Sequence[dict]) -> None:
+    """One row per run and flow: the flow's scalar fields and the run's totals."""
+    columns = _columns(summaries)
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
         for summary in summaries:
-            for flow in summary.get("flows", []):
-                row = {key: flow.get(key) for key in columns}
-                row["seed"] = summary.get("seed")
-                for key in RUN_LEVEL_COLUMNS:
-                    row[key] = summary.get(key)
-                writer.writerow(row)
+            writer.writerows(_rows(summary, columns))
 
 
 def _json_number(value: float) -> float | None:

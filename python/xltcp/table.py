@@ -80,18 +80,52 @@ def _flow_table(title: str) -> Table:
     return table
 
 
+def _is_file(flow: dict) -> bool:
+    app = flow.get("app")
+    return isinstance(app, dict) and app.get("kind") == "file"
+
+
+def _file_flows(summary: dict) -> set[str]:
+    """Names of the scenario's file-transfer flows (from the echo)."""
+    echo = summary.get("scenario", {})
+    flows = echo.get("flows", echo.get("flow", [])) if isinstance(echo, dict) else []
+    names = set()
+    for flow in flows if isinstance(flows, list) else []:
+        if isinstance(flow, dict) and (flow.get("app") == "file" or _is_file(flow)):
+            names.add(str(flow.get("name")))
+    return names
+
+
 def run_table(summary: dict) -> Table:
-    """One row per flow of a single run."""
+    """One row per flow of a single run.
+
+    A file transfer's goodput is over its own transfer time (start to
+    completion), its efficiency against what the links allowed meanwhile,
+    and a "completed" column says when it finished.
+    """
+    files = _file_flows(summary)
     table = _flow_table(f"{_scenario_name(summary)}, seed {summary.get('seed')}")
+    if files:
+        table.add_column("completed", justify="right")
+        table.caption = "file flows: goodput over the transfer, from start to completion"
+        table.caption_justify = "left"
     for flow in summary.get("flows", []):
-        table.add_row(
+        is_file = str(flow.get("name")) in files
+        goodput = flow.get("active_goodput_bps") if is_file else flow.get("goodput_bps")
+        row = [
             str(flow.get("name")),
             str(flow.get("direction")),
-            human_rate(flow.get("goodput_bps")),
+            human_rate(goodput if goodput is not None else flow.get("goodput_bps")),
             percent(flow.get("efficiency")),
             _count(flow.get("retransmissions")),
             _count(flow.get("rto_count")),
-        )
+        ]
+        if files:
+            done = flow.get("completion_s")
+            row.append(
+                "" if not is_file else human_seconds(done) if done is not None else "not done"
+            )
+        table.add_row(*row)
     # With several flows in a direction, each flow's efficiency is against
     # what it could have had alone; the direction's row is against the hop.
     for d in summary.get("directions", []):
@@ -103,6 +137,7 @@ def run_table(summary: dict) -> Table:
                 percent(d.get("efficiency")),
                 "",
                 "",
+                *([""] if files else []),
                 style="bold",
             )
     return table

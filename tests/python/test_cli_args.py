@@ -12,10 +12,13 @@ from xltcp import cli
 def calls(monkeypatch):
     seen = []
 
-    def fake_run_scenario(scenario, seed, seeds, out, overrides, quiet, as_json, *limit):
+    def fake_run_scenario(scenario, seed, seeds, out, overrides, quiet, as_json, *rest, **kw):
         seen.append(dict(seed=seed, seeds=seeds, out=out, overrides=overrides, quiet=quiet))
-        if limit:
-            seen[-1]["max_output"] = limit[0]
+        if rest:
+            seen[-1]["max_output"] = rest[0]
+        if len(rest) > 1 or "force" in kw:
+            seen[-1]["force"] = rest[1] if len(rest) > 1 else kw["force"]
+        return out if out is not None else Path("results") / "fake"
 
     monkeypatch.setattr(cli, "run_scenario", fake_run_scenario)
     return seen
@@ -36,6 +39,7 @@ def test_pcap_is_sugar_for_set(calls, write_toml):
             overrides=["sim.duration=2s", "output.pcap=true"],
             quiet=False,
             max_output=4 << 30,
+            force=False,
         )
     ]
 
@@ -52,6 +56,12 @@ def test_seed_and_out(calls, write_toml):
     assert calls[0]["seed"] == 9
     assert calls[0]["out"] == Path("somewhere")
     assert calls[0]["quiet"] is True
+
+
+def test_force_is_passed_on(calls, write_toml):
+    result = invoke("run", write_toml(""), "--out", "somewhere", "--force")
+    assert result.exit_code == 0, result.output
+    assert calls[0]["force"] is True
 
 
 def test_seeds_are_parsed(calls, write_toml):
@@ -77,3 +87,23 @@ def test_demo_without_the_scenario_exit_1(calls, monkeypatch, tmp_path):
     assert result.exit_code == 1
     assert "error: the shipped demo scenario is missing" in result.stderr
     assert calls == []
+
+
+def _commands():
+    import typer
+
+    return sorted(typer.main.get_command(cli.app).commands)
+
+
+@pytest.mark.parametrize("command", ["", *_commands()])
+def test_help_is_tidy(command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    args = [command, "--help"] if command else ["--help"]
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    for bad in ("<bool>", "<int range>", "\\[", "``", "\u2500", "\u2502"):
+        assert bad not in text, (command, bad)
+    for line in text.splitlines():
+        assert line == line.rstrip(), (command, line)
+    assert "\n\n\n" not in text

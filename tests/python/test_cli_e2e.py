@@ -169,3 +169,31 @@ def test_run_refuses_an_emulator_only_congestion_control(tmp_path):
     result = invoke("run", demo, *SHORT, "--set", 'tcp.cc="cubic"', "--out", tmp_path)
     assert result.exit_code == 2
     assert "runs only in the emulator" in result.output
+
+
+def test_timeseries_leave_an_unset_ssthresh_empty(demo, tmp_path):
+    run_demo(demo, tmp_path / "r")
+    for path in (tmp_path / "r" / "timeseries").glob("*.csv"):
+        rows = list(csv.DictReader(path.open()))
+        # No loss before the first sample: no threshold yet, an empty cell.
+        assert rows[0]["ssthresh_bytes"] == "", path
+        assert all(r["ssthresh_bytes"] == "" or int(r["ssthresh_bytes"]) < 2**32 for r in rows)
+
+
+def test_validate_makes_the_checks_run_makes(tmp_path):
+    demo = xltcp.shipped_scenario("demo")
+    result = invoke("validate", demo, "--set", 'tcp.cc="cubic"')
+    assert result.exit_code == 2
+    assert "runs only in the emulator" in result.stderr
+    assert str(demo) in result.stderr
+    assert invoke("validate", demo, "--set", 'tcp.cc="cubic"', "--emu").exit_code == 0
+
+
+def test_two_flow_tables_are_one_error_naming_the_fix(write_toml):
+    scenario = write_toml('[flow]\nname = "a"\nstart = "0s"\n[flow]\nname = "b"\nstart = "1s"\n')
+    result = invoke("validate", scenario)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert f"{scenario}:4:2: flow: TOML syntax: duplicate table [flow] (first on line 1)" in lines[0]
+    assert "[[flow]]" in lines[0]

@@ -97,9 +97,8 @@ def test_campaign_report(tmp_path):
 
 @needs_core
 def test_reproduction_report(tmp_path):
-    result = _invoke(
-        "reproduce", "byun2016", "--seeds", "1..2", "--out", tmp_path, "--set", "sim.duration=20s"
-    )
+    args = ["reproduce", "byun2016", "--seeds", "1..2", "--out", tmp_path, "--no-check"]
+    result = _invoke(*args, "--set", "sim.duration=20s")
     assert result.exit_code == 0, result.output
     assert _invoke("report", tmp_path).exit_code == 0
     text = _check(tmp_path / "report.html", 2)
@@ -111,8 +110,8 @@ def test_reproduction_report(tmp_path):
 def test_reproduce_all_writes_a_section_per_paper(tmp_path):
     from xltcp.reproduce import PAPERS
 
-    args = ["reproduce", "all", "--seeds", "1..2", "--out", tmp_path, "--set", "sim.duration=20s"]
-    result = _invoke(*args)
+    args = ["reproduce", "all", "--seeds", "1..2", "--out", tmp_path, "--no-check"]
+    result = _invoke(*args, "--set", "sim.duration=20s")
     assert result.exit_code == 0, result.output
     summary = __import__("json").loads((tmp_path / "reproduce-all.json").read_text())
     assert sorted(summary["papers"]) == sorted(PAPERS)
@@ -149,7 +148,7 @@ def test_report_opens_in_a_browser_with_its_plots(kind, tmp_path):
     if kind == "sweep":
         _sweep(tmp_path)
     else:
-        args = ["reproduce", "byun2016", "--seeds", "1..2", "--out", tmp_path]
+        args = ["reproduce", "byun2016", "--seeds", "1..2", "--out", tmp_path, "--no-check"]
         assert _invoke(*args, "--set", "sim.duration=60s", "-q").exit_code == 0
     assert _invoke("report", tmp_path).exit_code == 0
     page = (tmp_path / "report.html").read_text()

@@ -25,7 +25,8 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
     out = tmp_path / "r"
     result = CliRunner().invoke(
         app,
-        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]],
+        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]]
+        + ["--no-check"],
     )
     assert result.exit_code == 0, result.output
     for name in ("table.csv", "table.md", "fig3_goodput.png", "fig4_sequence.png"):
@@ -50,7 +51,8 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
     again = CliRunner().invoke(
         app,
-        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]],
+        ["reproduce", "byun2016", "--seeds", "1..3", "--out", str(out), "--set", SHORT[0]]
+        + ["--no-check"],
     )
     assert again.exit_code == 0, again.output
     assert (out / "table.csv").read_text() == table
@@ -116,3 +118,33 @@ def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
         True,
         "0.930 ± 0.010",
     )
+
+
+class _FakePaper:
+    """A paper whose reproduction meets the targets it is told to."""
+
+    def __init__(self, met):
+        self.met = met
+
+    def total_runs(self, seeds, sweeps):
+        return 0
+
+    def reproduce(self, seeds, out, sweeps, overrides, step, jobs):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "table.md").write_text("| config |\n")
+        return {"checks": [{"target": f"t{i}", "met": m} for i, m in enumerate(self.met)]}
+
+
+def test_a_missed_target_exits_3_unless_no_check(tmp_path, monkeypatch):
+    from xltcp import reproduce
+
+    monkeypatch.setitem(reproduce.PAPERS, "fake", _FakePaper([True, False]))
+    args = ["reproduce", "fake", "--seeds", "1", "--out", str(tmp_path / "a"), "-q"]
+    missed = CliRunner().invoke(app, args)
+    assert missed.exit_code == 3
+    assert "1 of 2 targets missed" in missed.stderr
+    reported = CliRunner().invoke(app, [*args, "--no-check"])
+    assert reported.exit_code == 0
+    assert "1 of 2 targets missed" in reported.stderr
+    monkeypatch.setitem(reproduce.PAPERS, "fake", _FakePaper([True, True]))
+    assert CliRunner().invoke(app, args).exit_code == 0

@@ -93,10 +93,28 @@ pub fn flow_summaries(
             let ns = if sender == 0 { "ch" } else { "sh" };
             let count = |k: &str| if alone { linux.get(ns).and_then(|m| m.get(k)).copied().unwrap_or(0) } else { 0 };
             let done = matches!(f.app, AppSpec::File { bytes } if apps[i].is_some() && r.bytes_received >= bytes);
+            let start = f.start.min(s.sim.duration);
+            let active = if done {
+                Dur::from_secs_f64(r.seconds).min(s.sim.duration - start)
+            } else {
+                s.sim.duration - start
+            };
+            let from = Time::ZERO + start;
+            let usable = active - blocked_within(&hop.blocked_intervals, from, from + active);
+            let active_goodput = ratio(delivered as f64 * 8.0, active.as_secs_f64());
+            let active_oracle =
+                oracle::flow_rate_while_active(s, f, wireless_rate(s, hop, f), active, usable);
+            let efficiency = match f.app {
+                AppSpec::File { .. } => ratio(active_goodput, active_oracle),
+                AppSpec::Bulk => ratio(goodput, oracle),
+            };
             FlowSummary {
                 name: f.name.clone(),
                 direction: name_of(f.direction),
                 goodput_bps: goodput,
+                active_s: active.as_secs_f64(),
+                active_goodput_bps: active_goodput,
+                active_oracle_bps: active_oracle,
                 bytes_delivered: delivered,
                 retransmissions: r.retransmits,
                 // Not in iperf3's report: Linux counts them per namespace.
@@ -104,7 +122,7 @@ pub fn flow_summaries(
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,
-                efficiency: ratio(goodput, oracle),
+                efficiency,
                 completion_s: done.then_some(r.seconds),
                 final_srtt_s: r.mean_rtt_s,
             }

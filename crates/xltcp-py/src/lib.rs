@@ -37,11 +37,31 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// Validates a scenario file; returns the scenario echo as JSON.
+/// Every key the scenario loader reads, explored from these scenario files
+/// (see `xltcp_core::scenario::catalog`), as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, overrides = Vec::new()))]
-fn validate(path: &str, overrides: Vec<String>) -> PyResult<String> {
+fn catalog(paths: Vec<String>) -> PyResult<String> {
+    let files: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
+    let keys = scenario::catalog(&files).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    serde_json::to_string(&keys).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Validates a scenario file for an engine (`"sim"`, the default, makes
+/// every check `run` makes; `"emu"` only the loader's); returns the
+/// scenario echo as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new(), engine = "sim"))]
+fn validate(path: &str, overrides: Vec<String>, engine: &str) -> PyResult<String> {
     let s = load(path, &overrides)?;
+    match engine {
+        "sim" => sim::check(&s).map_err(|e| ScenarioError::new_err(format!("{path}: {e}")))?,
+        "emu" => {}
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "engine {other:?}: allowed \"sim\", \"emu\""
+            )))
+        }
+    }
     Ok(scenario::echo(&s).to_string())
 }
 
@@ -265,6 +285,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emu, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_per, m)?)?;
     Ok(())

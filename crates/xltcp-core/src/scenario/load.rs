@@ -43,21 +43,61 @@ pub fn load_str(
     base_dir: &Path,
     overrides: &[String],
 ) -> Result<Scenario, ScenarioError> {
+    load_recording(text, origin, base_dir, overrides, false).0
+}
+
+/// Table path -> key -> whether the file wrote it (see [`Cx::keys`]).
+pub(crate) type KeyRecord =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>>;
+
+/// What [`load_recording`] returns.
+pub(crate) type Loaded = (Result<Scenario, ScenarioError>, Option<KeyRecord>);
+
+/// [`load_str`], and when `record` every key the loader asked for, even
+/// when the scenario has errors.
+pub(crate) fn load_recording(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    overrides: &[String],
+    record: bool,
+) -> Loaded {
     let mut cx = Cx {
         origin,
         text,
         errors: Vec::new(),
+        bases: Vec::new(),
+        keys: record.then(KeyRecord::new),
     };
-    let mut doc = match tree::parse_document(text) {
+    let result = load_into(&mut cx, base_dir, overrides);
+    (result, cx.keys.take())
+}
+
+fn load_into(
+    cx: &mut Cx,
+    base_dir: &Path,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    let (text, origin) = (cx.text, cx.origin);
+    let doc = match tree::parse_document(text) {
         Ok(doc) => doc,
         Err(syntax) => {
-            for (offset, msg) in syntax {
+            for (offset, key, msg) in super::syntax::explain(text, syntax) {
                 let loc = offset.map_or(Loc::Nowhere, Loc::At);
-                cx.err(&loc, "", format!("TOML syntax: {msg}"), None);
+                cx.err(&loc, &key, format!("TOML syntax: {msg}"), None);
             }
-            return Err(ScenarioError { errors: cx.errors });
+            return Err(ScenarioError {
+                errors: std::mem::take(&mut cx.errors),
+            });
         }
     };
+    let mut chain = vec![super::extends::identity(origin, base_dir)];
+    let mut doc = super::extends::resolve(cx, doc, base_dir, &mut chain);
+    if !cx.errors.is_empty() {
+        return Err(ScenarioError {
+            errors: std::mem::take(&mut cx.errors),
+        });
+    }
     for text in overrides {
         match tree::parse_override(text) {
             Ok(ov) => {
@@ -72,17 +112,18 @@ pub fn load_str(
         || "scenario".to_string(),
         |s| s.to_string_lossy().into_owned(),
     );
-    let scenario = read_scenario(&mut cx, &doc, &default_name, base_dir);
+    let scenario = read_scenario(cx, &doc, &default_name, base_dir);
     if cx.errors.is_empty() {
         return Ok(scenario);
     }
+    let mut errors = std::mem::take(&mut cx.errors);
     // File order first, then overrides, then whole-scenario problems.
-    cx.errors.sort_by_key(|d| match d.location {
+    errors.sort_by_key(|d| match d.location {
         Location::File { line, col } => (0, line, col),
         Location::Override => (1, 0, 0),
         Location::Whole => (2, 0, 0),
     });
-    Err(ScenarioError { errors: cx.errors })
+    Err(ScenarioError { errors })
 }
 
 /// The whole document.
@@ -91,6 +132,10 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let name = root.read(cx, "name", default_name.to_string(), rd::string);
     if name.trim().is_empty() {
         root.invalid(cx, "name", "must not be empty", "a non-empty label");
+    } else if let Some(c) = name.chars().find(|c| c.is_control()) {
+        // The name titles plots and names results folders.
+        let msg = format!("contains the control character U+{:04X}", c as u32);
+        root.invalid(cx, "name", msg, "a printable label");
     }
     let mut t = root.table(cx, "sim");
     let sim = read_sim(cx, &mut t);

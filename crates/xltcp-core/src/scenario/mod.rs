@@ -13,8 +13,10 @@
 //! is one (`0.05`, `false`, `"x"`), else taken as a string. An override of
 //! an unknown key is reported like an unknown key in the file.
 
+mod catalog;
 mod diag;
 mod echo;
+mod extends;
 mod intervals;
 mod load;
 mod load_agents;
@@ -22,9 +24,11 @@ mod load_cr;
 mod load_wifi;
 mod model;
 mod reader;
+mod syntax;
 mod tree;
 pub mod units;
 
+pub use catalog::{catalog, KeyInfo};
 pub use diag::{Diagnostic, Location, ScenarioError};
 pub use echo::{echo, to_toml};
 pub use load::{load_file, load_str, MAX_FLOWS};
@@ -37,6 +41,8 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod tests_cr;
+#[cfg(test)]
+mod tests_hygiene;
 #[cfg(test)]
 mod tests_snoop;
 #[cfg(test)]

@@ -12,21 +12,48 @@ pub(crate) struct Cx<'a> {
     pub origin: &'a str,
     pub text: &'a str,
     pub errors: Vec<Diagnostic>,
+    /// The files the scenario extends (`extends = "base.toml"`): origin,
+    /// text, and the offset their locations start at (past the scenario's
+    /// own text and each other's, so one offset names one file).
+    pub bases: Vec<(String, String, usize)>,
+    /// When set, every table's keys as the loader asked for them: table
+    /// path (array entries as `[]`) -> key -> whether the file wrote it.
+    /// The scenario reference and schema are made from this.
+    pub keys: Option<std::collections::BTreeMap<String, std::collections::BTreeMap<String, bool>>>,
 }
 
 impl Cx<'_> {
+    /// Records the text of a file the scenario extends; returns the offset
+    /// its locations are shifted by.
+    pub fn add_base(&mut self, origin: String, text: String) -> usize {
+        let start = self
+            .bases
+            .last()
+            .map_or(self.text.len() + 1, |(_, t, s)| s + t.len() + 1);
+        self.bases.push((origin, text, start));
+        start
+    }
+
     /// Records a problem with `key` at `loc`.
     pub fn err(&mut self, loc: &Loc, key: &str, message: impl Into<String>, allowed: Option<&str>) {
+        let mut origin = self.origin;
         let location = match loc {
             Loc::At(offset) => {
-                let (line, col) = line_col(self.text, *offset);
+                let base = self.bases.iter().rev().find(|(_, _, s)| offset >= s);
+                let (line, col) = match base {
+                    Some((o, text, start)) => {
+                        origin = o;
+                        line_col(text, offset - start)
+                    }
+                    None => line_col(self.text, *offset),
+                };
                 Location::File { line, col }
             }
             Loc::Set => Location::Override,
             Loc::Nowhere => Location::Whole,
         };
         self.errors.push(Diagnostic {
-            origin: self.origin.to_string(),
+            origin: origin.to_string(),
             location,
             key: key.to_string(),
             message: message.into(),
@@ -48,7 +75,15 @@ pub(crate) struct Tab<'t> {
     known: Vec<&'static str>,
     /// Written as a table (absent tables and non-table values are not).
     present: bool,
+    /// The key that selects what the table describes (`model`, `kind`) is
+    /// missing or wrong, so which other keys belong here is unknown: they
+    /// are not reported as unknown (one error, not one per key).
+    unselected: bool,
 }
+
+/// Keys that select what their table describes; the table's other keys
+/// depend on their value.
+pub(crate) const SELECTORS: &[&str] = &["model", "kind"];
 
 impl<'t> Tab<'t> {
     /// Reads the root table.
@@ -63,6 +98,7 @@ impl<'t> Tab<'t> {
             entries,
             known: Vec::new(),
             present: true,
+            unselected: false,
         }
     }
 
@@ -82,6 +118,7 @@ impl<'t> Tab<'t> {
             entries,
             known: Vec::new(),
             present,
+            unselected: false,
         }
     }
 
@@ -128,6 +165,7 @@ impl<'t> Tab<'t> {
                 entries: &EMPTY,
                 known: Vec::new(),
                 present: false,
+                unselected: false,
             },
         }
     }
@@ -176,6 +214,7 @@ impl<'t> Tab<'t> {
             Ok(v) => Some(v),
             Err(msg) => {
                 cx.err(&node.loc, &self.key(key), msg, None);
+                self.unselected |= SELECTORS.contains(&key);
                 None
             }
         }
@@ -191,6 +230,7 @@ impl<'t> Tab<'t> {
     ) -> Option<T> {
         if !self.has(key) {
             self.known.push(key);
+            self.unselected |= SELECTORS.contains(&key);
             let msg = format!("missing; it is required (e.g. {key} = {example})");
             cx.err(&self.loc, &self.key(key), msg, None);
             return None;
@@ -203,8 +243,23 @@ impl<'t> Tab<'t> {
         cx.err(&self.loc_of(key), &self.key(key), message, Some(allowed));
     }
 
-    /// Reports every key nobody asked for, with a suggestion when one is close.
+    /// Reports every key nobody asked for, with a suggestion when one is
+    /// close; none when the table's selector (`model`, `kind`) was wrong.
     pub fn finish(self, cx: &mut Cx) {
+        if let Some(keys) = cx.keys.as_mut() {
+            let path: Vec<&str> = self
+                .path
+                .split('.')
+                .map(|s| if s.parse::<usize>().is_ok() { "[]" } else { s })
+                .collect();
+            let table = keys.entry(path.join(".").replace(".[]", "[]")).or_default();
+            for key in &self.known {
+                *table.entry(key.to_string()).or_default() |= self.entries.contains_key(*key);
+            }
+        }
+        if self.unselected {
+            return;
+        }
         for (key, entry) in self.entries {
             if self.known.contains(&key.as_str()) {
                 continue;

@@ -60,6 +60,9 @@ pub struct Flow {
     pub sender_iss: SeqNum,
     /// Blocked time of the wireless hop accumulated before the flow started.
     pub blocked_before_start: crate::time::Dur,
+    /// Blocked time of the wireless hop accumulated when the file transfer
+    /// completed (set with `completed_at`, by the world).
+    pub blocked_at_completion: Option<crate::time::Dur>,
 }
 
 impl Flow {
@@ -86,6 +89,7 @@ impl Flow {
             timer_armed: [Time::NEVER; 2],
             sender_iss,
             blocked_before_start: crate::time::Dur::ZERO,
+            blocked_at_completion: None,
         }
     }
 

@@ -40,17 +40,28 @@ pub struct RunOptions<'a> {
 /// The most signals a run logs (the log is kept in memory until the end).
 pub const SIGNAL_LOG_MAX: u64 = 1 << 20;
 
+/// What the simulator refuses in a valid scenario (the loader accepts it
+/// because the emulator runs it): a congestion control other than NewReno.
+/// `run` makes this check first; `xltcp validate` makes it too, so a
+/// scenario that validates also runs.
+pub fn check(scenario: &Scenario) -> Result<(), String> {
+    match scenario.flows.iter().find(|f| f.tcp.cc != "newreno") {
+        Some(f) => Err(format!(
+            "flow {}: tcp.cc = \"{}\" runs only in the emulator (xltcp emu); \
+             the simulator models newreno",
+            f.name, f.tcp.cc
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Runs `scenario` to its end.
 ///
 /// Errors: `Unsupported` for a scenario the simulator does not model (a
 /// congestion control only the emulator has), `Interrupted` when `progress`
 /// stopped the run, and I/O errors of the output folder.
 pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary> {
-    if let Some(f) = scenario.flows.iter().find(|f| f.tcp.cc != "newreno") {
-        let msg = format!(
-            "flow {}: tcp.cc = \"{}\" runs only in the emulator (xltcp emu); the simulator models newreno",
-            f.name, f.tcp.cc
-        );
+    if let Err(msg) = check(scenario) {
         return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, msg));
     }
     let seed = opts.seed.unwrap_or(scenario.sim.seed);

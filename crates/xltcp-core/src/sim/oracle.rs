@@ -52,6 +52,25 @@ pub fn flow_bits(s: &Scenario, f: &FlowSpec, wireless_rate: f64, usable: Dur) ->
     bits
 }
 
+/// The fastest rate flow `f` could move data while active for `active`,
+/// `usable` of which the hop was not blocked: the wired access link's
+/// payload rate, and the hop's `wireless_rate` over the usable share. A
+/// file's size does not cap it: this bounds the rate of a file transfer
+/// over its own active time (start to completion), not the bits of a run.
+pub fn flow_rate_while_active(
+    s: &Scenario,
+    f: &FlowSpec,
+    wireless_rate: f64,
+    active: Dur,
+    usable: Dur,
+) -> f64 {
+    if active == Dur::ZERO {
+        return 0.0;
+    }
+    let wired = s.wired.rate_bps as f64 * payload_share(f.tcp.mss, headers(f), 0);
+    wired.min(wireless_rate * usable.as_secs_f64() / active.as_secs_f64())
+}
+
 /// The most bits all flows of one direction could deliver together: no
 /// more than the sum of their own bounds, nor than the hop carries in its
 /// usable time (`usable_total`, from time zero).

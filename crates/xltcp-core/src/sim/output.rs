@@ -232,7 +232,12 @@ impl Output {
                 "{:.3},{},{},{},{:.6},{},{},{},{:.0},{},{}",
                 now.as_secs_f64(),
                 ep.cwnd(),
-                ep.ssthresh().min(u32::MAX as u64),
+                // Before the first loss there is no threshold: an empty cell,
+                // not a sentinel a reader could take for a window.
+                Some(ep.ssthresh())
+                    .filter(|&s| s != u64::MAX)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default(),
                 ep.srtt()
                     .map(|d| format!("{:.6}", d.as_secs_f64()))
                     .unwrap_or_default(),

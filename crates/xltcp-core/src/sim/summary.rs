@@ -45,6 +45,15 @@ pub struct FlowSummary {
     pub direction: &'static str,
     /// In-order bytes delivered to the receiving application x 8 / duration.
     pub goodput_bps: f64,
+    /// Seconds the flow was active: from its start to its completion (a
+    /// file transfer that completed) or to the end of the run.
+    pub active_s: f64,
+    /// bytes_delivered x 8 / active_s: the rate the flow moved at (for a
+    /// file transfer, over its own transfer time rather than the run).
+    pub active_goodput_bps: f64,
+    /// The fastest rate the flow could have moved at while active
+    /// ([`oracle::flow_rate_while_active`]).
+    pub active_oracle_bps: f64,
     /// In-order bytes delivered to the receiving application.
     pub bytes_delivered: u64,
     /// Data segments the sender retransmitted.
@@ -57,7 +66,9 @@ pub struct FlowSummary {
     pub data_segments_sent: u64,
     /// The oracle bound of the flow, bits per second.
     pub oracle_bps: f64,
-    /// goodput / oracle.
+    /// goodput / oracle; for a file transfer active_goodput /
+    /// active_oracle (its own bound caps a file's bits, so goodput / oracle
+    /// would be 100 % for every transfer that completes).
     pub efficiency: f64,
     /// For a file transfer: seconds from start to the last byte read.
     pub completion_s: Option<f64>,
@@ -348,17 +359,42 @@ impl World {
         let s = f.sender().stats();
         let goodput = f.delivered as f64 * 8.0 / t;
         let oracle = self.flow_oracle_bits(i) / t;
+        let duration = self.scenario.sim.duration;
+        let start = f.spec.start.min(duration);
+        let (active, blocked) = match (f.completed_at, f.blocked_at_completion) {
+            (Some(done), Some(blocked)) => (
+                done.saturating_since(crate::time::Time::ZERO) - start,
+                blocked,
+            ),
+            _ => (duration - start, self.blocked_total),
+        };
+        let usable = active - (blocked - f.blocked_before_start).min(active);
+        let active_goodput = ratio(f.delivered as f64 * 8.0, active.as_secs_f64());
+        let active_oracle = oracle::flow_rate_while_active(
+            &self.scenario,
+            &f.spec,
+            self.wireless_rate(i),
+            active,
+            usable,
+        );
+        let efficiency = match f.spec.app {
+            crate::scenario::AppSpec::File { .. } => ratio(active_goodput, active_oracle),
+            crate::scenario::AppSpec::Bulk => ratio(goodput, oracle),
+        };
         FlowSummary {
             name: f.spec.name.clone(),
             direction: name_of(f.spec.direction),
             goodput_bps: goodput,
+            active_s: active.as_secs_f64(),
+            active_goodput_bps: active_goodput,
+            active_oracle_bps: active_oracle,
             bytes_delivered: f.delivered,
             retransmissions: s.retransmissions,
             rto_count: s.rto_count,
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,
-            efficiency: ratio(goodput, oracle),
+            efficiency,
             completion_s: f.completed_at.map(|c| {
                 (c.saturating_since(crate::time::Time::ZERO) - f.spec.start).as_secs_f64()
             }),

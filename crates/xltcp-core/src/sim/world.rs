@@ -513,6 +513,16 @@ impl World {
         self.pump(now, flow, s);
     }
 
+    /// Records the hop's blocked time when flow `flow`'s file transfer has
+    /// just completed (for its usable time while active).
+    fn note_completion(&mut self, now: Time, flow: usize) {
+        let f = &mut self.flows[flow];
+        if f.completed_at.is_some() && f.blocked_at_completion.is_none() {
+            f.blocked_at_completion =
+                Some(self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s));
+        }
+    }
+
     /// After any input to an endpoint: run its applications, send what it
     /// wants to send, tell the node's agents its events, and (re)arm its
     /// timer.
@@ -521,6 +531,7 @@ impl World {
         let node = self.node_of(flow, side);
         let (src, dst) = self.topology.addresses(flow, side);
         self.flows[flow].run_apps(side, now);
+        self.note_completion(now, flow);
         loop {
             let f = &mut self.flows[flow];
             let Some(tx) = f.ep[i].poll_transmit(now) else {
@@ -553,6 +564,7 @@ impl World {
             // Sending may have freed send-buffer space (e.g. a FIN queued).
             self.flows[flow].run_apps(side, now);
         }
+        self.note_completion(now, flow);
         let listening = !self.slots_of(node).is_empty();
         let mut told = false;
         while let Some(e) = self.flows[flow].ep[i].poll_event() {

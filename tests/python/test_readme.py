@@ -1,0 +1,55 @@
+"""The README's "Using it" section, run as a new user would: every command
+shown there, in a fresh folder holding a copy of scenarios/, must exit 0.
+
+To keep it fast the test appends its own ``--set sim.duration=2s`` to the
+commands that run a scenario (run, sweep, demo); everything else is run as
+written. ``my-scenario.toml`` stands for the reader's own file: the test
+writes one (a copy of the demo) first.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+
+from typer.testing import CliRunner
+
+from xltcp.cli import app
+
+from conftest import REPO, needs_core
+
+pytestmark = needs_core
+
+#: The test's own override on commands that run a scenario.
+SHORT = ["--set", "sim.duration=2s"]
+
+
+def using_it_commands() -> list[list[str]]:
+    """The ``xltcp ...`` lines of the first code block under "## Using it"."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("\n## Using it\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, "no sh block in the README's Using it section"
+    commands = []
+    for line in block.group(1).splitlines():
+        words = shlex.split(line, comments=True)
+        if words:
+            assert words[0] == "xltcp", line
+            commands.append(words[1:])
+    return commands
+
+
+def test_the_section_is_found_and_shows_the_main_commands():
+    shown = {c[0] for c in using_it_commands()}
+    assert {"run", "validate", "plot", "sweep", "report", "scenarios"} <= shown
+
+
+def test_every_using_it_example_runs(tmp_path, monkeypatch):
+    shutil.copytree(REPO / "scenarios", tmp_path / "scenarios")
+    shutil.copy(REPO / "scenarios" / "demo.toml", tmp_path / "my-scenario.toml")
+    monkeypatch.chdir(tmp_path)
+    for command in using_it_commands():
+        args = command + (SHORT if command[0] in ("run", "sweep", "demo") else [])
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, f"xltcp {shlex.join(command)}\n{result.output}"
