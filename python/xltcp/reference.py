@@ -122,6 +122,9 @@ def reference(entries: list[dict]) -> str:
         "this file is stale). A table lists the keys of all its variants: which",
         "apply depends on its `model` or `kind` (e.g. `p` for",
         '`model = "iid"`, `mean_loss` and `mean_burst` for `"gilbert"`).',
+        "`[wireless]` may instead be written as several `[[wireless]]` entries",
+        "(hosts with several interfaces, one hop each), each taking the keys of",
+        "`[wireless]` and its sub-tables.",
         "",
         '`extends = "base.toml"` at the top level makes the file a base plus',
         "differences (see the README). Editors check and complete scenario files",
@@ -180,6 +183,14 @@ def schema(entries: list[dict]) -> dict:
         return {"type": "object", "properties": properties, "additionalProperties": False}
 
     root = table_schema("")
+    # Several hops: [[wireless]] entries, each with the keys of [wireless].
+    hop = root["properties"].get("wireless")
+    if hop is not None:
+        root["properties"]["wireless"] = {
+            "anyOf": [hop, {"type": "array", "items": hop, "minItems": 1}],
+            "description": "One hop ([wireless]) or several ([[wireless]] entries, "
+            "each with the same keys and a name).",
+        }
     root["properties"]["extends"] = {
         "type": "string",
         "description": "A scenario file this one is laid over (a path relative to this file).",

@@ -25,7 +25,11 @@ fn snr_values_round_trip_bit_for_bit() {
         .take(200_000)
         .chain([0.1 + 0.2, 1e-300, 17.456_789_012_345_67])
     {
-        let s = Signal::Snr { iface: 0, db };
+        let s = Signal::Snr {
+            iface: 0,
+            db,
+            node: None,
+        };
         let back: Signal = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         match back {
             Signal::Snr { db: got, .. } => assert_eq!(got.to_bits(), db.to_bits(), "{db:e}"),
