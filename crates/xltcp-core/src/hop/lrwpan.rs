@@ -204,6 +204,9 @@ pub struct LrwpanHop {
     min_be: u8,
     down: Fate,
     up: Fate,
+    /// Whether a wireless host's MAC is held between its detector's
+    /// `pu_start` and `pu_stop` ([`Mac::set_hold`]).
+    mac_hold: bool,
     /// Counters.
     pub stats: HopStats,
 }
@@ -282,8 +285,19 @@ impl LrwpanHop {
             min_be: spec.min_be,
             down,
             up,
+            mac_hold: false,
             stats: HopStats::default(),
         }
+    }
+
+    /// The hop with each wireless host's MAC held from its detector's
+    /// `pu_start` to its `pu_stop` (`[schemes] mac_hold`): the secondary's
+    /// PHY stops while it believes a primary user on, its queue kept. The
+    /// hold begins when the signal is emitted, so `signalling_delay` delays
+    /// it as it delays TCP's freeze; the BS is never held.
+    pub fn with_mac_hold(mut self, on: bool) -> LrwpanHop {
+        self.mac_hold = on;
+        self
     }
 
     /// MPDU bytes of the frame carrying `p`.
@@ -620,8 +634,14 @@ impl LrwpanHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        let mut hold = None;
         let s = &mut self.stations[i];
         while let Some(signal) = s.detector.poll_signal() {
+            match signal {
+                crate::signal::Signal::PuStart => hold = Some(true),
+                crate::signal::Signal::PuStop => hold = Some(false),
+                _ => {}
+            }
             out.push(HopOut::Signal {
                 station: i,
                 signal,
@@ -636,6 +656,10 @@ impl LrwpanHop {
                 s.detector_armed = at;
                 q.schedule(at, HopEv::Detector { station: i as u32 }.into());
             }
+        }
+        if let (Some(on), true) = (hold, self.mac_hold && i != 0) {
+            self.stations[i].mac.set_hold(now, on);
+            self.drain(now, i, q, out);
         }
     }
 

@@ -402,14 +402,17 @@ pub fn build(scenario: &Scenario, hosts: usize, seed: u64) -> AnyHop {
     let wl = &scenario.wireless;
     match &wl.kind {
         HopKind::P2p => AnyHop::P2p(p2p::P2pHop::new(scenario, seed)),
-        HopKind::Lrwpan(spec) => AnyHop::Lrwpan(lrwpan::LrwpanHop::new(
-            spec,
-            wl.link.queue,
-            (&wl.loss_down, &wl.loss_up),
-            &scenario.pu_detection,
-            hosts,
-            seed,
-        )),
+        HopKind::Lrwpan(spec) => AnyHop::Lrwpan(
+            lrwpan::LrwpanHop::new(
+                spec,
+                wl.link.queue,
+                (&wl.loss_down, &wl.loss_up),
+                &scenario.pu_detection,
+                hosts,
+                seed,
+            )
+            .with_mac_hold(scenario.schemes.mac_hold),
+        ),
         HopKind::Wifi(spec) => AnyHop::Wifi(wifi::WifiHop::new(
             spec,
             wl.link.queue,
