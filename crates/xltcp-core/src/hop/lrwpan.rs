@@ -75,6 +75,9 @@ pub struct HopDirStats {
     pub offered: u64,
     /// Data frames put on the air (attempts).
     pub frames_sent: u64,
+    /// Of those, the MAC's retransmissions (attempts after the first):
+    /// link-layer retransmissions below any scheme's.
+    pub frames_retried: u64,
     /// IP bytes of the data frames put on the air.
     pub bytes_sent: u64,
     /// Longest MAC transmit queue seen, in frames.
@@ -563,6 +566,9 @@ impl LrwpanHop {
             let packet = self.stations[i].held.get(t.frame.id).map(|h| h.packet);
             let d = self.dir(down);
             d.frames_sent += 1;
+            if t.attempt > 1 {
+                d.frames_retried += 1;
+            }
             if let Some(packet) = packet {
                 d.bytes_sent += packet.ip_len() as u64;
                 out.push(HopOut::OnAir { down, packet });
@@ -755,8 +761,9 @@ impl Hop for LrwpanHop {
     /// The hop's [`OracleCapacity`] for a flow: full-size data frames of
     /// the layout with `mss` bytes of payload (header bytes of the options
     /// a data segment carries: timestamps), the receiver's TCP ACKs (one
-    /// per `delayed_ack` data frames) sharing the medium, and a lost attempt
-    /// whenever the data frame or its MAC ACK is lost.
+    /// per `delayed_ack` data frames) sharing the medium, and `p / (1 − p)`
+    /// lost attempts per delivered frame, an attempt being lost whenever the
+    /// data frame or its MAC ACK is.
     fn capacity_bps(&self, flow: &FlowSpec) -> f64 {
         let tcp = &flow.tcp;
         let layout = crate::scenario::frame_layout(self.layout);

@@ -174,7 +174,13 @@ fn oracle_charges_loss_and_reverse_acks() {
         frame_loss: 0.1,
         ..base
     };
-    assert!((lossy.secs_per_frame() - (6880e-6 + 0.1 * 6560e-6)).abs() < 1e-12);
+    // Geometric retries: p / (1 − p) lost attempts per delivered frame.
+    assert!((lossy.secs_per_frame() - (6880e-6 + 0.1 / 0.9 * 6560e-6)).abs() < 1e-12);
+    let dead = OracleCapacity {
+        frame_loss: 1.0,
+        ..base
+    };
+    assert_eq!(dead.bps(), 0.0);
     let acked = OracleCapacity {
         reverse_ack_mpdu: l.with_payload(0).map(|a| a.mpdu_len()),
         data_frames_per_ack: 2.0,
@@ -183,6 +189,7 @@ fn oracle_charges_loss_and_reverse_acks() {
     // TCP ACK frame: 39 B PPDU = 1248 µs, + 192 + 352 = 1792 µs, every 2nd frame.
     assert_eq!(acked.reverse_ack_occupancy(), us(1792));
     assert!((acked.secs_per_frame() - (6880e-6 + 896e-6)).abs() < 1e-12);
+    assert!((acked.bps() - 8.0 * 94.0 / 7776e-6).abs() < 1e-6);
     assert!(acked.bps() < base.bps() && lossy.bps() < base.bps());
     // min_be changes the mean back-off: (2^5 − 1)/2 · 320 µs = 4960 µs.
     let be5 = OracleCapacity { min_be: 5, ..base };
