@@ -128,7 +128,9 @@ def estimate_run(echo: dict) -> Estimate:
         timeseries = int((duration / interval + 2) * len(flows) * ROW_BYTES)
     pcap = 0
     if output.get("pcap", False):
-        mss = min([mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448])
+        mss = min(
+            [mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448]
+        )
         per_packet = PCAP_RECORD_BYTES
         snaplen = int(output.get("pcap_snaplen") or 0)
         if snaplen:

@@ -742,15 +742,11 @@ def scenarios() -> None:
 
 @app.command()
 def plot(
-    results: Path = typer.Argument(
-        ..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."
-    ),
+    results: Path = typer.Argument(..., help="A results folder written by `xltcp run` (or a seed-<n> folder)."),
 ) -> None:
     """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/."""
     if not (results / "timeseries").is_dir():
-        raise _error(
-            f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2
-        )
+        raise _error(f"{results}: no timeseries/ folder here (allowed: a folder written by xltcp run)", 2)
     from xltcp.plot import plot_run
 
     for path in plot_run(results):

@@ -71,9 +71,7 @@ def flow_figure(csv_path: Path, title: str):
     for a, b in _blocked_spans(t, c.get("hop_blocked", [])):
         for ax in (ax_g, ax_w, ax_s):
             ax.axvspan(a, b, color="0.85", lw=0)
-    fig.suptitle(
-        title + "  (grey: wireless hop blocked)" if any(c.get("hop_blocked", [])) else title
-    )
+    fig.suptitle(title + "  (grey: wireless hop blocked)" if any(c.get("hop_blocked", [])) else title)
     fig.tight_layout()
     return fig
 
