@@ -5,10 +5,6 @@ use std::path::PathBuf;
 use xltcp_core::scenario::{load_file, Scenario};
 use xltcp_core::sim::{run, RunOptions, Summary};
 
-fn preset(name: &str, sets: &[&str]) -> Scenario {
-    family_preset("standard", name, sets)
-}
-
 fn family_preset(family: &str, name: &str, sets: &[&str]) -> Scenario {
     let mut path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/byun2016");
     if family != "standard" {
