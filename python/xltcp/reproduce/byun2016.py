@@ -19,7 +19,9 @@ costs. Writes, into OUT:
   packets, goodput, RTOs, retransmissions split into TCP's, local
   recovery's link resends (PHY-LR) and the MAC's retries, and their total;
   efficiency against the oracle bound and ``normalised``; local-recovery
-  reports sent and lost; each as mean ± half width of the 95 % Student t
+  reports sent and lost, the mean repair latency (report sent to the hole
+  filled at the BS) and PHY-LR's link-buffer peak (TCP-LR needs none: it
+  retransmits from TCP's send buffer); each as mean ± half width of the 95 % Student t
   interval over seeds; the ratio of each CR-aware configuration to its twin
   (per-seed ratios: the PU schedule of a seed is the same for all six); and
   the checks of the reproduction targets per family, the ordering with a
@@ -97,6 +99,8 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("normalised", "normalised", "{:.3f}"),
     ("lr_reports", "LR reports", "{:.0f}"),
     ("lr_reports_lost", "LR reports lost", "{:.0f}"),
+    ("lr_repair_ms", "LR repair (ms)", "{:.0f}"),
+    ("lr_buffer_peak", "LR link buffer peak", "{:.0f}"),
 )
 
 #: The presets' mean PU OFF period and t_idle (for the ceiling lines).
@@ -153,6 +157,8 @@ def _flow_metrics(summary: dict) -> dict:
         "oracle_bps": flow["oracle_bps"],
         "lr_reports": sent,
         "lr_reports_lost": sent - float(lr.get("reports_received", 0)),
+        "lr_repair_ms": (lr["repair_ns_total"] / lr["repairs"] / 1e6 if lr.get("repairs") else 0.0),
+        "lr_buffer_peak": float(lr.get("link_buffer_peak", 0)),
     }
 
 
