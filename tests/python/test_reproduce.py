@@ -93,13 +93,14 @@ def test_sweeps_write_one_row_per_value_and_config(tmp_path):
     assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
 
 
-def test_sensitivity_runs_the_six_paper_configurations_per_value(tmp_path):
+def test_sensitivity_runs_the_six_configurations_per_value_and_family(tmp_path):
     rows = byun2016.run_sensitivity([1], tmp_path, ["sim.duration=10s"])
     values = sum(len(v) for _, _, v, _ in byun2016.SENSITIVITY)
-    assert len(rows) == values * len(byun2016.CONFIGS)
-    assert {r["family"] for r in rows} == {"paper"}
+    assert len(rows) == values * len(byun2016.CONFIGS) * 2
+    assert {r["family"] for r in rows} == {"paper", "standard"}
     for sweep, _, _, _ in byun2016.SENSITIVITY:
-        assert (tmp_path / f"sensitivity_{sweep}.png").stat().st_size > 0
+        for family in ("paper", "standard"):
+            assert (tmp_path / f"sensitivity_{family}_{sweep}.png").stat().st_size > 0
     assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
 
 
@@ -151,3 +152,18 @@ def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
         True,
         "0.930 ± 0.010",
     )
+
+
+def test_normalised_target_needs_a_working_no_pu_link():
+    packets = {name: 10.0 for name, _ in byun2016.CONFIGS}
+    results = _synthetic(packets)
+    for row in results["tcp-lr-cr"]:
+        row["normalised"] = 0.75
+        row["no_pu_efficiency"] = 0.85
+    target = [c for c in byun2016.checks(results) if "t_idle allows" in c[0]]
+    assert target[0][1] is True  # 0.75 / exp(-1/4) = 0.963
+    for row in results["tcp-lr-cr"]:
+        row["normalised"] = 1.2
+        row["no_pu_efficiency"] = 0.1  # the PU-free run collapsed
+    target = [c for c in byun2016.checks(results) if "t_idle allows" in c[0]]
+    assert target[0][1] is False

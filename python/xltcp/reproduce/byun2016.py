@@ -28,14 +28,15 @@ costs. Writes, into OUT:
   paired 95 % test of each step;
 - ``fig3_goodput_<family>.png``: the paper's Fig. 3 layout, three panels
   (NewReno, PHY-LR, TCP-LR) with and without CR overlaid, the median over
-  seeds of the 10 s moving average and the band between the seeds' lowest
-  and highest; ``fig4_sequence_<family>.png``: the sequence traces (first
+  seeds of the 10 s moving average and the band between the seeds'
+  quartiles (the PU periods shaded are the first seed's);
+  ``fig4_sequence_<family>.png``: the sequence traces (first
   seed); ``zoom_<family>.png``: one PU period of TCP-LR+CR and TCP-LR (first
   seed) with cwnd, RTO and the freeze/resume signals marked;
 - with ``sweeps=True``, ``sweeps.csv`` and ``sweep_<name>.png``: ``t_idle``,
   PU means and missed detection on the standard family;
 - with ``sensitivity=True``, ``sensitivity.csv`` and
-  ``sensitivity_<name>.png``: the six configurations of the ``paper``
+  ``sensitivity_<family>_<name>.png``: the six configurations of each
   family over max RTO, MAC retries, frame loss, signalling delay, ``t_idle``
   and the PU ON/OFF means.
 
@@ -125,7 +126,7 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     if sweeps:
         n += sum(len(values) for _, _, values, _ in SWEEPS) * len(SWEEP_CONFIGS) * seeds
     if sensitivity:
-        n += sum(len(values) for _, _, values, _ in SENSITIVITY) * len(CONFIGS) * seeds
+        n += sum(len(v) for _, _, v, _ in SENSITIVITY) * len(CONFIGS) * len(FAMILIES) * seeds
     return n
 
 
@@ -316,12 +317,16 @@ def checks(
     if all("normalised" in r for r in results["tcp-lr-cr"]):
         share = t_idle_share()
         norm = _cell([r["normalised"] / share for r in results["tcp-lr-cr"]])
+        free = _cell([r["no_pu_efficiency"] for r in results["tcp-lr-cr"]])
+        # Normalising by a PU-free run that itself collapses says nothing:
+        # the target needs a working PU-free link (at least half the bound).
         found.append(
             (
                 f"{prefix}TCP-LR+CR >= 90 % of what t_idle allows (normalised / "
-                f"exp(-t_idle / mean OFF) = normalised / {share:.3f})",
-                norm.mean >= 0.90,
-                norm.text("{:.3f}"),
+                f"exp(-t_idle / mean OFF) = normalised / {share:.3f}; the no-PU run "
+                "itself >= 0.5 of the bound)",
+                norm.mean >= 0.90 and free.mean >= 0.5,
+                f"{norm.text('{:.3f}')} (no-PU efficiency {free.text('{:.3f}')})",
             )
         )
     short = [
@@ -442,9 +447,15 @@ def _shade_pu(ax, s: dict[str, list[float]], t0: float = -math.inf, t1: float = 
 
 
 def _median(values: Sequence[float]) -> float:
+    return _quantile(values, 0.5)
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile of `values`."""
     v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    x = q * (len(v) - 1)
+    i = int(x)
+    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (x - i)
 
 
 def figures(
@@ -470,8 +481,8 @@ def figures(
             n = min(len(r) for r in runs)
             t = series[name][0]["time_s"][:n]
             mid = [_median([r[i] for r in runs]) / 1000 for i in range(n)]
-            lo = [min(r[i] for r in runs) / 1000 for i in range(n)]
-            hi = [max(r[i] for r in runs) / 1000 for i in range(n)]
+            lo = [_quantile([r[i] for r in runs], 0.25) / 1000 for i in range(n)]
+            hi = [_quantile([r[i] for r in runs], 0.75) / 1000 for i in range(n)]
             ax.fill_between(t, lo, hi, color=color, alpha=0.15, lw=0)
             ax.plot(t, mid, color=color, lw=1, label=dict(CONFIGS)[name])
         ax.set_ylabel("goodput (kbit/s)")
@@ -479,7 +490,7 @@ def figures(
         ax.legend(loc="upper right", fontsize=8)
     axes[-1].set_xlabel(f"time (s); grey: primary user on (seed {seeds[0]})")
     fig.suptitle(
-        f"Goodput, 10 s moving average: median of seeds {seeds[0]}-{seeds[-1]}, band min-max "
+        f"Goodput, 10 s moving average: median of seeds {seeds[0]}-{seeds[-1]}, band: quartiles "
         f"(family {family})",
         fontsize=10,
     )
@@ -686,13 +697,17 @@ def run_sensitivity(
     progress: Progress | None = None,
     jobs: int | None = None,
 ) -> list[dict]:
-    """The paper family's six configurations over each parameter of
-    :data:`SENSITIVITY`; writes ``sensitivity.csv`` and plots."""
+    """Both families' six configurations over each parameter of
+    :data:`SENSITIVITY`; writes ``sensitivity.csv`` and
+    ``sensitivity_<family>_<parameter>.png``."""
     names = [n for n, _ in CONFIGS]
-    rows = _grid(SENSITIVITY, names, "paper", seeds, out, overrides, progress, jobs)
-    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for family, _ in FAMILIES:
+        mine = _grid(SENSITIVITY, names, family, seeds, out, overrides, progress, jobs)
+        out.mkdir(parents=True, exist_ok=True)
+        _plot_grid(mine, SENSITIVITY, names, out, f"sensitivity_{family}", family)
+        rows += mine
     _write_rows(rows, out / "sensitivity.csv")
-    _plot_grid(rows, SENSITIVITY, names, out, "sensitivity")
     return rows
 
 
@@ -711,7 +726,7 @@ def _ceiling(sweep: str, x: float) -> float:
     return t_idle_share()
 
 
-def _plot_grid(rows, table, configs, out: Path, stem: str) -> None:
+def _plot_grid(rows, table, configs, out: Path, stem: str, family: str = "standard") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -740,7 +755,8 @@ def _plot_grid(rows, table, configs, out: Path, stem: str) -> None:
             ax.set_xticks(grid)
             ax.set_xticklabels([f"{x:g}" for x in grid])
         ax.set_xlabel(label)
-        ax.set_ylabel("goodput / oracle bound (95 % CI)")
+        ax.set_title(f"family {family}, mean and 95 % CI over seeds", fontsize=9, loc="left")
+        ax.set_ylabel("goodput / oracle bound")
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, ncol=2)
