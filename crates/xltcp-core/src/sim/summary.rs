@@ -24,9 +24,10 @@
 //! charged their medium occupancy. The usable time is the time no primary
 //! user is on, so the detector's `t_idle` is a cost the bound does not
 //! forgive. Collisions between the two stations are not in the formula
-//! either: paper 000's TCP-LR+CR with 802.15.4 retries, no loss and no
-//! primary user reaches 0.87 of it (the one no-PU figure the project quotes;
-//! measured by `xltcp reproduce byun2016`).
+//! either: paper 000's TCP-LR+CR (standard preset family: 802.15.4
+//! retries, 0.1 frame loss each way) with no primary user reaches 0.867 of
+//! it (the one no-PU figure the project quotes; `xltcp reproduce byun2016`,
+//! seeds 1-10).
 
 use super::agents::{LocalRxmitStats, SignalStats};
 use super::emu_section::EmuDetails;
