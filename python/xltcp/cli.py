@@ -905,6 +905,12 @@ def reproduce(
         help="Results folder [default: results/reproduce-PAPER].",
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
+    sensitivity: bool = typer.Option(
+        False,
+        "--sensitivity",
+        help="byun2016 only: also run the paper family over max RTO, MAC retries, frame loss, "
+        "signalling delay, t_idle and the PU means.",
+    ),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(
         None, "--jobs", "-j", min=1, metavar="N", help="Runs at once [default: every core]."
@@ -934,17 +940,26 @@ def reproduce(
             f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}, or all",
             param_hint="'PAPER'",
         )
+    if sensitivity and paper != "byun2016":
+        raise typer.BadParameter(
+            f"--sensitivity is for byun2016 only, not {paper!r}", param_hint="'--sensitivity'"
+        )
     seed_list = _parse_seeds_option(seeds) or [1]
     out_dir = out or Path("results") / f"reproduce-{paper}"
     papers = sorted(PAPERS) if paper == "all" else [paper]
     total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
+    if sensitivity:
+        total = PAPERS[paper].total_runs(len(seed_list), sweeps, sensitivity=True)
     bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
     with user_errors(), bar as step:
         if paper == "all":
             summary = reproduce_all(seed_list, out_dir, sweeps, set_ or [], step, jobs)
             checks = [c for p in summary["papers"].values() for c in p["checks"]]
         else:
-            report = PAPERS[paper].reproduce(seed_list, out_dir, sweeps, set_ or [], step, jobs)
+            extra = {"sensitivity": True} if sensitivity else {}
+            report = PAPERS[paper].reproduce(
+                seed_list, out_dir, sweeps, set_ or [], step, jobs, **extra
+            )
             checks = report["checks"]
     if not quiet:
         for name in papers:

@@ -102,7 +102,7 @@ def test_reproduction_report(tmp_path):
     assert result.exit_code == 0, result.output
     assert _invoke("report", tmp_path).exit_code == 0
     text = _check(tmp_path / "report.html", 2)
-    assert re.search(r"Targets: \d met, \d missed", text)
+    assert re.search(r"Targets: \d+ met, \d+ missed", text)
     assert "TCP-LR+CR" in text
 
 

@@ -17,8 +17,9 @@ SHORT = ["sim.duration=20s"]
 
 
 def test_presets_are_shipped():
-    for name, _ in byun2016.CONFIGS:
-        assert byun2016.preset(name).is_file(), name
+    for family, _ in byun2016.FAMILIES:
+        for name, _ in byun2016.CONFIGS:
+            assert byun2016.preset(name, family).is_file(), (family, name)
 
 
 def test_reproduce_writes_table_figures_and_checks(tmp_path):
@@ -29,23 +30,39 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
         + ["--no-check"],
     )
     assert result.exit_code == 0, result.output
-    for name in ("table.csv", "table.md", "fig3_goodput.png", "fig4_sequence.png"):
+    for family in ("paper", "standard"):
+        for name in ("fig3_goodput", "fig4_sequence", "zoom"):
+            assert (out / f"{name}_{family}.png").stat().st_size > 0, name
+    for name in ("table.csv", "table.md"):
         assert (out / name).stat().st_size > 0, name
     with open(out / "table.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["config"] for r in rows] == [label for _, label in byun2016.CONFIGS]
+    labels = [label for _, label in byun2016.CONFIGS]
+    assert [r["config"] for r in rows] == labels * 2
+    assert [r["family"] for r in rows] == ["paper"] * 6 + ["standard"] * 6
     assert all(r["seeds"] == "3" for r in rows)
     # Only the CR-aware rows have a twin ratio.
-    assert [bool(r["ratio_to_twin_mean"]) for r in rows] == [False] * 3 + [True] * 3
+    assert [bool(r["ratio_to_twin_mean"]) for r in rows] == ([False] * 3 + [True] * 3) * 2
+    for r in rows:
+        # Total retransmissions are TCP's, local recovery's and the MAC's.
+        parts = sum(float(r[f"{k}_mean"]) for k in ("tcp_rtx", "lr_rtx", "mac_rtx"))
+        assert abs(parts - float(r["total_rtx_mean"])) < 1e-4 * max(1.0, parts)
+        assert float(r["normalised_mean"]) > 0
+    paper = [r for r in rows if r["family"] == "paper"]
+    assert all(float(r["mac_rtx_mean"]) == 0 for r in paper), "no MAC retries in the paper family"
     report = json.loads((out / "reproduce.json").read_text())
-    assert [c["target"][:8] for c in report["checks"]][:1] == ["ordering"]
-    assert len(report["checks"]) == 5
-    for name, _ in byun2016.CONFIGS:
-        key = report["runs"][name]["2"]
-        summary = json.loads((out / "runs" / key / "summary.json").read_text())
-        assert summary["seed"] == 2
-        assert summary["scenario"]["name"] == name
-    assert "NewReno+CR" in result.output
+    targets = [c["target"] for c in report["checks"]]
+    assert targets[0].startswith("paper: ordering")
+    assert sum(t.startswith("standard: ") for t in targets) == 7
+    for family, _ in byun2016.FAMILIES:
+        for name, _ in byun2016.CONFIGS:
+            key = report["families"][family]["runs"][name]["2"]
+            summary = json.loads((out / "runs" / key / "summary.json").read_text())
+            assert summary["seed"] == 2
+            assert summary["scenario"]["name"] == name
+            schemes = summary["scenario"].get("schemes", {})
+            assert schemes.get("mac_hold", False) == (family == "paper")
+    assert "NewReno+CR (paper)" in result.output
     # Run again: every run is in the store, nothing runs, the same table.
     table = (out / "table.csv").read_text()
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
@@ -78,6 +95,24 @@ def test_sweeps_write_one_row_per_value_and_config(tmp_path):
     assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
 
 
+def test_sensitivity_runs_the_six_configurations_per_value_and_family(tmp_path):
+    rows = byun2016.run_sensitivity([1], tmp_path, ["sim.duration=10s"])
+    values = sum(len(v) for _, _, v, _ in byun2016.SENSITIVITY)
+    assert len(rows) == values * len(byun2016.CONFIGS) * 2
+    assert {r["family"] for r in rows} == {"paper", "standard"}
+    for sweep, _, _, _ in byun2016.SENSITIVITY:
+        for family in ("paper", "standard"):
+            assert (tmp_path / f"sensitivity_{family}_{sweep}.png").stat().st_size > 0
+    assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
+
+
+def test_sensitivity_is_for_byun2016_only(tmp_path):
+    args = ["reproduce", "dsasync", "--sensitivity", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "byun2016 only" in result.output
+
+
 def test_unknown_paper_is_a_user_error(tmp_path):
     result = CliRunner().invoke(app, ["reproduce", "nosuch", "--out", str(tmp_path)])
     assert result.exit_code == 2
@@ -100,7 +135,8 @@ def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
         "tcp-lr-cr": 60.0,
     }
     found = byun2016.checks(_synthetic(packets))
-    assert [met for _, met, _ in found] == [True, True, True, True, False]
+    # ordering, its significance, three ratios, 70 % of the bound (missed).
+    assert [met for _, met, _ in found] == [True, True, True, True, True, False]
     packets["phy-lr-cr"] = 70.0  # PHY-LR+CR above TCP-LR+CR breaks the order
     sweep = [
         {
@@ -114,7 +150,7 @@ def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
     found = byun2016.checks(_synthetic(packets), sweep)
     assert found[0][1] is False
     assert found[-1] == (
-        "TCP-LR+CR >= 90 % of the bound with t_idle 0.1 s, perfect detection",
+        "standard: TCP-LR+CR >= 90 % of the bound with t_idle 0.1 s, perfect detection",
         True,
         "0.930 ± 0.010",
     )
@@ -148,3 +184,18 @@ def test_a_missed_target_exits_3_unless_no_check(tmp_path, monkeypatch):
     assert "1 of 2 targets missed" in reported.stderr
     monkeypatch.setitem(reproduce.PAPERS, "fake", _FakePaper([True, True]))
     assert CliRunner().invoke(app, args).exit_code == 0
+
+
+def test_normalised_target_needs_a_working_no_pu_link():
+    packets = {name: 10.0 for name, _ in byun2016.CONFIGS}
+    results = _synthetic(packets)
+    for row in results["tcp-lr-cr"]:
+        row["normalised"] = 0.75
+        row["no_pu_efficiency"] = 0.85
+    target = [c for c in byun2016.checks(results) if "t_idle allows" in c[0]]
+    assert target[0][1] is True  # 0.75 / exp(-1/4) = 0.963
+    for row in results["tcp-lr-cr"]:
+        row["normalised"] = 1.2
+        row["no_pu_efficiency"] = 0.1  # the PU-free run collapsed
+    target = [c for c in byun2016.checks(results) if "t_idle allows" in c[0]]
+    assert target[0][1] is False

@@ -75,6 +75,9 @@ pub struct HopDirStats {
     pub offered: u64,
     /// Data frames put on the air (attempts).
     pub frames_sent: u64,
+    /// Of those, the MAC's retransmissions (attempts after the first):
+    /// link-layer retransmissions below any scheme's.
+    pub frames_retried: u64,
     /// IP bytes of the data frames put on the air.
     pub bytes_sent: u64,
     /// Longest MAC transmit queue seen, in frames.
@@ -204,6 +207,9 @@ pub struct LrwpanHop {
     min_be: u8,
     down: Fate,
     up: Fate,
+    /// Whether a wireless host's MAC is held between its detector's
+    /// `pu_start` and `pu_stop` ([`Mac::set_hold`]).
+    mac_hold: bool,
     /// Counters.
     pub stats: HopStats,
 }
@@ -282,8 +288,19 @@ impl LrwpanHop {
             min_be: spec.min_be,
             down,
             up,
+            mac_hold: false,
             stats: HopStats::default(),
         }
+    }
+
+    /// The hop with each wireless host's MAC held from its detector's
+    /// `pu_start` to its `pu_stop` (`[schemes] mac_hold`): the secondary's
+    /// PHY stops while it believes a primary user on, its queue kept. The
+    /// hold begins when the signal is emitted, so `signalling_delay` delays
+    /// it as it delays TCP's freeze; the BS is never held.
+    pub fn with_mac_hold(mut self, on: bool) -> LrwpanHop {
+        self.mac_hold = on;
+        self
     }
 
     /// MPDU bytes of the frame carrying `p`.
@@ -549,6 +566,9 @@ impl LrwpanHop {
             let packet = self.stations[i].held.get(t.frame.id).map(|h| h.packet);
             let d = self.dir(down);
             d.frames_sent += 1;
+            if t.attempt > 1 {
+                d.frames_retried += 1;
+            }
             if let Some(packet) = packet {
                 d.bytes_sent += packet.ip_len() as u64;
                 out.push(HopOut::OnAir { down, packet });
@@ -620,8 +640,14 @@ impl LrwpanHop {
         q: &mut dyn TimerSink,
         out: &mut Vec<HopOut>,
     ) {
+        let mut hold = None;
         let s = &mut self.stations[i];
         while let Some(signal) = s.detector.poll_signal() {
+            match signal {
+                crate::signal::Signal::PuStart => hold = Some(true),
+                crate::signal::Signal::PuStop => hold = Some(false),
+                _ => {}
+            }
             out.push(HopOut::Signal {
                 station: i,
                 signal,
@@ -636,6 +662,10 @@ impl LrwpanHop {
                 s.detector_armed = at;
                 q.schedule(at, HopEv::Detector { station: i as u32 }.into());
             }
+        }
+        if let (Some(on), true) = (hold, self.mac_hold && i != 0) {
+            self.stations[i].mac.set_hold(now, on);
+            self.drain(now, i, q, out);
         }
     }
 
@@ -731,8 +761,9 @@ impl Hop for LrwpanHop {
     /// The hop's [`OracleCapacity`] for a flow: full-size data frames of
     /// the layout with `mss` bytes of payload (header bytes of the options
     /// a data segment carries: timestamps), the receiver's TCP ACKs (one
-    /// per `delayed_ack` data frames) sharing the medium, and a lost attempt
-    /// whenever the data frame or its MAC ACK is lost.
+    /// per `delayed_ack` data frames) sharing the medium, and `p / (1 − p)`
+    /// lost attempts per delivered frame, an attempt being lost whenever the
+    /// data frame or its MAC ACK is.
     fn capacity_bps(&self, flow: &FlowSpec) -> f64 {
         let tcp = &flow.tcp;
         let layout = crate::scenario::frame_layout(self.layout);

@@ -431,14 +431,17 @@ pub fn build_all(scenario: &Scenario, hosts: usize, seed: u64) -> Vec<AnyHop> {
 pub fn build(scenario: &Scenario, wl: &WirelessSpec, hosts: usize, seed: u64) -> AnyHop {
     match &wl.kind {
         HopKind::P2p => AnyHop::P2p(p2p::P2pHop::new(wl, seed)),
-        HopKind::Lrwpan(spec) => AnyHop::Lrwpan(lrwpan::LrwpanHop::new(
-            spec,
-            wl.link.queue,
-            (&wl.loss_down, &wl.loss_up),
-            &scenario.pu_detection,
-            hosts,
-            seed,
-        )),
+        HopKind::Lrwpan(spec) => AnyHop::Lrwpan(
+            lrwpan::LrwpanHop::new(
+                spec,
+                wl.link.queue,
+                (&wl.loss_down, &wl.loss_up),
+                &scenario.pu_detection,
+                hosts,
+                seed,
+            )
+            .with_mac_hold(scenario.schemes.mac_hold),
+        ),
         HopKind::Wifi(spec) => AnyHop::Wifi(wifi::WifiHop::new(
             spec,
             wl.link.queue,

@@ -141,7 +141,7 @@ fn agent(a: &AgentSpec) -> Value {
 }
 
 fn schemes(s: &SchemesSpec) -> Value {
-    json!({
+    let mut v = json!({
         "cr_aware": s.cr_aware,
         "local_recovery": match s.local_recovery {
             LocalRecoverySpec::None => "none",
@@ -153,7 +153,13 @@ fn schemes(s: &SchemesSpec) -> Value {
         "cr_probe_interval": format_duration(s.cr_probe_interval),
         "cr_access_failures": s.cr_access_failures,
         "lr_buffer": s.lr_buffer,
-    })
+    });
+    // Echoed only when on, so that the echo of every scenario written
+    // before the key existed is unchanged.
+    if s.mac_hold {
+        v["mac_hold"] = json!(true);
+    }
+    v
 }
 
 /// The echo as a TOML document that loads back into the same scenario

@@ -160,7 +160,12 @@ pub(super) fn read_schemes(
         local_recovery,
         LocalRecoverySpec::Phy | LocalRecoverySpec::Tcp
     );
-    let needs_radio = [("cr_aware", cr_aware), ("local_recovery", sender_agent)];
+    let mac_hold = t.read(cx, "mac_hold", d.mac_hold, rd::boolean);
+    let needs_radio = [
+        ("cr_aware", cr_aware),
+        ("local_recovery", sender_agent),
+        ("mac_hold", mac_hold),
+    ];
     for (key, on) in needs_radio {
         if on && !lrwpan {
             let msg = "needs the 802.15.4 hop (its PU detector and MAC)";
@@ -199,6 +204,7 @@ pub(super) fn read_schemes(
         cr_probe_interval,
         cr_access_failures,
         lr_buffer,
+        mac_hold,
     }
 }
 

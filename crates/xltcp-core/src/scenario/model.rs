@@ -571,6 +571,12 @@ pub struct SchemesSpec {
     pub cr_access_failures: u32,
     /// `lr_buffer`: segments kept in PHY-LR's link buffer (default 64); 1..=4096.
     pub lr_buffer: u32,
+    /// `mac_hold`: each wireless host's 802.15.4 MAC is held from its
+    /// detector's `pu_start` to `pu_stop`, its queue kept, no CSMA-CA
+    /// meanwhile (paper 000's PHY stops while a primary user is on; default
+    /// false: the MAC keeps contending and drops frames by channel-access
+    /// failure). Independent of `cr_aware`.
+    pub mac_hold: bool,
 }
 
 impl Default for SchemesSpec {
@@ -583,6 +589,7 @@ impl Default for SchemesSpec {
             cr_probe_interval: Dur::from_secs(1),
             cr_access_failures: 2,
             lr_buffer: 64,
+            mac_hold: false,
         }
     }
 }

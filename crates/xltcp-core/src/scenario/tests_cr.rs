@@ -61,6 +61,7 @@ fn every_key_is_read() {
             "schemes.cr_probe_interval=\"500ms\"",
             "schemes.cr_access_failures=3",
             "schemes.lr_buffer=16",
+            "schemes.mac_hold=true",
             "pu_detection.t_idle=\"100ms\"",
             "pu_detection.signalling_delay=\"20ms\"",
             "pu_detection.missed_detection=0.1",
@@ -87,6 +88,7 @@ fn every_key_is_read() {
             cr_probe_interval: Dur::from_millis(500),
             cr_access_failures: 3,
             lr_buffer: 16,
+            mac_hold: true,
         }
     );
     assert_eq!(

@@ -111,6 +111,18 @@ pub struct LrStats {
     pub rto_requests: u64,
     /// Data segments seen at the BS below its cumulative point.
     pub duplicates_at_bs: u64,
+    /// Reported holes the BS later saw filled (repairs).
+    pub repairs: u64,
+    /// Sum of the repairs' latencies (report sent to hole filled at the
+    /// BS), nanoseconds; the mean is this over `repairs`.
+    pub repair_ns_total: u64,
+    /// The longest repair latency, nanoseconds.
+    pub repair_ns_max: u64,
+    /// Reported holes no longer tracked (more than 64 open at once).
+    pub repairs_untracked: u64,
+    /// PHY-LR: the most data packets its link buffer held at once (the
+    /// buffer TCP-LR does without: it retransmits from TCP's send buffer).
+    pub link_buffer_peak: u64,
 }
 
 /// Gap detection at the BS for one flow's data over the wireless hop.
@@ -283,6 +295,7 @@ impl LrAgent {
             self.buffer.pop_front();
         }
         self.buffer.push_back(*p);
+        self.stats.link_buffer_peak = self.stats.link_buffer_peak.max(self.buffer.len() as u64);
     }
 
     /// A cumulative ACK from the receiver reached the sender: forget what
@@ -358,6 +371,11 @@ impl std::ops::AddAssign for LrStats {
         self.tcp_retransmit_requests += o.tcp_retransmit_requests;
         self.rto_requests += o.rto_requests;
         self.duplicates_at_bs += o.duplicates_at_bs;
+        self.repairs += o.repairs;
+        self.repair_ns_total += o.repair_ns_total;
+        self.repair_ns_max = self.repair_ns_max.max(o.repair_ns_max);
+        self.repairs_untracked += o.repairs_untracked;
+        self.link_buffer_peak = self.link_buffer_peak.max(o.link_buffer_peak);
     }
 }
 

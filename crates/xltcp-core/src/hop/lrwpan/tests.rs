@@ -219,3 +219,38 @@ fn a_lost_mac_ack_gives_a_duplicate_that_is_not_passed_up_twice() {
     assert_eq!(n as u64, up.arrived);
     assert_eq!(up.arrived + up.drop_retry_limit, 40, "{up:?}");
 }
+
+#[test]
+fn with_mac_hold_the_host_waits_out_the_pu_and_drops_nothing() {
+    let mut h = hop(paper(), LossSpec::None).with_mac_hold(true);
+    let mut q = EventQueue::default();
+    let mut out = Vec::new();
+    h.set_pu(Time::ZERO, true, &mut q, &mut out);
+    for uid in 1..=3 {
+        h.enqueue(Time::ZERO, 1, 0, packet(uid), &mut q, &mut out);
+    }
+    // Two seconds of PU; pu_stop follows t_idle (1 s) after it ends.
+    let off = Time::ZERO + Dur::from_secs(2);
+    drive(&mut h, &mut q, off);
+    assert_eq!(h.stats.up.frames_sent, 0);
+    h.set_pu(off, false, &mut q, &mut out);
+    let outs = drive(&mut h, &mut q, Time::ZERO + Dur::from_secs(5));
+    let arrived = arrivals(&outs);
+    assert_eq!(
+        arrived.iter().map(|a| a.1).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
+    // Nothing is sent before the detector's pu_stop (t_idle after the PU).
+    assert!(arrived[0].0 >= off + Dur::from_secs(1));
+    let up = h.stats.up;
+    assert_eq!((up.drop_channel_access, up.frames_sent), (0, 3));
+    // Without the hold the same schedule loses the frames to channel access.
+    let mut h = hop(paper(), LossSpec::None);
+    let mut q = EventQueue::default();
+    h.set_pu(Time::ZERO, true, &mut q, &mut out);
+    for uid in 1..=3 {
+        h.enqueue(Time::ZERO, 1, 0, packet(uid), &mut q, &mut out);
+    }
+    drive(&mut h, &mut q, off);
+    assert_eq!(h.stats.up.drop_channel_access, 3);
+}

@@ -156,6 +156,10 @@ pub struct MacStats {
     /// TX or transmitting (a half-duplex radio cannot have heard them):
     /// ignored, no ACK.
     pub rx_while_transmitting: u64,
+    /// Holds begun ([`Mac::set_hold`]).
+    pub holds: u64,
+    /// Frames whose CSMA-CA a hold interrupted (kept, resumed on release).
+    pub parked: u64,
 }
 
 /// Where the station is in sending the current frame. Each phase ends at
@@ -240,6 +244,10 @@ pub struct Mac {
     radio_busy_until: Time,
     transmits: VecDeque<Transmission>,
     events: VecDeque<MacEvent>,
+    /// Held by the upper layer: no CSMA-CA starts or continues.
+    held: bool,
+    /// The frame whose CSMA-CA a hold interrupted, with its attempts.
+    parked: Option<Current>,
     stats: MacStats,
 }
 
@@ -258,8 +266,51 @@ impl Mac {
             radio_busy_until: Time::ZERO,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            held: false,
+            parked: None,
             stats: MacStats::default(),
         }
+    }
+
+    /// Holds (`true`) or releases the transmitter at `now`: a cognitive
+    /// radio's PHY stopped while a primary user is on. While held no
+    /// CSMA-CA begins or continues, so no CCA meets the primary user and no
+    /// frame fails channel access: the queue is kept (and still takes
+    /// frames up to its limit). A frame in back-off or CCA when the hold
+    /// begins is parked with its attempt count and starts a fresh CSMA-CA
+    /// on release; one already turning around, on the air or awaiting its
+    /// ACK finishes that step, and a retry it needs waits for the release.
+    /// ACKs of received frames are still sent (the receiver answers within
+    /// `aTurnaroundTime`, no CCA).
+    pub fn set_hold(&mut self, now: Time, held: bool) {
+        let now = self.advance(now);
+        if held == self.held {
+            return;
+        }
+        self.held = held;
+        if held {
+            self.stats.holds += 1;
+            if matches!(self.phase, Phase::Backoff { .. } | Phase::Cca { .. }) {
+                self.park();
+            }
+        } else if self.phase == Phase::Idle {
+            self.start_next(now);
+        }
+        self.advance(now);
+    }
+
+    /// Whether the transmitter is held.
+    pub fn is_held(&self) -> bool {
+        self.held
+    }
+
+    /// Sets the frame in progress aside until the hold is released.
+    fn park(&mut self) {
+        if let Some(cur) = self.current.take() {
+            self.stats.parked += 1;
+            self.parked = Some(cur);
+        }
+        self.phase = Phase::Idle;
     }
 
     /// Hands a frame to the MAC. A frame longer than 127 B or one arriving
@@ -516,7 +567,12 @@ impl Mac {
 
     /// Takes the next queued frame if the station is idle.
     fn start_next(&mut self, at: Time) {
-        if self.phase != Phase::Idle || self.current.is_some() {
+        if self.phase != Phase::Idle || self.current.is_some() || self.held {
+            return;
+        }
+        if let Some(cur) = self.parked.take() {
+            self.current = Some(cur);
+            self.begin_csma(at);
             return;
         }
         if let Some(frame) = self.queue.pop_front() {
@@ -534,6 +590,10 @@ impl Mac {
 
     /// §7.5.1.4 step (1): NB = 0, BE = macMinBE; then back off.
     fn begin_csma(&mut self, at: Time) {
+        if self.held {
+            self.park();
+            return;
+        }
         if let Some(cur) = self.current.as_mut() {
             cur.csma.nb = 0;
             cur.csma.be = self.config.min_be.min(self.config.max_be);

@@ -174,7 +174,13 @@ fn oracle_charges_loss_and_reverse_acks() {
         frame_loss: 0.1,
         ..base
     };
-    assert!((lossy.secs_per_frame() - (6880e-6 + 0.1 * 6560e-6)).abs() < 1e-12);
+    // Geometric retries: p / (1 − p) lost attempts per delivered frame.
+    assert!((lossy.secs_per_frame() - (6880e-6 + 0.1 / 0.9 * 6560e-6)).abs() < 1e-12);
+    let dead = OracleCapacity {
+        frame_loss: 1.0,
+        ..base
+    };
+    assert_eq!(dead.bps(), 0.0);
     let acked = OracleCapacity {
         reverse_ack_mpdu: l.with_payload(0).map(|a| a.mpdu_len()),
         data_frames_per_ack: 2.0,
@@ -183,6 +189,7 @@ fn oracle_charges_loss_and_reverse_acks() {
     // TCP ACK frame: 39 B PPDU = 1248 µs, + 192 + 352 = 1792 µs, every 2nd frame.
     assert_eq!(acked.reverse_ack_occupancy(), us(1792));
     assert!((acked.secs_per_frame() - (6880e-6 + 896e-6)).abs() < 1e-12);
+    assert!((acked.bps() - 8.0 * 94.0 / 7776e-6).abs() < 1e-6);
     assert!(acked.bps() < base.bps() && lossy.bps() < base.bps());
     // min_be changes the mean back-off: (2^5 − 1)/2 · 320 µs = 4960 µs.
     let be5 = OracleCapacity { min_be: 5, ..base };
@@ -719,4 +726,83 @@ fn mac_events_map_to_cross_layer_signals() {
     };
     assert_eq!(Signal::from(d), Signal::Delivered { frame: 3 });
     assert_eq!(Signal::from(u), Signal::Undelivered { frame: 4 });
+}
+
+#[test]
+fn a_held_mac_keeps_its_queue_and_makes_no_cca_until_released() {
+    let mut m = mac(MacConfig::default());
+    // A primary user on, the MAC held before its frames arrive.
+    m.handle_channel(Time::ZERO, true);
+    m.set_hold(Time::ZERO, true);
+    for id in 0..3 {
+        m.enqueue(at_us(10 * id), frame(id));
+    }
+    assert_eq!(m.poll_timeout(), None, "no CSMA-CA while held");
+    assert_eq!(m.queue_len(), 3);
+    // Ten seconds later the channel clears and the hold is released.
+    let t = at_us(10_000_000);
+    m.handle_channel(t, false);
+    m.set_hold(t, false);
+    let seen = drive(&mut m, Time::NEVER, |_, _| true);
+    let ids: Vec<u64> = transmissions(&seen).iter().map(|t| t.frame.id).collect();
+    assert_eq!(ids, vec![0, 1, 2]);
+    assert!(transmissions(&seen).iter().all(|x| x.start >= t));
+    let s = m.stats();
+    assert_eq!((s.cca_busy, s.channel_access_failures), (0, 0));
+    assert_eq!((s.holds, s.parked, s.delivered), (1, 0, 3));
+}
+
+#[test]
+fn a_hold_parks_the_frame_in_backoff_and_it_resumes_with_a_fresh_csma() {
+    let mut m = mac_with_first_backoff();
+    m.enqueue(Time::ZERO, frame(9));
+    assert!(m.csma().is_some());
+    m.set_hold(at_us(1), true);
+    assert_eq!(m.csma(), None);
+    assert_eq!(m.poll_timeout(), None);
+    assert_eq!(m.stats().parked, 1);
+    // Releasing twice or holding twice changes nothing more.
+    m.set_hold(at_us(2), true);
+    assert_eq!(m.stats().holds, 1);
+    m.set_hold(at_us(5_000), false);
+    assert_eq!(m.csma().map(|c| (c.nb, c.attempts)), Some((0, 0)));
+    let seen = drive(&mut m, Time::NEVER, |_, _| true);
+    assert_eq!(
+        events(&seen),
+        vec![MacEvent::Delivered {
+            frame: 9,
+            attempts: 1
+        }]
+    );
+}
+
+#[test]
+fn a_retry_after_a_missed_ack_waits_for_the_release() {
+    let mut m = mac(MacConfig::default());
+    m.enqueue(Time::ZERO, frame(1));
+    // Run until the frame is on the air, then hold.
+    let mut on_air = None;
+    while on_air.is_none() {
+        let t = m.poll_timeout().unwrap();
+        m.handle_timeout(t);
+        on_air = m.poll_transmit();
+    }
+    let tx = on_air.unwrap();
+    m.set_hold(tx.start, true);
+    // No ACK comes: the ACK wait expires and the retry is parked.
+    let t = tx.start + tx.airtime + ack_wait_duration();
+    m.handle_timeout(t);
+    assert_eq!(m.poll_timeout(), None);
+    assert_eq!(m.poll_transmit(), None);
+    assert_eq!(m.stats().parked, 1);
+    m.set_hold(t + us(1_000), false);
+    let seen = drive(&mut m, Time::NEVER, |_, _| true);
+    assert_eq!(transmissions(&seen)[0].attempt, 2);
+    assert_eq!(
+        events(&seen),
+        vec![MacEvent::Delivered {
+            frame: 1,
+            attempts: 2
+        }]
+    );
 }

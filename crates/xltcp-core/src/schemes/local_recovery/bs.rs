@@ -38,6 +38,47 @@ struct Peer {
 struct Conn {
     monitor: GapMonitor,
     peer: Option<Peer>,
+    /// Holes reported and not yet filled, with when they were reported.
+    pending: VecDeque<(SeqNum, SeqNum, Time)>,
+}
+
+/// Reported holes tracked for their repair latency, at most (per
+/// connection); older ones are given up and counted.
+const MAX_PENDING: usize = 64;
+
+impl Conn {
+    /// Holes filled by now: their repair latency into the stats.
+    fn settle(&mut self, now: Time) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let holes = self.monitor.holes();
+        let stats = &mut self.monitor.stats;
+        self.pending.retain(|&(l, r, at)| {
+            if holes.iter().any(|h| h.0 < r && h.1 > l) {
+                return true;
+            }
+            let ns = (now - at).as_nanos();
+            stats.repairs += 1;
+            stats.repair_ns_total += ns;
+            stats.repair_ns_max = stats.repair_ns_max.max(ns);
+            false
+        });
+    }
+
+    /// A report went out at `now`: track its holes.
+    fn track(&mut self, now: Time, report: &LrReport) {
+        for (l, r) in report.holes() {
+            if self.pending.iter().any(|p| p.0 == l && p.1 == r) {
+                continue;
+            }
+            if self.pending.len() >= MAX_PENDING {
+                self.pending.pop_front();
+                self.monitor.stats.repairs_untracked += 1;
+            }
+            self.pending.push_back((l, r, now));
+        }
+    }
 }
 
 /// Local recovery at the BS, as an agent: a [`GapMonitor`] for each
@@ -136,7 +177,7 @@ impl LrBs {
 }
 
 impl Agent for LrBs {
-    fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+    fn on_packet(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {
         let flow = p.meta.flow;
         if !self.monitored.get(flow as usize).copied().unwrap_or(false) {
             return Verdict::Pass;
@@ -145,15 +186,22 @@ impl Agent for LrBs {
             Tap::BsUp => {
                 let key = (flow, p.tcp.src_port, p.tcp.dst_port);
                 let conn = self.conns.entry(key).or_default();
-                let Some(r) = conn.monitor.on_data(&p.tcp) else {
+                let report = conn.monitor.on_data(&p.tcp);
+                conn.settle(now);
+                let Some(r) = report else {
                     return Verdict::Pass;
                 };
                 let peer = conn.peer;
                 match self.forge(p, &r, peer) {
-                    Some(packet) => self.actions.push_back(Action::Emit {
-                        packet,
-                        via: Via::Air,
-                    }),
+                    Some(packet) => {
+                        if let Some(c) = self.conns.get_mut(&key) {
+                            c.track(now, &r);
+                        }
+                        self.actions.push_back(Action::Emit {
+                            packet,
+                            via: Via::Air,
+                        })
+                    }
                     // Not sent after all.
                     None => {
                         if let Some(c) = self.conns.get_mut(&key) {

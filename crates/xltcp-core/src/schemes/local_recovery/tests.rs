@@ -304,3 +304,41 @@ fn connections_of_one_flow_are_monitored_apart() {
     // Back on the first: in order, no report.
     assert!(bs_sees(&mut bs, Tap::BsUp, packet(1)).is_empty());
 }
+
+#[test]
+fn the_bs_measures_how_long_a_reported_hole_takes_to_fill() {
+    let mut bs = LrBs::reporting_to(ReportTo::Tcp, 1, |_| true);
+    let at = |ms: u64, bs: &mut LrBs, tap: Tap, mut p: Packet| {
+        bs.on_packet(Time::ZERO + crate::time::Dur::from_millis(ms), tap, &mut p);
+        std::iter::from_fn(|| bs.poll_action()).count()
+    };
+    at(0, &mut bs, Tap::BsUp, syn_packet());
+    at(0, &mut bs, Tap::BsDown, receiver_ack(0));
+    at(10, &mut bs, Tap::BsUp, packet(0));
+    // Segment 1 is lost: segment 2 reveals the hole at 20 ms.
+    assert_eq!(at(20, &mut bs, Tap::BsUp, packet(2)), 1);
+    at(30, &mut bs, Tap::BsUp, packet(3));
+    let Some(AgentStats::LocalRecovery(st)) = bs.stats() else {
+        unreachable!()
+    };
+    assert_eq!(st.repairs, 0, "not filled yet");
+    // Its retransmission arrives at 65 ms: 45 ms after the report.
+    at(65, &mut bs, Tap::BsUp, packet(1));
+    let Some(AgentStats::LocalRecovery(st)) = bs.stats() else {
+        unreachable!()
+    };
+    assert_eq!((st.repairs, st.repair_ns_max), (1, 45_000_000));
+    assert_eq!(st.repair_ns_total, 45_000_000);
+}
+
+#[test]
+fn phy_lr_records_its_link_buffer_peak() {
+    let mut a = LrAgent::new(LrMode::Phy, 3);
+    for k in 0..5 {
+        a.on_sent(&packet(k));
+    }
+    assert_eq!(a.stats.link_buffer_peak, 3, "bounded by its capacity");
+    let mut t = LrAgent::new(LrMode::Tcp, 3);
+    t.on_sent(&packet(0));
+    assert_eq!(t.stats.link_buffer_peak, 0, "TCP-LR keeps no link buffer");
+}
