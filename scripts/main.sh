@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-xltcp demo --out results/demo
+xltcp demo --out results/demo --force
