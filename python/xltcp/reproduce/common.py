@@ -1,12 +1,15 @@
-"""What the reproductions share: paired runs on a thread pool, and means
-with 95 % Student t intervals as table text."""
+"""What the reproductions share: paired runs on a thread pool, means with
+95 % Student t intervals as table text, and the checks of a paper's
+targets as a table and in ``reproduce.json``."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from xltcp.stats import mean_ci
 
@@ -29,3 +32,20 @@ def text(values: Sequence[float], scale: float, fmt: str) -> str:
     if math.isnan(half):
         return fmt.format(mean / scale)
     return f"{fmt.format(mean / scale)} ± {fmt.format(half / scale)}"
+
+
+#: A paper's target checked: (target, met, measured).
+Check = tuple[str, bool, str]
+
+
+def checks_table(found: Sequence[Check]) -> list[str]:
+    """The checks as Markdown table lines (a blank line first)."""
+    lines = ["", "| target | met | measured |", "|---|---|---|"]
+    return lines + [f"| {t} | {'yes' if m else 'no'} | {s} |" for t, m, s in found]
+
+
+def write_report(out: Path, report: dict, found: Sequence[Check]) -> dict:
+    """``report`` with its ``checks``, written to ``out/reproduce.json``."""
+    report["checks"] = [{"target": t, "met": m, "measured": s} for t, m, s in found]
+    (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report

@@ -27,7 +27,6 @@ Each run's results are kept in ``OUT/runs/<config>/seed-<n>/``.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +36,7 @@ from xltcp import runner
 from xltcp.reproduce.common import ci as _ci
 from xltcp.reproduce.common import pool as _pool
 from xltcp.reproduce.common import text as _text
+from xltcp.reproduce.common import write_report as _write_report
 
 #: (name, preset stem without the direction, extra overrides, label).
 CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
@@ -324,9 +324,7 @@ def reproduce(
         "seeds": list(seeds),
         "results": {f"{n}-{d}": rows for (n, d), rows in results.items()},
         "capacity_drop_after_bps": after,
-        "checks": [{"target": t, "met": m, "measured": s} for t, m, s in checks],
     }
     if sweep:
         report["sweep"] = sweep
-    (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return _write_report(out, report, checks)

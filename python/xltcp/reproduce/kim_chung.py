@@ -23,14 +23,13 @@ Each run's results are kept in ``OUT/runs/<variant>-<dir>/seed-<n>/``.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import xltcp
 from xltcp import runner
-from xltcp.reproduce.common import ci, pool, text
+from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: (preset stem, label), the paper's baselines first.
 VARIANTS: tuple[tuple[str, str], ...] = (
@@ -213,8 +212,7 @@ def write_table(results, out: Path, seeds: Sequence[int], sweeps: bool) -> list:
         b = _ratio(results, "c-snoop", "snoop", d)
         lines.append(f"- {d}: C-Snoop / SNACK {a:.2f}, C-Snoop / Snoop {b:.2f} (ratios of means)")
     found = checks(results, sweeps)
-    lines += ["", "| target | met | measured |", "|---|---|---|"]
-    lines += [f"| {t} | {'yes' if m else 'no'} | {s} |" for t, m, s in found]
+    lines += checks_table(found)
     (out / "table.md").write_text("\n".join(lines) + "\n")
     return found
 
@@ -272,7 +270,5 @@ def reproduce(
         "paper": "kim-chung",
         "seeds": list(seeds),
         "results": {f"{v}-{d}-{p:g}": rows for (v, d, p), rows in results.items()},
-        "checks": [{"target": t, "met": m, "measured": s} for t, m, s in found],
     }
-    (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return write_report(out, report, found)

@@ -30,14 +30,13 @@ Each run's summary and time series are kept in
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import xltcp
 from xltcp import runner
-from xltcp.reproduce.common import ci, pool, text
+from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: (preset stem, label).
 VARIANTS: tuple[tuple[str, str], ...] = (
@@ -362,8 +361,7 @@ def write_table(default: dict, swept: dict, out: Path, seeds: Sequence[int]) -> 
                 ]
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
     found = checks(default, swept)
-    lines += ["", "| target | met | measured |", "|---|---|---|"]
-    lines += [f"| {t} | {'yes' if m else 'no'} | {s} |" for t, m, s in found]
+    lines += checks_table(found)
     (out / "table.md").write_text("\n".join(lines) + "\n")
     return found
 
@@ -473,7 +471,5 @@ def reproduce(
         "seeds": list(seeds),
         "results": slim,
         "sweeps": {f"{k}-{_fmt(v)}-{var}": rows for (k, v, var), rows in swept.items()},
-        "checks": [{"target": t, "met": m, "measured": s} for t, m, s in found],
     }
-    (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return write_report(out, report, found)

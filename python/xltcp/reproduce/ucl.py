@@ -29,14 +29,13 @@ Each run's results are kept in ``OUT/runs/<case>/seed-<n>/``.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import xltcp
 from xltcp import runner
-from xltcp.reproduce.common import ci, pool, text
+from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: Location -> (11b mean, 11b deviation, 11a mean, 11a deviation), dB
 #: (Table 1; L4 has no 11a measurement: 5 dB, unusable).
@@ -292,8 +291,7 @@ def write_table(locations: dict, moving: dict, out: Path, seeds: Sequence[int]) 
                 f"{_mean(rows, 'switches'):.0f} | {_mean(rows, 'resent'):.0f} |"
             )
     found = checks(moving)
-    lines += ["", "| target | met | measured |", "|---|---|---|"]
-    lines += [f"| {t} | {'yes' if m else 'no'} | {s} |" for t, m, s in found]
+    lines += checks_table(found)
     (out / "table.md").write_text("\n".join(lines) + "\n")
     return found
 
@@ -376,7 +374,5 @@ def reproduce(
             k: [{m: v for m, v in r.items() if m != "bs_switch_log"} for r in rows]
             for k, rows in moving.items()
         },
-        "checks": [{"target": t, "met": m, "measured": s} for t, m, s in found],
     }
-    (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return write_report(out, report, found)

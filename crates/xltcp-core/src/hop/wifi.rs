@@ -100,7 +100,7 @@ use crate::radio::wifi::{
     Preamble, RadioState, Rate, RateControl, ReverseAck, Transmission, TxKind, UndeliveredReason,
 };
 use crate::rng::{stream, Rng};
-use crate::scenario::{ApScheduler, Direction, FlowSpec, LossSpec, QueueLimit, WifiSpec};
+use crate::scenario::{ApScheduler, Direction, FlowSpec, LossSpec, QueueLimit, TcpSpec, WifiSpec};
 use crate::signal::{MacDelays, Signal, TfpCause, UndeliveredReason as SignalReason};
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
@@ -1064,28 +1064,17 @@ impl WifiHop {
     /// The hop's capacity for `flow` (formula in the module doc).
     pub fn capacity(&self, flow: &FlowSpec) -> f64 {
         let tcp = &flow.tcp;
-        let ts = if tcp.timestamps { 12 } else { 0 };
         let rate = if self.spec.arf {
             let rates = self.spec.standard.rates();
             rates[rates.len() - 1]
         } else {
             self.spec.rate
         };
-        let ip_bytes = 40 + ts + tcp.mss;
-        let cap = OracleCapacity {
-            rate,
-            preamble: self.spec.preamble,
-            ip_bytes,
-            payload_bytes: tcp.mss,
-            reverse_ack: Some(ReverseAck {
-                ip_bytes: 40 + ts,
-                data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
-            }),
-        };
+        let cap = tcp_capacity(&self.spec, tcp, rate);
         let (model, preamble, psdu) = (
             self.spec.error_model,
             self.spec.preamble,
-            data_psdu_bytes(ip_bytes),
+            data_psdu_bytes(cap.ip_bytes),
         );
         let snr = self.spec.snr_of(flow.host_name());
         let success = mean_over(snr, self.end, |db| {
@@ -1099,6 +1088,23 @@ impl WifiHop {
         };
         let p = 1.0 - (1.0 - per) * (1.0 - process.mean_loss());
         cap.bps() / (1.0 + p)
+    }
+}
+
+/// The medium-time model of TCP over an 802.11 hop of `spec` at `rate`:
+/// segments of `tcp`'s MSS one way, its ACKs (one per
+/// `delayed_ack_segments`) the other. The oracle's and the UCL's.
+pub fn tcp_capacity(spec: &WifiSpec, tcp: &TcpSpec, rate: Rate) -> OracleCapacity {
+    let ts = if tcp.timestamps { 12 } else { 0 };
+    OracleCapacity {
+        rate,
+        preamble: spec.preamble,
+        ip_bytes: 40 + ts + tcp.mss,
+        payload_bytes: tcp.mss,
+        reverse_ack: Some(ReverseAck {
+            ip_bytes: 40 + ts,
+            data_frames_per_ack: f64::from(tcp.delayed_ack_segments.max(1)),
+        }),
     }
 }
 

@@ -44,7 +44,7 @@
 //! - An ERP (802.11g) PHY and its 6 µs signal extension are not modelled.
 
 mod arf;
-pub mod capacity;
+mod capacity;
 pub mod capture;
 pub mod energy;
 pub mod error;

@@ -50,7 +50,7 @@
 //! [`Agent::on_timeout`] in; [`Agent::poll_action`] and
 //! [`Agent::poll_timeout`] out.
 
-use crate::radio::wifi::capacity::{OracleCapacity, ReverseAck};
+use crate::hop::wifi::tcp_capacity;
 use crate::radio::wifi::data_psdu_bytes;
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::scenario::{HopKind, TcpSpec, WirelessSpec};
@@ -210,41 +210,24 @@ const STEPS: usize = 321;
 impl GoodputTable {
     /// The table of hop `w` for TCP segments of `tcp`.
     fn of(w: &WirelessSpec, tcp: &TcpSpec) -> GoodputTable {
-        let ts = if tcp.timestamps { 12 } else { 0 };
-        let ip_bytes = 40 + ts + tcp.mss;
         let bps = (0..STEPS)
             .map(|k| {
                 let db = LOW_DB + k as f64 * STEP_DB;
                 match &w.kind {
                     HopKind::Wifi(spec) => {
-                        let rates: Vec<_> = if spec.arf {
-                            spec.standard.rates().to_vec()
+                        let fixed = [spec.rate];
+                        let rates = if spec.arf {
+                            spec.standard.rates()
                         } else {
-                            vec![spec.rate]
+                            &fixed[..]
                         };
                         rates
-                            .into_iter()
-                            .map(|rate| {
-                                let cap = OracleCapacity {
-                                    rate,
-                                    preamble: spec.preamble,
-                                    ip_bytes,
-                                    payload_bytes: tcp.mss,
-                                    reverse_ack: Some(ReverseAck {
-                                        ip_bytes: 40 + ts,
-                                        data_frames_per_ack: f64::from(
-                                            tcp.delayed_ack_segments.max(1),
-                                        ),
-                                    }),
-                                };
-                                let psdu = data_psdu_bytes(ip_bytes);
-                                let p = per(
-                                    spec.error_model,
-                                    rate,
-                                    spec.preamble,
-                                    db_to_linear(db),
-                                    psdu,
-                                );
+                            .iter()
+                            .map(|&rate| {
+                                let cap = tcp_capacity(spec, tcp, rate);
+                                let psdu = data_psdu_bytes(cap.ip_bytes);
+                                let snr = db_to_linear(db);
+                                let p = per(spec.error_model, rate, spec.preamble, snr, psdu);
                                 cap.bps() * (1.0 - p)
                             })
                             .fold(0.0, f64::max)
