@@ -37,3 +37,36 @@ def test_reproduce_writes_table_and_checks(tmp_path):
     assert report["paper"] == "kim-chung"
     assert (out / "runs" / "c-snoop-up" / "seed-2" / "summary.json").is_file()
     assert "C-Snoop" in result.output
+
+
+def test_beyond_runs_every_setting_and_writes_its_table(tmp_path):
+    from xltcp.reproduce import kim_chung_beyond as beyond
+
+    results = beyond.run([1], tmp_path, ["sim.duration=5s"], None, None)
+    # Every setting has plain TCP, the three schemes, and on the 802.15.4
+    # hop the composition with CR-aware TCP and paper 000's scheme.
+    keys = {k for k, _ in results}
+    assert keys == {
+        "11b-pu-down",
+        "11b-pu-up",
+        "11b-pu-burst-down",
+        "11b-pu-burst-up",
+        "lrwpan-standard",
+        "lrwpan-paper",
+    }
+    assert ("lrwpan-paper", "c-snoop-cr") in results
+    assert ("11b-pu-down", "c-snoop-cr") not in results
+    assert len(results) == beyond.total_runs(1)
+    # Local recovery acts only where a scheme is placed.
+    assert results[("11b-pu-burst-down", "tcp")][0]["local_delivered"] == 0
+    assert results[("11b-pu-burst-down", "c-snoop")][0]["local_delivered"] > 0
+    lines = beyond.write(results, tmp_path)
+    assert any("C-Snoop + CR-aware TCP" in line for line in lines)
+    with open(tmp_path / "beyond.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(results)
+    assert all(float(r["goodput_bps"]) >= 0 for r in rows)
+    assert (
+        tmp_path / "runs" / "beyond" / "lrwpan-paper-snack" / "seed-1" / "summary.json"
+    ).is_file()
+    assert beyond.figure(results, tmp_path).is_file()

@@ -348,3 +348,28 @@ fn an_empty_battery_reports_or_switches_the_radio_off() {
     let ts = f_off.goodput_bps * 10.0;
     assert!(ts < 14.0e6 * at * 1.05, "{ts} bits in {at} s");
 }
+
+#[test]
+fn with_arf_the_bound_is_an_ideal_rate_choice_that_no_run_beats() {
+    let dir = std::env::temp_dir().join(format!("xltcp-sim-arf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 30 dB, then 12 dB: 54 Mb/s frames almost all fail at 12 dB, where a
+    // slower rate still carries; the fastest rate's bound would be beaten.
+    std::fs::write(dir.join("walk.txt"), "0 30\n3s 12\n").unwrap();
+    let text = format!("{BASE}\n[wireless.snr]\ntrace = \"walk.txt\"\n");
+    let arf = ["wireless.rate_control=\"arf\"", "sim.duration=\"6s\""];
+    let o: Vec<String> = arf.iter().map(|s| s.to_string()).collect();
+    let sc = scenario::load_str(&text, "t.toml", &dir, &o).unwrap();
+    let s = run(&sc, 1);
+    let top = format!("{text}\n").replace("rate = \"24Mbps\"", "rate = \"54Mbps\"");
+    let fixed = scenario::load_str(&top, "t.toml", &dir, &o[1..]).unwrap();
+    let f = run(&fixed, 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // ARF runs on after the drop, so it beats the fixed fastest rate's
+    // bound, and stays under its own.
+    assert!(
+        s.flows[0].goodput_bps > f.flows[0].oracle_bps,
+        "{s:?} {f:?}"
+    );
+    assert!(s.flows[0].oracle_bps > f.flows[0].oracle_bps);
+}

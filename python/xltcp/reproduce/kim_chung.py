@@ -15,7 +15,10 @@ directions, over several seeds, and writes, into OUT:
   beside ours and the checks of its targets;
 - ``fig_throughput.png`` / ``fig_efficiency.png`` (with ``--sweeps``):
   throughput and energy efficiency against the burst loss rate, 0-10 %,
-  both directions, with 95 % CI bars, in the paper's layout.
+  both directions, with 95 % CI bars, in the paper's layout;
+- ``beyond.md`` / ``beyond.csv`` / ``fig_beyond.png`` (with ``--sweeps``):
+  the four variants against a primary user on the 802.11b cell and on the
+  802.15.4 hop of paper 000 (:mod:`xltcp.reproduce.kim_chung_beyond`).
 
 Each run's results are kept in ``OUT/runs/<variant>-<dir>/seed-<n>/``.
 """
@@ -29,6 +32,7 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import kim_chung_beyond as beyond
 from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: (preset stem, label), the paper's baselines first.
@@ -60,6 +64,7 @@ def total_runs(seeds: int, sweeps: bool) -> int:
     n = len(VARIANTS) * len(DIRECTIONS) * seeds
     if sweeps:
         n += (len(LOSS_RATES) - 1) * len(VARIANTS) * len(DIRECTIONS) * seeds
+        n += beyond.total_runs(seeds)
     return n
 
 
@@ -264,11 +269,16 @@ def reproduce(
     losses = LOSS_RATES if sweeps else (0.05,)
     results = run_grid(seeds, out, losses, overrides, progress, jobs)
     found = write_table(results, out, seeds, sweeps)
-    if sweeps:
-        figures(results, out)
     report = {
         "paper": "kim-chung",
         "seeds": list(seeds),
         "results": {f"{v}-{d}-{p:g}": rows for (v, d, p), rows in results.items()},
     }
+    if sweeps:
+        figures(results, out)
+        more = beyond.run(seeds, out, overrides, progress, jobs)
+        table = out / "table.md"
+        table.write_text(table.read_text() + "\n".join(beyond.write(more, out)) + "\n")
+        beyond.figure(more, out)
+        report["beyond"] = {f"{k}-{v}": rows for (k, v), rows in more.items()}
     return write_report(out, report, found)

@@ -78,8 +78,10 @@
 //! shadowing and fading distribution otherwise.
 //!
 //! with `ts` = 12 with timestamps, `d` the delayed-ACK count and `rate` the
-//! configured rate (with ARF, the standard's fastest). `frame_overhead` is
-//! not used: the 802.11 framing is fixed (36 bytes around the packet).
+//! configured rate. With ARF the bound is an ideal rate choice instead: the
+//! mean over the SNR of the best rate's `capacity / (1 + p)` at that SNR,
+//! which no rate controller can beat. `frame_overhead` is not used: the
+//! 802.11 framing is fixed (36 bytes around the packet).
 
 pub mod dsa;
 pub mod sched;
@@ -1064,29 +1066,37 @@ impl WifiHop {
     /// The hop's capacity for `flow` (formula in the module doc).
     pub fn capacity(&self, flow: &FlowSpec) -> f64 {
         let tcp = &flow.tcp;
-        let rate = if self.spec.arf {
-            let rates = self.spec.standard.rates();
-            rates[rates.len() - 1]
-        } else {
-            self.spec.rate
-        };
-        let cap = tcp_capacity(&self.spec, tcp, rate);
-        let (model, preamble, psdu) = (
-            self.spec.error_model,
-            self.spec.preamble,
-            data_psdu_bytes(cap.ip_bytes),
-        );
+        let (model, preamble) = (self.spec.error_model, self.spec.preamble);
         let snr = self.spec.snr_of(flow.host_name());
-        let success = mean_over(snr, self.end, |db| {
-            1.0 - per(model, rate, preamble, db_to_linear(db), psdu)
-        });
-        let per = 1.0 - success;
         let process = if flow.direction == Direction::Down {
             &self.loss_down
         } else {
             &self.loss_up
         };
-        let p = 1.0 - (1.0 - per) * (1.0 - process.mean_loss());
+        let kept = 1.0 - process.mean_loss();
+        if self.spec.arf {
+            // An ideal rate choice at every SNR: a bound on any controller.
+            let caps: Vec<_> = (self.spec.standard.rates().iter())
+                .map(|&rate| tcp_capacity(&self.spec, tcp, rate))
+                .collect();
+            return mean_over(snr, self.end, |db| {
+                let x = db_to_linear(db);
+                caps.iter()
+                    .map(|cap| {
+                        let psdu = data_psdu_bytes(cap.ip_bytes);
+                        let p = 1.0 - (1.0 - per(model, cap.rate, preamble, x, psdu)) * kept;
+                        cap.bps() / (1.0 + p)
+                    })
+                    .fold(0.0, f64::max)
+            });
+        }
+        let cap = tcp_capacity(&self.spec, tcp, self.spec.rate);
+        let psdu = data_psdu_bytes(cap.ip_bytes);
+        let rate = self.spec.rate;
+        let success = mean_over(snr, self.end, |db| {
+            1.0 - per(model, rate, preamble, db_to_linear(db), psdu)
+        });
+        let p = 1.0 - success * kept;
         cap.bps() / (1.0 + p)
     }
 }

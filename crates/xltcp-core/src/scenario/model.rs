@@ -280,7 +280,7 @@ pub enum BlockedMode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WirelessSpec {
     /// `name`: the hop's label in link names and the summary (default
-    /// "air" for the first hop, "air<k>" for entry k of `[[wireless]]`).
+    /// "air" for the first hop, `"air<k>"` for entry k of `[[wireless]]`).
     pub name: String,
     /// Rate, delay and queue of each direction.
     pub link: LinkSpec,

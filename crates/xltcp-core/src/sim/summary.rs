@@ -14,7 +14,7 @@
 //! ## The 802.15.4 hop (`[wireless] kind = "lrwpan"`)
 //!
 //! `capacity_wireless / (1 + p)` is replaced by the hop's saturation
-//! goodput, [`OracleCapacity`] (formula in its doc): one acknowledged data
+//! goodput, [`OracleCapacity`](crate::radio::lrwpan::OracleCapacity) (formula in its doc): one acknowledged data
 //! frame of the layout with `mss` bytes of payload costs the mean first
 //! back-off, a CCA, two turnarounds, the PPDU, the MAC ACK and the IFS; an
 //! attempt is lost (data frame or its MAC ACK lost, `p = 1 - (1 - p_data)(1 -
