@@ -117,8 +117,11 @@ pub fn flow_summaries(
                 active_oracle_bps: active_oracle,
                 bytes_delivered: delivered,
                 retransmissions: r.retransmits,
-                // Not in iperf3's report: Linux counts them per namespace.
-                rto_count: count("TCPTimeouts"),
+                // Not in iperf3's report: Linux counts them per namespace,
+                // its timeouts with the handshake's (one SYN or SYN-ACK
+                // resent per timeout).
+                rto_count: count("TCPTimeouts").saturating_sub(count("TCPSynRetrans")),
+                syn_timeouts: count("TCPSynRetrans"),
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,

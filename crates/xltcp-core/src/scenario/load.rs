@@ -599,6 +599,21 @@ fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<
         let mut t = Tab::of(cx, format!("flow.{i}"), item);
         let entry = read_flow(cx, &mut t, i, tcp, sim);
         let count = t.read(cx, "count", 1, rd::int_in(1, MAX_FLOWS as i128)) as usize;
+        let stagger = t.read(cx, "stagger", Dur::ZERO, rd::dur);
+        let last = entry.start + stagger.saturating_mul(count.saturating_sub(1) as u64);
+        if stagger > Dur::ZERO && sim.duration > Dur::ZERO && last >= sim.duration {
+            let msg = format!(
+                "the last of the {count} flows would start at {}, not before the end of the run ({})",
+                units::format_duration(last),
+                units::format_duration(sim.duration)
+            );
+            t.invalid(
+                cx,
+                "stagger",
+                msg,
+                "start + (count - 1) * stagger < sim.duration",
+            );
+        }
         if flows.len() + count > MAX_FLOWS {
             let msg = format!("more than {MAX_FLOWS} flows in all");
             t.invalid(cx, "count", msg, &format!("at most {MAX_FLOWS} flows"));
@@ -615,6 +630,7 @@ fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<
             if count > 1 {
                 flow.name = format!("{}.{k}", entry.name);
             }
+            flow.start = entry.start + stagger.saturating_mul(k as u64);
             if !names.insert(flow.name.clone()) {
                 let msg = format!("flow name \"{}\" is used twice", flow.name);
                 t.invalid(cx, "name", msg, "unique names");

@@ -646,6 +646,8 @@ pub struct FlowSpec {
     /// `_`, `-`, `.`; at most 64 characters; unique after expansion.
     /// `count`: how many identical flows this entry stands for (default 1,
     /// 1..=10000; at most 10000 flows in all). At least one flow is required.
+    /// `stagger`: with `count`, copy k starts at `start + k * stagger`
+    /// (default "0s": all at once); the last must start before the end.
     pub name: String,
     /// `direction`.
     pub direction: Direction,

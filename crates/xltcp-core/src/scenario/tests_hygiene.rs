@@ -214,3 +214,30 @@ fn a_missing_or_mistyped_base_is_an_error_at_the_key() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn stagger_spreads_the_starts_of_counted_flows() {
+    let base = "[sim]\nduration = \"1s\"\n[wired]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                [wireless]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                [[flow]]\nname = \"f\"\ncount = 3\nstart = \"10ms\"\n";
+    let s = load_str(
+        &format!("{base}stagger = \"1ms\"\n"),
+        "t.toml",
+        Path::new("."),
+        &[],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let starts: Vec<u64> = s
+        .flows
+        .iter()
+        .map(|f| f.start.as_nanos() / 1_000_000)
+        .collect();
+    assert_eq!(starts, [10, 11, 12]);
+    // The last copy must start before the end of the run.
+    let e = errors(&format!("{base}stagger = \"500ms\"\n"));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("flow.0.stagger") && m.contains("1.01s")),
+        "{e:?}"
+    );
+}

@@ -62,8 +62,11 @@ pub struct FlowSummary {
     pub bytes_delivered: u64,
     /// Data segments the sender retransmitted.
     pub retransmissions: u64,
-    /// Retransmission timeouts at the sender.
+    /// Retransmission timeouts of data at the sender (after the handshake).
     pub rto_count: u64,
+    /// Timeouts of the client's SYN and the server's SYN-ACK, apart from
+    /// `rto_count`.
+    pub syn_timeouts: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Data segments the sender sent (first transmissions and retransmissions).
@@ -395,6 +398,7 @@ impl World {
             bytes_delivered: f.delivered,
             retransmissions: s.retransmissions,
             rto_count: s.rto_count,
+            syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,

@@ -281,10 +281,14 @@ impl Endpoint {
         match self.state {
             State::SynSent | State::SynReceived => {
                 // RFC 6298 (5.4)-(5.6) for the SYN; (5.7) applies once established.
-                self.stats.rto_count += 1;
+                self.stats.syn_timeouts += 1;
                 self.syn_retransmitted = true;
                 self.rtt_probe = None;
-                self.rtt.back_off();
+                match self.config.profile {
+                    super::Profile::Rfc => self.rtt.back_off(),
+                    // ns-3 doubles the connection timeout per retry, with no cap.
+                    super::Profile::Ns3 => self.rtt.back_off_uncapped(),
+                }
                 self.snd_nxt = self.iss;
                 self.timers.set(Timer::Rto, now + self.rtt.rto());
                 self.events.push_back(Event::RetransmissionTimeout {

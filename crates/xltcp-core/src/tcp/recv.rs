@@ -146,10 +146,17 @@ impl Endpoint {
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.take_rtt_sample(now, seg);
         if self.syn_retransmitted {
-            // RFC 6298 (5.7): RTO back to 3 s once data transfer starts.
-            self.rtt.reset_after_syn_timeout();
-            // RFC 5681 §3.1: after a lost SYN or SYN-ACK, IW = 1 segment.
-            self.win.cwnd = u64::from(self.smss);
+            match self.config.profile {
+                Profile::Rfc => {
+                    // RFC 6298 (5.7): RTO back to 3 s once data transfer starts.
+                    self.rtt.reset_after_syn_timeout();
+                    // RFC 5681 §3.1: after a lost SYN or SYN-ACK, IW = 1 segment.
+                    self.win.cwnd = u64::from(self.smss);
+                }
+                // ns-3 keeps its initial window and takes the RTO from its
+                // estimator (the SYN's backed-off value until a sample).
+                Profile::Ns3 => self.rtt.end_syn_backoff(),
+            }
         }
         self.consecutive_rtos = 0;
         self.timers.stop(Timer::Rto);

@@ -19,6 +19,9 @@ pub struct RttEstimator {
     backoff: u32,
     min_rto: Dur,
     max_rto: Dur,
+    /// Back-offs of the handshake that `max_rto` does not cap (ns-3's SYN
+    /// retries), until [`RttEstimator::end_syn_backoff`].
+    uncapped: bool,
 }
 
 impl RttEstimator {
@@ -31,6 +34,7 @@ impl RttEstimator {
             backoff: 0,
             min_rto,
             max_rto,
+            uncapped: false,
         }
     }
 
@@ -63,6 +67,18 @@ impl RttEstimator {
         }
     }
 
+    /// ns-3's SYN back-off: doubles the RTO with no cap, until
+    /// [`RttEstimator::end_syn_backoff`].
+    pub fn back_off_uncapped(&mut self) {
+        self.uncapped = true;
+        self.backoff = self.backoff.saturating_add(1);
+    }
+
+    /// The handshake is over: `max_rto` caps the RTO again.
+    pub fn end_syn_backoff(&mut self) {
+        self.uncapped = false;
+    }
+
     /// RFC 6298 (5.7): after a SYN timed out, the RTO for data is at least 3 s.
     pub fn reset_after_syn_timeout(&mut self) {
         let three = Dur::from_secs(3);
@@ -77,7 +93,12 @@ impl RttEstimator {
         // RFC 6298 (2.4): round up to min_rto; (2.5): cap at max_rto.
         let base = self.base_rto.max(self.min_rto).min(self.max_rto);
         let factor = 1u64.checked_shl(self.backoff.min(63)).unwrap_or(u64::MAX);
-        base.saturating_mul(factor).min(self.max_rto)
+        let rto = base.saturating_mul(factor);
+        if self.uncapped {
+            rto
+        } else {
+            rto.min(self.max_rto)
+        }
     }
 
     /// Smoothed RTT, once a sample exists.

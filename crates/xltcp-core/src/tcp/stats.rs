@@ -11,8 +11,10 @@ pub struct Stats {
     pub retransmissions: u64,
     /// Payload bytes resent.
     pub bytes_retransmitted: u64,
-    /// Retransmission timeouts (including SYN timeouts).
+    /// Retransmission timeouts of data (and FIN), the handshake's left out.
     pub rto_count: u64,
+    /// Timeouts of our SYN or SYN-ACK (the handshake's retransmission timer).
+    pub syn_timeouts: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Segments handed to `handle_segment`.

@@ -110,7 +110,9 @@ fn syn_timeout_backs_off_then_iw_is_one_segment_and_rto_three_seconds() {
     assert_eq!(syn.segment.seq, ISS);
     assert_eq!(ep.rto(), Dur::from_secs(2));
     assert_eq!(ep.poll_timeout(), Some(ms(3000)));
-    assert_eq!(ep.stats().rto_count, 1);
+    // A timeout of the handshake, apart from the data RTOs.
+    assert_eq!(ep.stats().syn_timeouts, 1);
+    assert_eq!(ep.stats().rto_count, 0);
     send!(ep, ms(1100), syn_ack(&cfg()));
     assert_eq!(ep.state(), State::Established);
     // RFC 5681 §3.1: after a lost SYN, the initial window is one segment.
@@ -121,6 +123,34 @@ fn syn_timeout_backs_off_then_iw_is_one_segment_and_rto_three_seconds() {
     expect!(ep, ms(1100), ours(s(0), r(0), 0, WIN));
     ep.write(5000);
     send_segments(&mut ep, ms(1100), 0, 1);
+}
+
+#[test]
+fn ns3_profile_syn_back_off_is_uncapped_and_keeps_the_initial_window() {
+    let c = Config {
+        profile: Profile::Ns3,
+        max_rto: Dur::from_secs(4),
+        ..cfg()
+    };
+    let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+    ep.connect(ms(0));
+    let _ = recv!(ep, ms(0));
+    // 1 s, 2 s, 4 s, then 8 s: ns-3 doubles its connection timeout past
+    // the data RTO's cap.
+    let mut at = 0;
+    for k in 0..3 {
+        at += 1000 << k;
+        ep.handle_timeout(ms(at));
+        let _ = recv!(ep, ms(at));
+    }
+    assert_eq!(ep.rto(), Dur::from_secs(8));
+    assert_eq!(ep.stats().syn_timeouts, 3);
+    send!(ep, ms(at + 100), syn_ack(&c));
+    assert_eq!(ep.state(), State::Established);
+    // No RFC 5681 §3.1 one-segment window, no RFC 6298 (5.7) 3 s RTO: the
+    // estimator's backed-off value, capped again, until a sample.
+    assert_eq!(ep.cwnd(), 10_000);
+    assert_eq!(ep.rto(), Dur::from_secs(4));
 }
 
 #[test]
