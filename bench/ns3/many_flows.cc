@@ -148,13 +148,18 @@ main(int argc, char* argv[])
     uint64_t totalRx = 0;
     uint64_t minRx = UINT64_MAX;
     uint64_t maxRx = 0;
+    double sumSquares = 0.0; // of per-flow bytes, for Jain's fairness index
     for (const auto& sink : sinks)
     {
         uint64_t rx = sink->GetTotalRx();
         totalRx += rx;
         minRx = std::min(minRx, rx);
         maxRx = std::max(maxRx, rx);
+        sumSquares += static_cast<double>(rx) * static_cast<double>(rx);
     }
+    double jain = sumSquares > 0.0 ? static_cast<double>(totalRx) * static_cast<double>(totalRx) /
+                                         (static_cast<double>(sinks.size()) * sumSquares)
+                                   : 0.0;
     uint64_t queueDrops = DeviceQueueDrops(all) + g_tcDrops;
 
     JsonObject out;
@@ -168,6 +173,7 @@ main(int argc, char* argv[])
         .Num("goodput_bps_total", static_cast<double>(totalRx) * 8.0 / duration)
         .Num("goodput_bps_min_flow", static_cast<double>(minRx) * 8.0 / duration)
         .Num("goodput_bps_max_flow", static_cast<double>(maxRx) * 8.0 / duration)
+        .Num("jain_index", jain)
         .Int("retransmissions", g_retransmissions)
         .Int("queue_drops", queueDrops)
         .Int("queue_discs_before_removal", queueDiscsBefore)

@@ -60,8 +60,11 @@
 //!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
 //!   (recovery.rs), fast retransmit also
 //!   allowed when the ACK equals `recover` (recovery.rs), the first data
-//!   segment is ACKed at once (recv.rs). The 60 s RTO cap is `max_rto`'s
-//!   default in both profiles.
+//!   segment is ACKed at once (recv.rs), the SYN's back-off doubles with no
+//!   cap and a connection whose SYN or SYN-ACK timed out keeps its initial
+//!   window and its estimator's RTO (recovery.rs, recv.rs; RFC 5681 §3.1
+//!   and RFC 6298 (5.7) in the RFC profile). The 60 s RTO cap is
+//!   `max_rto`'s default in both profiles.
 //! - On a timeout, ssthresh = max((FlightSize - data known delivered)/2,
 //!   2*SMSS): SACKed bytes, or one SMSS per duplicate ACK without SACK, are
 //!   left out. RFC 5681 eq. (4) is an upper bound ("no more than"); the
