@@ -31,7 +31,7 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
     assert result.exit_code == 0, result.output
     names = ("table.csv", "table.md", "fig3_goodput_down.png", "fig7_capacity_drop.png")
     names += ("pacer.csv", "macro.csv", "overhead.csv", "jitter.csv", "lrwpan.csv")
-    for name in names + ("fig5_jitter.png", "fig8_macro.png"):
+    for name in names + ("fig5_jitter.png", "fig8_macro.png", "pacer.png"):
         assert (out / name).stat().st_size > 0, name
     with open(out / "table.csv") as f:
         rows = list(csv.DictReader(f))

@@ -22,7 +22,7 @@ disruption). It writes, into OUT:
   goodput against the primary users' utilisation, 0 to 0.8;
 - the experiments of :mod:`xltcp.reproduce.dsasync_more`, each a table
   section and a CSV: ``pacer.csv`` (what the uplink pacer does to a
-  window-limited TCP, PU 20 % and 0 %), ``macro.csv`` /
+  window-limited TCP, PU 20 % and 0 %; ``pacer.png``), ``macro.csv`` /
   ``fig8_macro.png`` (6 hosts x 4 flows, 4 channels), ``overhead.csv`` (no
   DSA at all: goodput and delay), ``jitter.csv`` / ``fig5_jitter.png``
   (the CH's jitter on the uplink, with and without smoothing) and
@@ -489,13 +489,43 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
     return lines, checks
 
 
-def more_figures(out: Path, macro, jitter) -> list[Path]:
-    """fig8_macro.png (goodput and retransmitted traffic per direction) and
-    fig5_jitter.png (the CH's RFC 3550 jitter per configuration)."""
+def more_figures(out: Path, macro, jitter, pacer) -> list[Path]:
+    """fig8_macro.png (goodput and retransmitted traffic per direction),
+    fig5_jitter.png (the CH's RFC 3550 jitter per configuration) and
+    pacer.png (uplink goodput, srtt and each packet's wait in the pacer,
+    per configuration, PU 20 % and 0 %)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    panels = (
+        ("goodput_bps", 1e6, "goodput (Mbit/s)"),
+        ("srtt_s", 1e-3, "mean srtt (ms)"),
+        ("pacing_wait_s", 1e-3, "wait in the pacer per packet (ms)"),
+    )
+    for ax, (key, scale, ylabel) in zip(axes, panels, strict=True):
+        for i, (pu, _) in enumerate(more.PACER_PU):
+            stats = [
+                _ci([r[key] for r in pacer if r["pu"] == pu and r["config"] == name])
+                for name, _, _, _ in more.PACER_CONFIGS
+            ]
+            xs = [k + 0.4 * i for k in range(len(stats))]
+            ys = [m / scale for m, _ in stats]
+            hs = [0.0 if math.isnan(h) else h / scale for _, h in stats]
+            ax.bar(xs, ys, 0.4, yerr=hs, capsize=3, label=f"PU {pu}")
+        ticks = [
+            label.replace(" (", "\n(").replace(", ", ",\n") for *_, label in more.PACER_CONFIGS
+        ]
+        ax.set_xticks([k + 0.2 for k in range(len(ticks))], ticks, fontsize=7)
+        ax.set_ylabel(ylabel)
+    axes[0].legend()
+    fig.suptitle("uplink pacer (Algorithm 4), one host")
+    fig.tight_layout()
+    pacer_path = out / "pacer.png"
+    fig.savefig(pacer_path, dpi=110)
+    plt.close(fig)
 
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.5))
     for ax, key, ylabel in zip(
@@ -532,7 +562,7 @@ def more_figures(out: Path, macro, jitter) -> list[Path]:
     jitter_path = out / "fig5_jitter.png"
     fig.savefig(jitter_path, dpi=110)
     plt.close(fig)
-    return [macro_path, jitter_path]
+    return [macro_path, jitter_path, pacer_path]
 
 
 def figures(out: Path, seed: int, sweep: list[dict]) -> list[Path]:
@@ -622,7 +652,7 @@ def reproduce(
         + "\n"
     )
     figures(out, seeds[0], sweep)
-    more_figures(out, macro, jitter)
+    more_figures(out, macro, jitter, pacer)
     report = {
         "paper": "dsasync",
         "seeds": list(seeds),
