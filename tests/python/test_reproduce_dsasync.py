@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from xltcp.cli import app
 from xltcp.reproduce import dsasync
+from xltcp.reproduce import dsasync_more as more
 
 from conftest import needs_core
 
@@ -28,7 +29,9 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
         + ["--no-check"],
     )
     assert result.exit_code == 0, result.output
-    for name in ("table.csv", "table.md", "fig3_goodput_down.png", "fig7_capacity_drop.png"):
+    names = ("table.csv", "table.md", "fig3_goodput_down.png", "fig7_capacity_drop.png")
+    names += ("pacer.csv", "macro.csv", "overhead.csv", "jitter.csv", "lrwpan.csv")
+    for name in names + ("fig5_jitter.png", "fig8_macro.png", "pacer.png"):
         assert (out / name).stat().st_size > 0, name
     with open(out / "table.csv") as f:
         rows = list(csv.DictReader(f))
@@ -36,7 +39,71 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
         (d, name) for d in dsasync.DIRECTIONS for name, _, _, _ in dsasync.CONFIGS
     ]
     report = json.loads((out / "reproduce.json").read_text())
-    assert len(report["checks"]) == 4
+    assert len(report["checks"]) == 8
+    table = (out / "table.md").read_text()
+    for section in ("uplink pacer", "Macrobenchmark", "no DSA", "jitter", "802.15.4"):
+        assert section in table, section
     assert all(len(v) == 2 for v in report["capacity_drop_after_bps"].values())
     assert (out / "runs" / "dsasync-up" / "seed-2" / "summary.json").is_file()
     assert "DSASync, no smoothing" in result.output
+
+
+def test_presets_of_the_further_experiments_are_shipped():
+    for stem in ("regular", "dsasync"):
+        for variant in ("macro", "nodsa"):
+            assert dsasync.preset(stem, variant).is_file(), (stem, variant)
+    for name in ("newreno", "newreno-cr"):
+        assert dsasync.preset("byun2016", name).is_file(), name
+
+
+def test_pacer_rows_show_the_wait_only_with_smoothing(tmp_path):
+    rows = more.run_pacer([1], tmp_path, ["sim.duration=3s"], None, jobs=2)
+    assert len(rows) == len(more.PACER_CONFIGS) * len(more.PACER_PU)
+    for r in rows:
+        smoothing = r["config"] in ("dsasync", "dsasync-beta1")
+        assert (r["share_waited"] > 0) == smoothing, r
+        assert (r["pacing_wait_s"] > 0) == smoothing, r
+        assert r["srtt_s"] > 0 and r["cwnd_bytes"] > 0
+
+
+def test_macro_runs_24_flows_per_direction_and_config(tmp_path):
+    results = more.run_macro([1], tmp_path, ["sim.duration=2s"], None, jobs=2)
+    assert set(results) == {(n, d) for n in ("regular", "dsasync") for d in ("down", "up")}
+    for rows in results.values():
+        assert rows[0]["flows"] == 24 and rows[0]["goodput_bps"] > 0
+
+
+def test_with_no_tfp_the_pacer_never_holds_an_uplink_packet(tmp_path):
+    results = more.run_overhead([1], tmp_path, ["sim.duration=3s"], None, jobs=2)
+    up = [results[(n, "up")][0] for n in ("regular", "dsasync")]
+    # No TFP: no TFP time to spread over, so DSASync leaves the uplink alone.
+    assert up[0]["goodput_bps"] == up[1]["goodput_bps"]
+    assert all(r[0]["srtt_s"] > 0 for r in results.values())
+
+
+def test_jitter_of_a_steady_stream_is_zero_and_of_an_irregular_one_is_not():
+    steady = [(0.010 + 0.001 * k, k) for k in range(100)]
+    j, std, cv = more.jitter(steady)
+    assert j < 1e-12 and std < 1e-12 and cv < 1e-9
+    # Every other segment 5 ms late: |D| = 5 ms each time, J -> 5 ms.
+    bumpy = [(0.010 + 0.001 * k + 0.005 * (k % 2), k) for k in range(400)]
+    j, std, _ = more.jitter(bumpy)
+    assert 0.004 < j < 0.005 and std > 0.004
+
+
+def test_jitter_runs_read_and_drop_their_captures(tmp_path):
+    rows = more.run_jitter([1], tmp_path, ["sim.duration=3s"], None, jobs=2)
+    assert len(rows) == len(more.JITTER_CONFIGS)
+    for r in rows:
+        assert 0 < r["jitter_rfc3550_s"] < 1, r
+        assert not (tmp_path / "runs" / f"jitter-{r['config']}" / "seed-1" / "pcap").exists()
+
+
+def test_dsasync_composes_with_the_cr_aware_sender_on_802_15_4(tmp_path):
+    results = more.run_byun([1], tmp_path, ["sim.duration=60s"], None, jobs=2)
+    assert set(results) == {name for name, _, _, _ in more.BYUN_CONFIGS}
+    for name, rows in results.items():
+        r = rows[0]
+        assert r["accepted"] == r["released"] + r["replaced"] + r["buffered"], (name, r)
+        assert (r["accepted"] > 0) == ("dsasync" in name), (name, r)
+        assert r["goodput_bps"] > 0

@@ -76,3 +76,32 @@ fn without_smoothing_dsasync_masks_the_tfps_from_the_sender() {
     assert!(f.goodput_bps > r.goodput_bps, "{f:?} {r:?}");
     assert!(dsasync(&s).zero_window_acks > 0);
 }
+
+#[test]
+fn dsasync_runs_on_the_802_15_4_cell_alone_and_with_the_cr_aware_sender() {
+    // Paper 000's scenario: DSASync learns the PU periods from the BS's
+    // detector; with the CR-aware sender both act on the same periods.
+    let sets = ["sim.duration=\"120s\""];
+    for (preset, cr) in [("byun2016-newreno", false), ("byun2016-newreno-cr", true)] {
+        let s = run(preset, &sets, 3);
+        let d = dsasync(&s);
+        assert!(
+            d.accepted > 0,
+            "{preset}: nothing buffered over a PU period: {d:?}"
+        );
+        assert_eq!(
+            d.accepted,
+            d.released + d.replaced + d.buffered,
+            "{preset}: {d:?}"
+        );
+        assert_eq!(d.refused_full, 0, "{preset}");
+        assert!(d.paced > 0, "{preset}: the sensor's data is paced");
+        assert!(s.flows[0].goodput_bps > 0.0, "{preset}");
+        let froze = s
+            .agents
+            .0
+            .iter()
+            .any(|(_, a)| matches!(a, AgentStats::CrAware(_)));
+        assert_eq!(froze, cr, "{preset}: {:?}", s.agents.0);
+    }
+}

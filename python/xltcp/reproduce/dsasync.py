@@ -19,7 +19,15 @@ disruption). It writes, into OUT:
   of the first seed, per configuration;
 - ``fig7_capacity_drop.png``: goodput over time around the switch;
 - with ``sweeps=True``, ``sweep_utilisation.csv`` / ``.png``: downlink
-  goodput against the primary users' utilisation, 0 to 0.8.
+  goodput against the primary users' utilisation, 0 to 0.8;
+- the experiments of :mod:`xltcp.reproduce.dsasync_more`, each a table
+  section and a CSV: ``pacer.csv`` (what the uplink pacer does to a
+  window-limited TCP, PU 20 % and 0 %; ``pacer.png``), ``macro.csv`` /
+  ``fig8_macro.png`` (6 hosts x 4 flows, 4 channels), ``overhead.csv`` (no
+  DSA at all: goodput and delay), ``jitter.csv`` / ``fig5_jitter.png``
+  (the CH's jitter on the uplink, with and without smoothing) and
+  ``lrwpan.csv`` (DSASync on paper 000's 802.15.4 scenario, alone and with
+  the CR-aware sender).
 
 Each run's results are kept in ``OUT/runs/<config>/seed-<n>/``.
 """
@@ -33,6 +41,8 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import dsasync_more as more
+from xltcp.reproduce.common import checks_table as _checks_lines
 from xltcp.reproduce.common import ci as _ci
 from xltcp.reproduce.common import pool as _pool
 from xltcp.reproduce.common import text as _text
@@ -54,6 +64,9 @@ PAPER = {
     "up_gain": 0.10,
     "retx_regular_mbps": 3.1,
     "retx_dsasync_mbps": 0.018,
+    "macro_down_gain": 1.02,
+    "overhead_goodput": -0.019,
+    "overhead_delay_s": 0.0011,
 }
 
 Progress = Callable[[str], None]
@@ -62,13 +75,17 @@ Progress = Callable[[str], None]
 def total_runs(seeds: int, sweeps: bool) -> int:
     """How many runs :func:`reproduce` makes (for a progress bar)."""
     n = len(CONFIGS) * len(DIRECTIONS) * seeds + 2 * seeds
+    n += len(more.PACER_CONFIGS) * len(more.PACER_PU) * seeds
+    n += 2 * 2 * seeds * 2  # macro and no DSA: 2 configs x 2 directions
+    n += len(more.JITTER_CONFIGS) * seeds + len(more.BYUN_CONFIGS) * seeds
     if sweeps:
         n += 2 * len(UTILISATIONS) * seeds
     return n
 
 
 def preset(name: str, variant: str) -> Path:
-    """The path of a dsasync preset: `variant` is down, up or capacity."""
+    """The path of a dsasync preset: `variant` is down, up, capacity, macro,
+    nodsa, or (with name "byun2016") newreno or newreno-cr."""
     return xltcp.scenarios_dir() / "dsasync" / f"{name}-{variant}.toml"
 
 
@@ -247,6 +264,307 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
     return checks
 
 
+def _paired_gain(base: list[dict], other: list[dict], key: str = "goodput_bps"):
+    """Mean and 95 % half width of the per-seed ratios other / base - 1."""
+    return _ci([o[key] / b[key] - 1 for o, b in zip(other, base, strict=True)])
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list[str], list]:
+    """The sections of table.md for the experiments of ``dsasync_more``,
+    their CSVs, and their checks."""
+    lines: list[str] = []
+    checks = []
+    # The pacer.
+    _write_csv(out / "pacer.csv", pacer)
+    lines += [
+        "",
+        "## The uplink pacer (Algorithm 4) on a window-limited TCP",
+        "",
+        "Uplink, one host. srtt and cwnd: means of the 100 ms samples; wait: the mean time "
+        "a paced packet spent in the pacer; waited: the share of packets it held at all.",
+        "",
+        "| PU | configuration | goodput (Mbit/s) | vs regular | srtt (ms) | cwnd (kB) "
+        "| wait/packet (ms) | waited |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for pu, _ in more.PACER_PU:
+        base = [r for r in pacer if r["pu"] == pu and r["config"] == "regular"]
+        for name, _, _, label in more.PACER_CONFIGS:
+            rows = [r for r in pacer if r["pu"] == pu and r["config"] == name]
+            gain = "" if name == "regular" else "{:+.1%} ± {:.1%}".format(*_paired_gain(base, rows))
+            col = lambda k, sc, fmt, rows=rows: _text([r[k] for r in rows], sc, fmt)  # noqa: E731
+            lines.append(
+                f"| {pu} | {label} | {col('goodput_bps', 1e6, '{:.2f}')} | {gain} "
+                f"| {col('srtt_s', 1e-3, '{:.1f}')} | {col('cwnd_bytes', 1e3, '{:.0f}')} "
+                f"| {col('pacing_wait_s', 1e-3, '{:.1f}')} | {col('share_waited', 1, '{:.2f}')} |"
+            )
+    lines += [
+        "",
+        "The pacer releases a packet when `size / elapsed < beta * D` (Alg. 4 line 10), "
+        "`elapsed` since the last release, `D` the rate at which the host's data reached "
+        "the BS over the last window. An uplink TCP is window-limited: it sends one "
+        "window per RTT, clocked by the ACKs of what the pacer released, so `D` is the "
+        "pacer's own past output and `beta * D <= D` can only hold the rate or lower it; "
+        "nearly every packet waits (column `waited`) and its wait lengthens the RTT. "
+        "As the paper writes the algorithm, the TCP gets no rate the pacer did not "
+        "already measure: goodput falls by cwnd / RTT. Our reading is the most lenient "
+        "one we found (D over the non-TFP part of the window, so `beta * D` is the "
+        "long-run arrival rate, and no packet waits longer than the mean TFP seen); even "
+        "so the wait is bounded only by that cap, which PU periods (0.5 s mean) make "
+        "long. With beta forced to 1 the loss is smaller but stays; without smoothing "
+        "DSASync is at regular's goodput. On the downlink the same pacer holds the "
+        "host's ACKs (the paper paces them too), and the CH's window, clocked by them, "
+        "pays the same way: hence DSASync below DSASync without smoothing there.",
+    ]
+    # The macrobenchmark.
+    rows_csv = []
+    lines += [
+        "",
+        "## Macrobenchmark: 6 hosts x 4 flows, 4 channels",
+        "",
+        "One cell (one radio at the BS and each host): the 4 channels are channel "
+        "switches every exp(5 s) (100 ms each) among 4 channels of 24 Mbit/s, each with "
+        "PUs 20 % of the time; sensing as the single-client presets. Totals over the 24 "
+        "flows.",
+        "",
+        "| direction | configuration | goodput (Mbit/s) | retransmitted (Mbit/s) | RTOs "
+        "| gain over regular | paper |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for direction in ("down", "up"):
+        base = macro[("regular", direction)]
+        for name in ("regular", "dsasync"):
+            rows = macro[(name, direction)]
+            gm, gh = _paired_gain(base, rows) if name != "regular" else (0.0, 0.0)
+            gain = "" if name == "regular" else f"{gm:+.1%} ± {gh:.1%}"
+            paper = "+102 %" if (name, direction) == ("dsasync", "down") else ""
+            lines.append(
+                f"| {direction} | {name} "
+                f"| {_text([r['goodput_bps'] for r in rows], 1e6, '{:.2f}')} "
+                f"| {_text([r['retx_bps'] for r in rows], 1e6, '{:.2f}')} "
+                f"| {_text([r['rto_count'] for r in rows], 1, '{:.0f}')} | {gain} | {paper} |"
+            )
+            rows_csv += [{"direction": direction, "config": name, **r} for r in rows]
+    _write_csv(out / "macro.csv", rows_csv)
+    macro_gain = _paired_gain(macro[("regular", "down")], macro[("dsasync", "down")])[0]
+    checks.append(("macro downlink gain >= +102 %", macro_gain >= 1.02, f"{macro_gain:+.1%}"))
+    # The overhead with no DSA.
+    rows_csv = []
+    lines += [
+        "",
+        "## Overhead with no DSA (no TFP at all)",
+        "",
+        "Delay: the mean of the sender's sampled smoothed RTT. With no TFP the pacer "
+        "never holds a packet (nothing to spread), so the uplink is regular's to the "
+        "bit. On the downlink, DSASync's buffer passes at most `tx_window` (50) packets "
+        "to the AP's MAC and keeps the rest: the CH's 256 KB window, which regular "
+        "loses in part at the AP's 100-frame queue, waits in the BS buffer instead — "
+        "no loss, a little more goodput, and the window's worth of queueing delay "
+        "in the RTT.",
+        "",
+        "| direction | configuration | goodput (Mbit/s) | change | srtt (ms) | change (ms) "
+        "| paper |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for direction in ("down", "up"):
+        base = overhead[("regular", direction)]
+        for name in ("regular", "dsasync"):
+            rows = overhead[(name, direction)]
+            change = delay = paper = ""
+            if name != "regular":
+                change = "{:+.2%} ± {:.2%}".format(*_paired_gain(base, rows))
+                d = [(o["srtt_s"] - b["srtt_s"]) * 1e3 for o, b in zip(rows, base, strict=True)]
+                dm, dh = _ci(d)
+                delay = f"{dm:+.2f} ± {dh:.2f}"
+                paper = "-1.9 %, +1.1 ms"
+            lines.append(
+                f"| {direction} | {name} "
+                f"| {_text([r['goodput_bps'] for r in rows], 1e6, '{:.2f}')} "
+                f"| {change} | {_text([r['srtt_s'] for r in rows], 1e-3, '{:.1f}')} | {delay} "
+                f"| {paper} |"
+            )
+            rows_csv += [{"direction": direction, "config": name, **r} for r in rows]
+    _write_csv(out / "overhead.csv", rows_csv)
+    worst = min(
+        _paired_gain(overhead[("regular", d)], overhead[("dsasync", d)])[0] for d in ("down", "up")
+    )
+    extra_delay = max(
+        _ci(
+            [
+                o["srtt_s"] - b["srtt_s"]
+                for o, b in zip(overhead[("dsasync", d)], overhead[("regular", d)], strict=True)
+            ]
+        )[0]
+        for d in ("down", "up")
+    )
+    checks.append(
+        (
+            "no DSA: DSASync costs at most the paper's 1.9 % goodput and 1.1 ms delay",
+            worst >= PAPER["overhead_goodput"] and extra_delay <= PAPER["overhead_delay_s"],
+            f"{worst:+.2%}, {extra_delay * 1e3:+.2f} ms",
+        )
+    )
+    # Jitter.
+    _write_csv(out / "jitter.csv", jitter)
+    lines += [
+        "",
+        "## Receiver jitter on the uplink (at the CH)",
+        "",
+        "RFC 3550 interarrival jitter (mean of J over the data segments; transit = the "
+        "segment's departure from the BS on the CH's link minus the sender's TSval) and "
+        "the coefficient of variation of the inter-arrival times.",
+        "",
+        "| configuration | goodput (Mbit/s) | RFC 3550 jitter (ms) | inter-arrival std (ms) "
+        "| inter-arrival CV |",
+        "|---|---|---|---|---|",
+    ]
+    for name, _, _, label in more.JITTER_CONFIGS:
+        rows = [r for r in jitter if r["config"] == name]
+        col = lambda k, sc, fmt, rows=rows: _text([r[k] for r in rows], sc, fmt)  # noqa: E731
+        lines.append(
+            f"| {label} | {col('goodput_bps', 1e6, '{:.2f}')} "
+            f"| {col('jitter_rfc3550_s', 1e-3, '{:.2f}')} "
+            f"| {col('interarrival_std_s', 1e-3, '{:.2f}')} "
+            f"| {col('interarrival_cv', 1, '{:.2f}')} |"
+        )
+    smooth = _ci([r["jitter_rfc3550_s"] for r in jitter if r["config"] == "dsasync"])[0]
+    plain = _ci([r["jitter_rfc3550_s"] for r in jitter if r["config"] == "dsasync-nosmooth"])[0]
+    checks.append(
+        (
+            "uplink smoothing cuts the CH's jitter (RFC 3550)",
+            smooth < plain,
+            f"{smooth * 1e3:.2f} ms with, {plain * 1e3:.2f} ms without",
+        )
+    )
+    # 802.15.4.
+    rows_csv = []
+    lines += [
+        "",
+        "## DSASync on paper 000's 802.15.4 scenario",
+        "",
+        "`scenarios/byun2016` (standard family: three MAC retries, PU 50 % with 4 s "
+        "means, 10 % frame loss, 600 s, one uplink sensor flow); DSASync learns the "
+        "TFPs from the BS's PU detector (pu_start/pu_stop, t_idle 1 s). "
+        "Buffer: accepted = released + replaced + buffered.",
+        "",
+        "| configuration | goodput (kbit/s) | vs NewReno | RTOs | retransmissions "
+        "| accepted | released + replaced + buffered | refused |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    balanced = True
+    for name, _, _, label in more.BYUN_CONFIGS:
+        rows = byun[name]
+        gain = (
+            ""
+            if name == "newreno"
+            else "{:+.1%} ± {:.1%}".format(*_paired_gain(byun["newreno"], rows))
+        )
+        acc = sum(r["accepted"] for r in rows)
+        out_ = sum(r["released"] + r["replaced"] + r["buffered"] for r in rows)
+        balanced &= all(
+            r["accepted"] == r["released"] + r["replaced"] + r["buffered"] for r in rows
+        )
+        lines.append(
+            f"| {label} | {_text([r['goodput_bps'] for r in rows], 1e3, '{:.2f}')} | {gain} "
+            f"| {_text([r['rto_count'] for r in rows], 1, '{:.1f}')} "
+            f"| {_text([r['retransmissions'] for r in rows], 1, '{:.0f}')} | {acc} | {out_} "
+            f"| {sum(r['refused_full'] for r in rows)} |"
+        )
+        rows_csv += [{"config": name, **r} for r in rows]
+    _write_csv(out / "lrwpan.csv", rows_csv)
+    checks.append(
+        (
+            "802.15.4: DSASync's buffer loses nothing it accepted",
+            balanced,
+            "balanced" if balanced else "unbalanced",
+        )
+    )
+    return lines, checks
+
+
+def more_figures(out: Path, macro, jitter, pacer) -> list[Path]:
+    """fig8_macro.png (goodput and retransmitted traffic per direction),
+    fig5_jitter.png (the CH's RFC 3550 jitter per configuration) and
+    pacer.png (uplink goodput, srtt and each packet's wait in the pacer,
+    per configuration, PU 20 % and 0 %)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    panels = (
+        ("goodput_bps", 1e6, "goodput (Mbit/s)"),
+        ("srtt_s", 1e-3, "mean srtt (ms)"),
+        ("pacing_wait_s", 1e-3, "wait in the pacer per packet (ms)"),
+    )
+    for ax, (key, scale, ylabel) in zip(axes, panels, strict=True):
+        for i, (pu, _) in enumerate(more.PACER_PU):
+            stats = [
+                _ci([r[key] for r in pacer if r["pu"] == pu and r["config"] == name])
+                for name, _, _, _ in more.PACER_CONFIGS
+            ]
+            xs = [k + 0.4 * i for k in range(len(stats))]
+            ys = [m / scale for m, _ in stats]
+            hs = [0.0 if math.isnan(h) else h / scale for _, h in stats]
+            ax.bar(xs, ys, 0.4, yerr=hs, capsize=3, label=f"PU {pu}")
+        ticks = [
+            label.replace(" (", "\n(").replace(", ", ",\n") for *_, label in more.PACER_CONFIGS
+        ]
+        ax.set_xticks([k + 0.2 for k in range(len(ticks))], ticks, fontsize=7)
+        ax.set_ylabel(ylabel)
+    axes[0].legend()
+    fig.suptitle("uplink pacer (Algorithm 4), one host")
+    fig.tight_layout()
+    pacer_path = out / "pacer.png"
+    fig.savefig(pacer_path, dpi=110)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.5))
+    for ax, key, ylabel in zip(
+        axes,
+        ("goodput_bps", "retx_bps"),
+        ("goodput (Mbit/s)", "retransmitted (Mbit/s)"),
+        strict=True,
+    ):
+        for i, name in enumerate(("regular", "dsasync")):
+            stats = [_ci([r[key] for r in macro[(name, d)]]) for d in ("down", "up")]
+            ys = [m / 1e6 for m, _ in stats]
+            hs = [0.0 if math.isnan(h) else h / 1e6 for _, h in stats]
+            ax.bar([x + 0.4 * i for x in (0, 1)], ys, 0.4, yerr=hs, capsize=3, label=name)
+        ax.set_xticks([0.2, 1.2], ["downlink", "uplink"])
+        ax.set_ylabel(ylabel)
+    axes[0].legend()
+    fig.suptitle("6 hosts x 4 flows, 4 channels (totals)")
+    fig.tight_layout()
+    macro_path = out / "fig8_macro.png"
+    fig.savefig(macro_path, dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    labels, ys, hs = [], [], []
+    for name, _, _, label in more.JITTER_CONFIGS:
+        m, h = _ci([r["jitter_rfc3550_s"] for r in jitter if r["config"] == name])
+        labels.append(label.replace(" (", "\n("))
+        ys.append(m * 1e3)
+        hs.append(0.0 if math.isnan(h) else h * 1e3)
+    ax.bar(range(len(ys)), ys, yerr=hs, capsize=3)
+    ax.set_xticks(range(len(ys)), labels, fontsize=7)
+    ax.set_ylabel("RFC 3550 jitter at the CH (ms)")
+    ax.set_title("uplink")
+    fig.tight_layout()
+    jitter_path = out / "fig5_jitter.png"
+    fig.savefig(jitter_path, dpi=110)
+    plt.close(fig)
+    return [macro_path, jitter_path, pacer_path]
+
+
 def figures(out: Path, seed: int, sweep: list[dict]) -> list[Path]:
     """Goodput over time (first seed) per direction; the capacity drop; the sweep."""
     import matplotlib
@@ -312,13 +630,29 @@ def reproduce(
     results = run_all(seeds, out, overrides, progress, jobs)
     after = run_capacity_drop(seeds, out, overrides, progress)
     sweep = run_sweep(seeds, overrides, progress) if sweeps else []
+    pacer = more.run_pacer(seeds, out, overrides, progress, jobs)
+    macro = more.run_macro(seeds, out, overrides, progress, jobs)
+    overhead = more.run_overhead(seeds, out, overrides, progress, jobs)
+    jitter = more.run_jitter(seeds, out, overrides, progress, jobs)
+    byun = more.run_byun(seeds, out, overrides, progress, jobs)
     if sweep:
         with (out / "sweep_utilisation.csv").open("w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=["utilisation", "config", "goodput_bps", "ci95"])
             w.writeheader()
             w.writerows(sweep)
     checks = write_table(results, after, out, seeds, sweep)
+    lines, extra = more_sections(out, pacer, macro, overhead, jitter, byun)
+    checks = checks + extra
+    table = out / "table.md"
+    table.write_text(
+        table.read_text()
+        + "\n".join(lines)
+        + "\n"
+        + "\n".join(["", "Further targets:", *_checks_lines(extra)])
+        + "\n"
+    )
     figures(out, seeds[0], sweep)
+    more_figures(out, macro, jitter, pacer)
     report = {
         "paper": "dsasync",
         "seeds": list(seeds),
@@ -327,4 +661,9 @@ def reproduce(
     }
     if sweep:
         report["sweep"] = sweep
+    report["pacer"] = pacer
+    report["macro"] = {f"{n}-{d}": rows for (n, d), rows in macro.items()}
+    report["overhead"] = {f"{n}-{d}": rows for (n, d), rows in overhead.items()}
+    report["jitter"] = jitter
+    report["lrwpan"] = byun
     return _write_report(out, report, checks)

@@ -168,9 +168,15 @@ fn read_agent(
     }
     let wifi = matches!(hop, HopKind::Wifi(_));
     match scheme {
-        AgentScheme::DsaSync(_) if !wifi => {
-            let msg = "dsasync needs the 802.11 hop (its TFP and capacity signals)";
-            t.invalid(cx, "scheme", msg, "[wireless] kind = \"wifi\"");
+        AgentScheme::DsaSync(_) if !wifi && !matches!(hop, HopKind::Lrwpan(_)) => {
+            let msg = "dsasync needs the 802.11 hop (its TFP and capacity signals) or the \
+                       802.15.4 hop (its PU detector)";
+            t.invalid(
+                cx,
+                "scheme",
+                msg,
+                "[wireless] kind = \"wifi\" or \"lrwpan\"",
+            );
         }
         AgentScheme::DsaSync(_) | AgentScheme::Snoop => {}
         AgentScheme::CSnoop if matches!(hop, HopKind::P2p) => {

@@ -5,7 +5,9 @@
 //!
 //! It learns the TFPs from the cell's `tfp_start` / `tfp_end` signals at the
 //! BS (`node` names a host's own sensing; none means the whole cell) and
-//! the new channel's rate from `capacity` (DSASync_LL), and acts on the
+//! the new channel's rate from `capacity` (DSASync_LL); on the 802.15.4
+//! hop, which has no DSA processes, the BS's primary-user detector
+//! (`pu_start` / `pu_stop`) marks whole-cell TFPs instead. It acts on the
 //! packets crossing the BS (DSASync_TCP):
 //!
 //! - **Algorithm 1** (each packet from a CH, at `Tap::BsDown`): outside its
@@ -31,8 +33,10 @@
 //!   Packets already in the AP's MAC queue when a TFP begins stay there
 //!   (the hop holds them, it does not drop them).
 //! - **Algorithm 4** (`smoothing = "cell"`, default) or **3** (`"node"`):
-//!   data segments from the hosts toward the CHs (the SH-CH connections;
-//!   the hosts' ACKs of downlink data are not held) are paced at `beta * D`, with
+//!   every TCP packet from the hosts toward the CHs — the data of SH-CH
+//!   connections and the hosts' ACKs of downlink data alike, as the paper
+//!   has it ("the ACKs are sent to the CH at a lower but steady rate, even
+//!   during TFPs") — is paced at `beta * D`, with
 //!   `beta = max(alpha, alpha_min)`, `alpha = 1 - TFP time / window` over
 //!   the last `window`, per host (3) or averaged over the hosts (4).
 //!   Reconstruction: `D` is measured over the *non-TFP* part of the window
@@ -45,6 +49,14 @@
 //!   reads every added delay as a longer RTT and slows down, which feeds
 //!   back into `D`; so no packet waits longer than the mean TFP seen so far
 //!   (ours: the paper bounds the shaping by `alpha_min` alone).
+//!   What remains is inherent in the algorithm as written, not in our
+//!   reading of it: `D` is measured on the packets that reach the BS, a
+//!   window-limited TCP sends them at the rate its ACKs come back, which
+//!   is the pacer's own output, so a pacer at `beta * D <= D` can hold the
+//!   rate or lower it, never let it grow; nearly every packet waits (up to
+//!   the cap) and the TCP sees the wait as RTT. `xltcp reproduce dsasync`
+//!   measures it (`pacer.csv`: the wait per packet, the share of packets
+//!   held, srtt and goodput with and without smoothing, PU 20 % and 0 %).
 //! - **Algorithm 5** (`capacity` signal of a channel switch): for each host
 //!   whose downlink rate over the last `window` exceeds `efficiency *
 //!   C_new`, three duplicates of its last ACK to each of its CHs, so they
@@ -141,6 +153,12 @@ pub struct DsaSyncStats {
     pub paced: u64,
     /// Longest time an uplink packet waited in the pacer, seconds.
     pub max_pacing_delay_s: f64,
+    /// Of the paced packets, those the pacer held for any time at all.
+    pub paced_waited: u64,
+    /// Total time the paced packets waited in the pacer, seconds (over
+    /// `paced`: the mean delay the pacer adds to each uplink packet, which
+    /// the uplink TCP sees as a longer RTT).
+    pub pacing_delay_total_s: f64,
 }
 
 impl std::ops::AddAssign for DsaSyncStats {
@@ -158,6 +176,8 @@ impl std::ops::AddAssign for DsaSyncStats {
         self.capacity_dupacks += o.capacity_dupacks;
         self.paced += o.paced;
         self.max_pacing_delay_s = self.max_pacing_delay_s.max(o.max_pacing_delay_s);
+        self.paced_waited += o.paced_waited;
+        self.pacing_delay_total_s += o.pacing_delay_total_s;
     }
 }
 
@@ -205,6 +225,9 @@ pub struct DsaSync {
     next_release: Option<Time>,
     /// TFPs seen (count, total length), for the pacer's bound.
     tfp_seen: (u64, Dur),
+    /// Time the released uplink packets waited in the pacer, summed
+    /// exactly (the stats' seconds are made from it).
+    pacing_waited_total: Dur,
     actions: VecDeque<Action>,
     stats: DsaSyncStats,
 }
@@ -232,6 +255,7 @@ impl DsaSync {
             last_dequeue: vec![Time::ZERO; hosts.max(1)],
             next_release: None,
             tfp_seen: (0, Dur::ZERO),
+            pacing_waited_total: Dur::ZERO,
             actions: VecDeque::new(),
             stats: DsaSyncStats::default(),
         }
@@ -251,6 +275,7 @@ impl DsaSync {
     pub fn stats_now(&self) -> DsaSyncStats {
         DsaSyncStats {
             buffered: self.buffer.iter().map(|b| b.len() as u64).sum(),
+            pacing_delay_total_s: self.pacing_waited_total.as_secs_f64(),
             ..self.stats
         }
     }
@@ -372,8 +397,8 @@ impl DsaSync {
             p.tcp.window = 0;
             self.stats.windows_rewritten += 1;
         }
-        // Algorithms 3/4 shape the hosts' TCP data toward the CHs; their
-        // ACKs of downlink data go on at once.
+        // Algorithms 3/4 shape every packet of the hosts toward the CHs,
+        // their ACKs of downlink data included (see the module doc).
         if self.cfg.smoothing == Smoothing::Off {
             return Verdict::Pass;
         }
@@ -458,7 +483,12 @@ impl DsaSync {
             if due <= now {
                 self.pacer.remove(k);
                 self.last_dequeue[slot] = now;
-                let waited = (now - at).as_secs_f64();
+                let waited = now - at;
+                self.pacing_waited_total += waited;
+                if waited > Dur::ZERO {
+                    self.stats.paced_waited += 1;
+                }
+                let waited = waited.as_secs_f64();
                 self.stats.max_pacing_delay_s = self.stats.max_pacing_delay_s.max(waited);
                 self.actions.push_back(Action::Release {
                     packet: p,
@@ -597,6 +627,10 @@ impl Agent for DsaSync {
         match s.signal {
             Signal::TfpStart { cause, node } => self.tfp(now, true, cause, node),
             Signal::TfpEnd { cause, node } => self.tfp(now, false, cause, node),
+            // The 802.15.4 hop's PU detector at the BS (paper 000's
+            // scenario): a heard primary user freezes the whole cell.
+            Signal::PuStart => self.tfp(now, true, TfpCause::PuOn, None),
+            Signal::PuStop => self.tfp(now, false, TfpCause::PuOn, None),
             Signal::Capacity { bps } => self.capacity(now, bps),
             Signal::Delivered { .. } | Signal::Undelivered { .. } => {
                 // One of the packets this agent let into the MAC left it.

@@ -367,3 +367,29 @@ fn the_pacer_spreads_uplink_data_at_beta_times_the_active_rate() {
     );
     assert!(a.stats_now().max_pacing_delay_s > 0.1);
 }
+
+#[test]
+fn a_heard_primary_user_freezes_the_whole_cell_like_a_tfp() {
+    // The 802.15.4 hop has no DSA processes: its PU detector's signals at
+    // the BS stand for a whole-cell TFP.
+    let pu = |signal| NodeSignal {
+        signal,
+        reason: None,
+        packet: None,
+        delays: None,
+        iface: 0,
+    };
+    let mut a = agent(DsaSyncConfig::default());
+    assert!(a.on_signal(ms(0), &pu(Signal::PuStart)));
+    assert!(a.frozen(0));
+    assert_eq!(a.on_packet(ms(1), Tap::BsDown, &mut data(0)), Verdict::Hold);
+    assert!(a.on_signal(ms(900), &pu(Signal::PuStop)));
+    assert!(!a.frozen(0));
+    let out = actions(&mut a);
+    assert!(
+        matches!(out[..], [Action::Release { packet, via: Via::Air }] if packet.meta.uid == 100),
+        "{out:?}"
+    );
+    // The freeze counts as TFP time for the pacer (Algorithms 3/4).
+    assert_eq!(a.mean_tfp(), Dur::from_millis(900));
+}

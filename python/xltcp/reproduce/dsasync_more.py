@@ -1,0 +1,383 @@
+"""Paper 001 (DSASync), the experiments beside the single-client figures:
+what the uplink pacer costs and why, the 24-flow macrobenchmark, the
+overhead with no DSA, the receiver's jitter with and without the uplink
+smoothing, and DSASync on paper 000's 802.15.4 scenario (alone and with the
+CR-aware sender). :mod:`xltcp.reproduce.dsasync` runs them and writes
+their tables and figures; each function here returns plain rows.
+
+Definitions used in the tables:
+
+- **delay**: the sender's smoothed RTT (``srtt_s`` of the time series,
+  sampled every ``sim.sample_interval``), averaged over the samples; the
+  paper's "end-to-end delay" is not defined further, and a BS agent adds
+  its delay to the RTT.
+- **jitter**: at the receiver (the wired host, CH, of an uplink flow), over
+  the data segments in the order they reach it: (1) RFC 3550 §6.4.1
+  interarrival jitter ``J += (|D| - J) / 16`` with ``D`` the change of the
+  transit time ``R - S`` between consecutive segments, ``R`` the time the
+  segment leaves the BS on the CH's wired link (the CH receives it a fixed
+  time later, which cancels) and ``S`` the sender's TCP timestamp (TSval,
+  1 ms clock: as RTP's timestamp, it is the sender's clock), reported as
+  the mean of ``J`` over the segments; (2) the standard deviation of the
+  inter-arrival times, and that over their mean (the coefficient of
+  variation: the std alone grows as the rate falls). Both come from the
+  run's ``pcap/wired-<flow>.pcap`` (96-byte snaplen), which is deleted
+  once read.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import shutil
+import statistics
+import struct
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import xltcp
+from xltcp import runner
+from xltcp.reproduce.common import pool as _pool
+
+Progress = Callable[[str], None]
+
+
+def _preset(name: str) -> Path:
+    return xltcp.scenarios_dir() / "dsasync" / f"{name}.toml"
+
+
+def mean_srtt_s(run_dir: Path) -> float:
+    """The mean of the sampled smoothed RTT of every flow of a run (NaN if none)."""
+    values = []
+    for path in sorted((run_dir / "timeseries").glob("*.csv")):
+        with path.open() as f:
+            values += [float(r["srtt_s"]) for r in csv.DictReader(f) if r["srtt_s"]]
+    return statistics.fmean(values) if values else math.nan
+
+
+def _submit(pool, tasks: dict, key, path: Path, seed: int, run_dir: Path, sets: Sequence[str]):
+    tasks[key] = pool.submit(runner.run_one, path, seed, run_dir, list(sets))
+
+
+# --- 1. the uplink pacer ---------------------------------------------------
+
+#: (name, preset stem, extra overrides, label) of the pacer diagnosis.
+PACER_CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("regular", "regular-up", (), "regular"),
+    ("dsasync", "dsasync-up", (), "DSASync (alpha_min 0.5)"),
+    ("dsasync-beta1", "dsasync-up", ("agent.0.alpha_min=1.0",), "DSASync, beta = 1"),
+    ("dsasync-nosmooth", "dsasync-up", ('agent.0.smoothing="off"',), "DSASync, no smoothing"),
+)
+
+#: PU settings of the pacer diagnosis: the preset's 20 %, and none.
+PACER_PU: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("20%", ()),
+    ("0%", ('wireless.availability.on="1000000s"', 'wireless.availability.off="1s"')),
+)
+
+
+def run_pacer(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None = None,
+) -> list[dict]:
+    """Uplink runs that show what the pacer does to a window-limited TCP:
+    per (PU, config, seed) goodput, mean sampled srtt and cwnd, the mean
+    time a paced packet waited and the share of packets that waited."""
+    tasks: dict = {}
+    with _pool(jobs) as pool:
+        for pu, pu_sets in PACER_PU:
+            for name, stem, extra, label in PACER_CONFIGS:
+                for seed in seeds:
+                    if progress:
+                        progress(f"pacer {label} PU {pu} seed {seed}")
+                    run_dir = out / "runs" / f"pacer-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
+                    sets = [*overrides, *pu_sets, *extra]
+                    _submit(pool, tasks, (pu, name, seed), _preset(stem), seed, run_dir, sets)
+    rows = []
+    for (pu, name, seed), task in tasks.items():
+        s = task.result()
+        d = s.get("dsasync") or {}
+        paced = max(int(d.get("paced", 0)), 1)
+        run_dir = out / "runs" / f"pacer-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
+        cwnd = []
+        for path in (run_dir / "timeseries").glob("*.csv"):
+            with path.open() as f:
+                cwnd += [float(r["cwnd_bytes"]) for r in csv.DictReader(f)]
+        rows.append(
+            {
+                "pu": pu,
+                "config": name,
+                "seed": seed,
+                "goodput_bps": s["flows"][0]["goodput_bps"],
+                "srtt_s": mean_srtt_s(run_dir),
+                "cwnd_bytes": statistics.fmean(cwnd) if cwnd else math.nan,
+                "pacing_wait_s": float(d.get("pacing_delay_total_s", 0.0)) / paced,
+                "share_waited": int(d.get("paced_waited", 0)) / paced,
+            }
+        )
+    return rows
+
+
+# --- 2. the macrobenchmark -------------------------------------------------
+
+#: Flow entries of the macro presets (6 hosts x 4 flows).
+MACRO_HOSTS = 6
+
+
+def run_macro(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None = None,
+) -> dict[tuple[str, str], list[dict]]:
+    """6 hosts x 4 flows in one DSA cell switching among 4 channels, both
+    directions, regular and DSASync: per (config, direction) the total
+    goodput, retransmitted traffic and RTOs of the 24 flows, per seed."""
+    tasks: dict = {}
+    with _pool(jobs) as pool:
+        for direction in ("down", "up"):
+            turn = [f'flow.{k}.direction="{direction}"' for k in range(MACRO_HOSTS)]
+            for name in ("regular", "dsasync"):
+                for seed in seeds:
+                    if progress:
+                        progress(f"macro {name} {direction} seed {seed}")
+                    run_dir = out / "runs" / f"macro-{name}-{direction}" / f"seed-{seed}"
+                    sets = [*overrides, *turn]
+                    path = _preset(f"{name}-macro")
+                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets)
+    results: dict[tuple[str, str], list[dict]] = {}
+    for (name, direction, seed), task in tasks.items():
+        s = task.result()
+        flows = s["flows"]
+        mss = int(str(s["scenario"]["flow"][0]["tcp"]["mss"]).rstrip("B"))
+        row = {
+            "seed": seed,
+            "goodput_bps": sum(f["goodput_bps"] for f in flows),
+            "retx_bps": sum(f["retransmissions"] for f in flows) * mss * 8 / s["duration_s"],
+            "rto_count": float(sum(f["rto_count"] for f in flows)),
+            "flows": len(flows),
+        }
+        results.setdefault((name, direction), []).append(row)
+    return results
+
+
+# --- 3. the overhead with no DSA -------------------------------------------
+
+
+def run_overhead(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None = None,
+) -> dict[tuple[str, str], list[dict]]:
+    """The cell with no TFP at all, regular and DSASync, both directions:
+    goodput and mean srtt per seed."""
+    tasks: dict = {}
+    with _pool(jobs) as pool:
+        for direction in ("down", "up"):
+            for name in ("regular", "dsasync"):
+                for seed in seeds:
+                    if progress:
+                        progress(f"no DSA {name} {direction} seed {seed}")
+                    run_dir = out / "runs" / f"nodsa-{name}-{direction}" / f"seed-{seed}"
+                    sets = [*overrides, f'flow.0.direction="{direction}"']
+                    path = _preset(f"{name}-nodsa")
+                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets)
+    results: dict[tuple[str, str], list[dict]] = {}
+    for (name, direction, seed), task in tasks.items():
+        s = task.result()
+        run_dir = out / "runs" / f"nodsa-{name}-{direction}" / f"seed-{seed}"
+        row = {
+            "seed": seed,
+            "goodput_bps": s["flows"][0]["goodput_bps"],
+            "srtt_s": mean_srtt_s(run_dir),
+        }
+        results.setdefault((name, direction), []).append(row)
+    return results
+
+
+# --- 4. the receiver's jitter ----------------------------------------------
+
+
+def _pcap_packets(path: Path):
+    """(time in s, IPv4 packet bytes) of a raw-IP pcap (micro or nanosecond)."""
+    data = path.read_bytes()
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic == 0xA1B23C4D:
+        scale = 1e-9
+    elif magic == 0xA1B2C3D4:
+        scale = 1e-6
+    else:
+        raise ValueError(f"{path}: not a little-endian pcap")
+    off = 24
+    while off + 16 <= len(data):
+        sec, frac, incl, _orig = struct.unpack("<IIII", data[off : off + 16])
+        yield sec + frac * scale, data[off + 16 : off + 16 + incl]
+        off += 16 + incl
+
+
+def data_arrivals(path: Path) -> list[tuple[float, int]]:
+    """(capture time s, TSval) of the TCP segments carrying data in a capture."""
+    out = []
+    for t, pkt in _pcap_packets(path):
+        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 6:
+            continue
+        ihl = (pkt[0] & 0x0F) * 4
+        total = struct.unpack("!H", pkt[2:4])[0]
+        tcp = pkt[ihl:]
+        if len(tcp) < 20:
+            continue
+        doff = (tcp[12] >> 4) * 4
+        if total - ihl - doff <= 0:
+            continue
+        opts, i, tsval = tcp[20:doff], 0, None
+        while i < len(opts):
+            kind = opts[i]
+            if kind == 0:
+                break
+            if kind == 1:
+                i += 1
+                continue
+            if i + 1 >= len(opts):
+                break
+            length = opts[i + 1]
+            if kind == 8 and length == 10 and i + 10 <= len(opts):
+                tsval = struct.unpack("!I", opts[i + 2 : i + 6])[0]
+            i += max(length, 2)
+        if tsval is not None:
+            out.append((t, tsval))
+    return out
+
+
+def jitter(arrivals: Sequence[tuple[float, int]]) -> tuple[float, float, float]:
+    """Mean RFC 3550 interarrival jitter (s), the std of the inter-arrival
+    times (s) and their coefficient of variation (std / mean: the std
+    alone grows as the rate falls)."""
+    if len(arrivals) < 3:
+        return math.nan, math.nan, math.nan
+    j, js = 0.0, []
+    for (r0, s0), (r1, s1) in zip(arrivals, arrivals[1:], strict=False):
+        d = (r1 - r0) - (s1 - s0) / 1e3
+        j += (abs(d) - j) / 16
+        js.append(j)
+    gaps = [b[0] - a[0] for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    std = statistics.stdev(gaps)
+    return statistics.fmean(js), std, std / statistics.fmean(gaps)
+
+
+#: (name, preset, extra overrides, label) of the jitter runs (uplink).
+JITTER_CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("regular", "regular-up", (), "regular"),
+    ("dsasync", "dsasync-up", (), "DSASync (smoothing, Alg. 4)"),
+    ("dsasync-node", "dsasync-up", ('agent.0.smoothing="node"',), "DSASync (smoothing, Alg. 3)"),
+    ("dsasync-nosmooth", "dsasync-up", ('agent.0.smoothing="off"',), "DSASync, no smoothing"),
+)
+
+
+def run_jitter(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None = None,
+) -> list[dict]:
+    """Uplink runs with the wired capture: per (config, seed) the CH's
+    jitter (both definitions) and the goodput."""
+    capture = ["output.pcap=true", "output.pcap_snaplen=96"]
+    tasks: dict = {}
+    with _pool(jobs) as pool:
+        for name, stem, extra, label in JITTER_CONFIGS:
+            for seed in seeds:
+                if progress:
+                    progress(f"jitter {label} seed {seed}")
+                run_dir = out / "runs" / f"jitter-{name}" / f"seed-{seed}"
+                sets = [*overrides, *extra, *capture]
+                _submit(pool, tasks, (name, seed), _preset(stem), seed, run_dir, sets)
+    rows = []
+    for (name, seed), task in tasks.items():
+        s = task.result()
+        run_dir = out / "runs" / f"jitter-{name}" / f"seed-{seed}"
+        pcap_dir = run_dir / "pcap"
+        flow = s["flows"][0]["name"]
+        rfc, std, cv = jitter(data_arrivals(pcap_dir / f"wired-{flow}.pcap"))
+        # The captures were only for this: keep the results folder small.
+        shutil.rmtree(pcap_dir, ignore_errors=True)
+        rows.append(
+            {
+                "config": name,
+                "seed": seed,
+                "goodput_bps": s["flows"][0]["goodput_bps"],
+                "jitter_rfc3550_s": rfc,
+                "interarrival_std_s": std,
+                "interarrival_cv": cv,
+            }
+        )
+    return rows
+
+
+# --- 5. DSASync on paper 000's 802.15.4 scenario -----------------------------
+
+#: (name, preset path relative to the scenarios folder, extra, label).
+BYUN_CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("newreno", "byun2016/newreno.toml", (), "NewReno"),
+    ("newreno-cr", "byun2016/newreno-cr.toml", (), "NewReno + CR-aware"),
+    ("tcp-lr-cr", "byun2016/tcp-lr-cr.toml", (), "TCP-LR + CR-aware (paper 000's best)"),
+    ("newreno-dsasync", "dsasync/byun2016-newreno.toml", (), "NewReno + DSASync"),
+    (
+        "newreno-dsasync-nosmooth",
+        "dsasync/byun2016-newreno.toml",
+        ('agent.0.smoothing="off"',),
+        "NewReno + DSASync, no smoothing",
+    ),
+    ("newreno-cr-dsasync", "dsasync/byun2016-newreno-cr.toml", (), "NewReno + CR-aware + DSASync"),
+    (
+        "newreno-cr-dsasync-nosmooth",
+        "dsasync/byun2016-newreno-cr.toml",
+        ('agent.0.smoothing="off"',),
+        "NewReno + CR-aware + DSASync, no smoothing",
+    ),
+)
+
+
+def run_byun(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None = None,
+) -> dict[str, list[dict]]:
+    """Paper 000's standard-family scenario (uplink sensor flow, PU 50 %):
+    per config the goodput, RTOs, retransmissions and DSASync's buffer
+    accounting, per seed."""
+    tasks: dict = {}
+    with _pool(jobs) as pool:
+        for name, rel, extra, label in BYUN_CONFIGS:
+            for seed in seeds:
+                if progress:
+                    progress(f"802.15.4 {label} seed {seed}")
+                run_dir = out / "runs" / f"byun-{name}" / f"seed-{seed}"
+                path = xltcp.scenarios_dir() / rel
+                _submit(pool, tasks, (name, seed), path, seed, run_dir, [*overrides, *extra])
+    results: dict[str, list[dict]] = {}
+    for (name, seed), task in tasks.items():
+        s = task.result()
+        f = s["flows"][0]
+        d = s.get("dsasync") or {}
+        row = {
+            "seed": seed,
+            "goodput_bps": f["goodput_bps"],
+            "rto_count": float(f["rto_count"]),
+            "retransmissions": float(f["retransmissions"]),
+            "accepted": int(d.get("accepted", 0)),
+            "released": int(d.get("released", 0)),
+            "replaced": int(d.get("replaced", 0)),
+            "buffered": int(d.get("buffered", 0)),
+            "refused_full": int(d.get("refused_full", 0)),
+        }
+        results.setdefault(name, []).append(row)
+    return results
