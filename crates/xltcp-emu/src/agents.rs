@@ -28,7 +28,7 @@
 
 use crate::sched::{Deadlines, Ev};
 use xltcp_core::scenario::Scenario;
-use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, Tap, Verdict};
+use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, NodeSignal, Tap, Verdict};
 use xltcp_core::sim::agents::AgentSlot;
 use xltcp_core::sim::summary::{agent_sections, Sections};
 use xltcp_core::sim::topology::Topology;
@@ -73,6 +73,15 @@ impl BsAgents {
             }
         }
         Verdict::Pass
+    }
+
+    /// Hands a radio's signal to the agents; true if one used it.
+    pub fn on_signal(&mut self, now: Time, s: &NodeSignal) -> bool {
+        let mut used = false;
+        for slot in &mut self.slots {
+            used |= slot.agent.on_signal(now, s);
+        }
+        used
     }
 
     /// Fires agent `slot`'s deadline, due at `now`.

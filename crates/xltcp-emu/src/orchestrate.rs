@@ -17,7 +17,8 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use xltcp_core::scenario::{self, Direction, HopKind, Scenario};
+use xltcp_core::hop::Hop as _;
+use xltcp_core::scenario::{self, Direction, Scenario};
 use xltcp_core::sim::emu_section::EmuDetails;
 use xltcp_core::sim::flow::Side;
 use xltcp_core::sim::summary::{HopSummary, Sections};
@@ -92,13 +93,6 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
             "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
             s.flows.len()
         ));
-    }
-    if s.wireless.kind != HopKind::P2p {
-        why.push(
-            "the emulator models the point-to-point wireless hop only ([wireless] kind = \"p2p\"); \
-             the lrwpan and wifi hops run in the simulator"
-                .into(),
-        );
     }
     if !s.more_hops.is_empty() {
         why.push(
@@ -320,6 +314,11 @@ fn emulate(
 ) -> Result<Outcome, EmuError> {
     let _servers = start_servers(s, p)?;
     let mut hop = Hop::new(s, seed);
+    if let (Some(air), Some(_)) = (hop.air.as_mut(), opts.out_dir) {
+        if air.hop.publishes_signals() {
+            air.trace = Some(xltcp_core::signal::SignalLog::new());
+        }
+    }
     if let Some(dir) = opts.out_dir {
         std::fs::create_dir_all(dir)?;
         let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
@@ -399,6 +398,15 @@ fn emulate(
     }
     if let Some(c) = hop.capture.take() {
         c.finish()?;
+    }
+    if let (Some(dir), Some(log)) = (
+        opts.out_dir,
+        hop.air.as_ref().and_then(|a| a.trace.as_ref()),
+    ) {
+        std::fs::write(dir.join("signals.jsonl"), log.to_jsonl())?;
+    }
+    if let Some(n) = hop.air.as_ref().map(|a| a.not_traced).filter(|&n| n > 0) {
+        warnings.push(format!("{n} signals were not kept in signals.jsonl (full)"));
     }
     let results = collect_reports(s, clients, opts.out_dir, warnings)?;
     Ok((hop, report, results, cc, counters))
@@ -497,6 +505,28 @@ fn build_summary(
     let directions = summary::direction_summaries(s, hop, &flows);
     let blocked = hop.blocked_s();
     let to_s = |t: Time| t.as_nanos() as f64 / 1e9;
+    let mut links: Vec<LinkSummary> = hop
+        .links
+        .iter()
+        .map(|l| LinkSummary {
+            name: l.name.clone(),
+            stats: l.stats,
+        })
+        .collect();
+    if let Some(air) = &hop.air {
+        // The wireless directions are the simulator's hop's.
+        links.truncate(links.len() - 2);
+        let [(_, down), (_, up)] = air.hop.link_stats();
+        let name = &s.wireless.name;
+        links.push(LinkSummary {
+            name: format!("bs-{name}"),
+            stats: down,
+        });
+        links.push(LinkSummary {
+            name: format!("{name}-bs"),
+            stats: up,
+        });
+    }
     let strings = |m: &std::collections::BTreeMap<&'static str, u64>| {
         m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
     };
@@ -507,27 +537,24 @@ fn build_summary(
         seed,
         duration_s: s.sim.duration.as_secs_f64(),
         events: hop.counters.events,
-        packets: hop.links.iter().map(|l| l.stats.transmitted).sum(),
+        packets: links.iter().map(|l| l.stats.transmitted).sum(),
         wall_seconds: 0.0,
         flows,
         directions,
-        links: hop
-            .links
-            .iter()
-            .map(|l| LinkSummary {
-                name: l.name.clone(),
-                stats: l.stats,
-            })
-            .collect(),
+        links,
         accounting: hop.counters.accounting,
         hop: HopSummary {
             blocked_s: blocked,
             usable_s: s.sim.duration.as_secs_f64() - blocked,
             no_interface: 0,
         },
-        hop_sections: Sections::default(),
+        hop_sections: Sections(hop.air.iter().filter_map(|a| a.hop.section()).collect()),
         more_hops: Vec::new(),
-        signals: None,
+        signals: hop
+            .air
+            .as_ref()
+            .filter(|a| a.hop.publishes_signals())
+            .map(|a| a.signals.clone()),
         output: None,
         agents: hop.agents.sections(),
         local_retransmissions: None,
@@ -541,6 +568,11 @@ fn build_summary(
             rejected: strings(&hop.counters.rejected),
             dropped_other: strings(&hop.counters.dropped_other),
             non_tcp_forwarded: hop.counters.non_tcp,
+            hop_drops: hop
+                .air
+                .as_ref()
+                .map(|a| strings(&a.drops))
+                .unwrap_or_default(),
             blocked_intervals: hop
                 .blocked_intervals
                 .iter()

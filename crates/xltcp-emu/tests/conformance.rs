@@ -246,7 +246,7 @@ macro_rules! conformance {
     ($name:ident, $text:expr, $extra:expr) => {
         mod $name {
             #[allow(unused_imports)]
-            use super::{BASE, BS_REPORTS, LOSSY_BLOCKED};
+            use super::{BASE, BS_REPORTS, LOSSY_BLOCKED, LRWPAN, WIFI};
             #[test]
             fn sim() {
                 super::conformance_sim(stringify!($name), $text, $extra);
@@ -287,6 +287,55 @@ model = "onoff"
 on = "900ms"
 off = "300ms"
 [[flow]]
+"#;
+
+/// A downlink over the 802.11a hop: the simulator's DCF (backoff, MAC
+/// ACKs, retries at a 10 % frame error rate) in real time.
+const WIFI: &str = r#"
+[sim]
+duration = "3s"
+[tcp]
+sack = true
+mss = "1460B"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+kind = "wifi"
+standard = "11a"
+rate = "24Mbps"
+rate_control = "fixed"
+error_model = "nist"
+snr_db = 13.5
+queue = "100p"
+[[flow]]
+"#;
+
+/// An uplink over the 802.15.4 hop (paper 000's network without its
+/// primary user): CSMA-CA, MAC ACKs and retries on 94-byte segments.
+const LRWPAN: &str = r#"
+[sim]
+duration = "4s"
+[tcp]
+recovery = "newreno"
+sack = false
+mss = "94B"
+initial_window = 4
+min_rto = "1s"
+rcv_buffer = "2KiB"
+snd_buffer = "2KiB"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+kind = "lrwpan"
+layout = "paper"
+queue = "50p"
+[wireless.loss.up]
+model = "iid"
+p = 0.05
+[[flow]]
+direction = "up"
 "#;
 
 /// An uplink flow over a lossy hop with the BS's gap monitor alone
@@ -342,6 +391,8 @@ conformance!(
     super::bs_reports_were_sent_and_data_arrived_in_order
 );
 conformance!(lossless_download, &format!("{BASE}\n[[flow]]\n"));
+conformance!(wifi_download, WIFI);
+conformance!(lrwpan_upload, LRWPAN);
 conformance!(lossy_blocked_download, LOSSY_BLOCKED);
 conformance!(
     two_flows_both_ways,

@@ -465,11 +465,15 @@ fn the_signal_socket_publishes_blockages_and_takes_injected_ones() {
 fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
     let p2p = scenario(&format!("{HOP}\n[[flow]]\n"));
     assert!(xltcp_emu::supported(&p2p).is_ok());
+    // The 802.15.4 and 802.11 hops run (the simulator's own hop code).
     let mut lrwpan = p2p.clone();
     lrwpan.wireless.kind = xltcp_core::scenario::HopKind::Lrwpan(Default::default());
-    let err = xltcp_emu::supported(&lrwpan).unwrap_err();
+    assert!(xltcp_emu::supported(&lrwpan).is_ok());
+    let mut two = p2p.clone();
+    two.more_hops.push(p2p.wireless.clone());
+    let err = xltcp_emu::supported(&two).unwrap_err();
     assert!(
-        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("lrwpan"),
+        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("[[wireless]]"),
         "{err}"
     );
     let mut up = p2p.clone();

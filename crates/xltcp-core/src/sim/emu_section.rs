@@ -20,10 +20,15 @@ pub struct LatenessSummary {
 }
 
 /// What the emulator's real-time loop measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LoopReport {
     /// Dispatch lateness.
     pub lateness: LatenessSummary,
+    /// Dispatch lateness per kind of deadline: the emulator's own
+    /// (`link_tx_done`, `link_arrive`, `availability`, `agent`, `end`)
+    /// and the simulator's hop's timers by the hop's names (`mac`,
+    /// `tx_start`, `tx_end`, `pu_detector`, ...).
+    pub lateness_by_timer: BTreeMap<String, LatenessSummary>,
     /// CPU seconds of the data-path thread.
     pub cpu_s: f64,
     /// Wall seconds the loop ran.
@@ -50,6 +55,9 @@ pub struct EmuDetails {
     /// Datagrams dropped after entering for reasons links do not count
     /// (an agent's drop reason among them).
     pub dropped_other: BTreeMap<String, u64>,
+    /// Packets the simulator's hop (802.15.4, 802.11) dropped, by reason
+    /// (its link counters say which direction).
+    pub hop_drops: BTreeMap<String, u64>,
     /// Non-TCP IPv4 datagrams carried.
     pub non_tcp_forwarded: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
