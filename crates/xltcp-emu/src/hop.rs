@@ -21,7 +21,7 @@ use crate::air::Air;
 use crate::capture::Captures;
 use crate::inorder::InOrder;
 pub use crate::sched::{Deadlines, Ev, Slab};
-use crate::signals::{Command, Signal};
+use crate::signals::{Command as Injected, Signal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,10 +33,13 @@ use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, Scenario};
-use xltcp_core::schemes::{Action, NodeSignal, Tap, Verdict, Via};
+use xltcp_core::schemes::{Action, Node, NodeSignal, Tap, Verdict, Via};
 use xltcp_core::signal::UndeliveredReason;
+use xltcp_core::sim::emu_section::FreezeReport;
 use xltcp_core::sim::flow::{address, Side};
+use xltcp_core::sim::topology::Topology;
 use xltcp_core::sim::Accounting;
+use xltcp_core::tcp::Command;
 use xltcp_core::time::{Dur, Time};
 use xltcp_core::wire::{
     emit, parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment, TcpHeaderMut,
@@ -117,7 +120,7 @@ pub struct Hop {
     /// Where the radio's signals go, if anyone listens.
     pub signals: Option<Sender<(Time, Signal)>>,
     /// Signals injected from outside.
-    pub commands: Option<Receiver<Command>>,
+    pub commands: Option<Receiver<Injected>>,
     /// Mirrors [`Hop::blocked`] for readers on other threads.
     pub blocked_flag: Option<Arc<AtomicBool>>,
     /// The schemes' agents at the base station.
@@ -129,6 +132,14 @@ pub struct Hop {
     pub air: Option<Air>,
     /// Datagrams to write to the hosts, in order, with the next egress.
     ready: Vec<(Side, u64)>,
+    /// Whether each wireless host's agent has its TCP frozen.
+    host_frozen: Vec<bool>,
+    /// What each frozen host's interface holds, in order.
+    host_hold: Vec<std::collections::VecDeque<Packet>>,
+    /// The freezes, resumes and holds so far.
+    pub freeze: FreezeReport,
+    /// The wireless host of each flow.
+    host_of: Vec<u32>,
     /// Uids of the datagrams an agent holds (`Verdict::Hold`), kept in the
     /// slab until it releases them.
     held_uids: BTreeSet<u64>,
@@ -238,6 +249,10 @@ impl Hop {
             air,
             ready: Vec::new(),
             held_uids: BTreeSet::new(),
+            host_frozen: vec![false; Topology::of(scenario).hosts()],
+            host_hold: vec![Default::default(); Topology::of(scenario).hosts()],
+            freeze: FreezeReport::default(),
+            host_of: Topology::of(scenario).host_of().to_vec(),
         };
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
@@ -280,11 +295,11 @@ impl Hop {
     }
 
     /// Applies a signal injected from outside at `at`.
-    pub fn command(&mut self, at: Time, cmd: Command) {
+    pub fn command(&mut self, at: Time, cmd: Injected) {
         self.forced = match cmd {
-            Command::PuStart => Some(true),
-            Command::PuStop => Some(false),
-            Command::Release => None,
+            Injected::PuStart => Some(true),
+            Injected::PuStop => Some(false),
+            Injected::Release => None,
         };
         self.update_blocked(at, "external");
     }
@@ -362,6 +377,10 @@ impl Hop {
         let link = if from == Side::Ch {
             2 * flow as usize
         } else {
+            let host = self.host_of[flow as usize] as usize;
+            if self.host_frozen[host] {
+                return self.hold_at_host(host, packet, tcp);
+            }
             self.wl_up
         };
         self.send(now, link, packet);
@@ -606,7 +625,12 @@ impl Hop {
         let name = s.signal.name();
         let Some(air) = self.air.as_mut() else { return };
         air.signals.count_published(name);
-        if station != BS || !self.agents.on_signal(now, &s) {
+        let node = if station == BS {
+            Node::Bs
+        } else {
+            Node::Host(station as u32 - 1)
+        };
+        if !self.agents.on_signal(now, node, &s) {
             return;
         }
         if let Some(air) = self.air.as_mut() {
@@ -718,6 +742,49 @@ impl Hop {
             }
         }
         self.agents.recycle(actions);
+        for k in 0..self.agents.host_commands.len() {
+            let c = self.agents.host_commands[k];
+            match c.cmd {
+                Command::Freeze => self.freeze_host(at, c.host, true),
+                Command::Resume => self.freeze_host(at, c.host, false),
+                // No agent the emulator runs at a host retransmits.
+                Command::Retransmit { .. } => self.agents.host_actions_ignored += 1,
+            }
+        }
+        self.agents.host_commands.clear();
+    }
+
+    /// Freezes (or resumes) the TCP of wireless host `host`: Linux TCP
+    /// has no freeze, so the host's interface holds what it sends while
+    /// frozen and sends it, in order, on resume (see `docs/emulator.md`).
+    fn freeze_host(&mut self, at: Time, host: u32, freeze: bool) {
+        let h = host as usize;
+        let Some(f) = self.host_frozen.get_mut(h) else {
+            return;
+        };
+        if *f == freeze {
+            return;
+        }
+        *f = freeze;
+        if freeze {
+            self.freeze.freezes += 1;
+            return;
+        }
+        self.freeze.resumes += 1;
+        while let Some(p) = self.host_hold[h].pop_front() {
+            self.send(at, self.wl_up, p);
+        }
+    }
+
+    /// Holds a datagram a frozen host sent at its interface.
+    fn hold_at_host(&mut self, host: usize, packet: Packet, tcp: bool) {
+        self.freeze.datagrams_held += 1;
+        if tcp && packet.tcp.payload_len > 0 {
+            self.freeze.data_segments_held += 1;
+        }
+        self.host_hold[host].push_back(packet);
+        let n = self.host_hold[host].len() as u64;
+        self.freeze.most_held = self.freeze.most_held.max(n);
     }
 
     /// Sends a packet an agent held on from the BS, with its real bytes.
@@ -832,6 +899,10 @@ impl Hop {
 
     fn on_end(&mut self, at: Time) {
         self.ended = true;
+        // The hop opens for the applications' wind-down: so do the hosts.
+        for h in 0..self.host_frozen.len() as u32 {
+            self.freeze_host(at, h, false);
+        }
         self.update_blocked(at, "end");
         self.delivered_at_end = Some((0..self.flows).map(|f| self.inorder.delivered(f)).collect());
         self.kick_wireless(at);
@@ -842,6 +913,7 @@ impl Hop {
     pub fn finish(&mut self) {
         self.counters.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
             + self.agents.held()
+            + self.host_hold.iter().map(|q| q.len() as u64).sum::<u64>()
             + self.air.as_ref().map_or(0, |a| a.hop.in_flight());
     }
 }

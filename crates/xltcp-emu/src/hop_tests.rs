@@ -384,6 +384,33 @@ fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
     assert_eq!(h.held(), 0);
 }
 
+#[test]
+fn a_frozen_host_s_datagrams_wait_at_its_interface_until_resumed() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    h.freeze_host(Time::ZERO, 0, true);
+    for _ in 0..3 {
+        h.ingress(Time::ZERO, Side::Sh, &datagram(Side::Sh, 100));
+    }
+    // From the other side, traffic goes on.
+    h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 100));
+    run_until(&mut h, Time(100_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 1);
+    assert_eq!(sink.out[0].0, Side::Sh);
+    assert_eq!(h.freeze.datagrams_held, 3);
+    assert_eq!(h.freeze.most_held, 3);
+    h.finish();
+    assert_eq!(h.counters.accounting.in_flight, 3, "held counts in flight");
+    h.freeze_host(Time(100_000_000), 0, false);
+    run_until(&mut h, Time(200_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 4);
+    assert!(sink.out[1..].iter().all(|(side, _)| *side == Side::Ch));
+    h.finish();
+    let c = &h.counters.accounting;
+    assert_eq!((c.injected, c.delivered, c.in_flight), (4, 4, 0));
+    assert_eq!((h.freeze.freezes, h.freeze.resumes), (1, 1));
+}
+
 const WIFI: &str = r#"
 [sim]
 duration = "10s"

@@ -83,8 +83,9 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
     if !why.is_empty() {
         why.insert(
             0,
-            "the emulator runs the schemes' agents at the base station only; \
-             agents at the hosts would have to run inside their Linux TCP"
+            "the emulator runs the schemes' agents at the base station, and CR-aware \
+             TCP's on its host's behalf (a pause of the host's traffic); these agents \
+             at the hosts would have to run inside their Linux TCP"
                 .into(),
         );
     }
@@ -473,6 +474,15 @@ fn control(
             warnings.push(format!(
                 "{running} application(s) still running {GRACE} after the end: killed"
             ));
+            // Killed now, so that reading their output ends.
+            for c in clients.iter().flatten() {
+                let child = p.child(c.child);
+                if matches!(child.try_wait(), Ok(None)) {
+                    // SAFETY: kill has no memory preconditions; the child leads its group.
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    let _ = child.kill();
+                }
+            }
             return Ok(());
         }
         let until_next = order.get(next).map_or(Dur::from_millis(100), |&i| {
@@ -568,6 +578,7 @@ fn build_summary(
             rejected: strings(&hop.counters.rejected),
             dropped_other: strings(&hop.counters.dropped_other),
             non_tcp_forwarded: hop.counters.non_tcp,
+            sender_freeze: (!hop.agents.commanding_hosts().is_empty()).then_some(hop.freeze),
             hop_drops: hop
                 .air
                 .as_ref()

@@ -42,6 +42,22 @@ pub struct LoopReport {
     pub low_latency_idle: bool,
 }
 
+/// CR-aware TCP's freezes and resumes of a real Linux sender: the
+/// emulator holds a frozen host's datagrams at its interface.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct FreezeReport {
+    /// Freezes (a host's interface began holding).
+    pub freezes: u64,
+    /// Resumes (it sent what it held, in order).
+    pub resumes: u64,
+    /// Datagrams held at a frozen host's interface.
+    pub datagrams_held: u64,
+    /// Of those, TCP segments with payload.
+    pub data_segments_held: u64,
+    /// Most datagrams one host held at once.
+    pub most_held: u64,
+}
+
 /// The emulator's results beyond the shared summary.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct EmuDetails {
@@ -58,6 +74,8 @@ pub struct EmuDetails {
     /// Packets the simulator's hop (802.15.4, 802.11) dropped, by reason
     /// (its link counters say which direction).
     pub hop_drops: BTreeMap<String, u64>,
+    /// The sender-side freezes of CR-aware TCP, if it ran.
+    pub sender_freeze: Option<FreezeReport>,
     /// Non-TCP IPv4 datagrams carried.
     pub non_tcp_forwarded: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
