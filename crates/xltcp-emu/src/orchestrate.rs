@@ -511,6 +511,12 @@ fn build_summary(
             report.lateness.p99_us, report.lateness.median_us
         ));
     }
+    if hop.agents.host_actions_ignored > 0 {
+        warnings.push(format!(
+            "{} actions of agents at the hosts could not be carried out on Linux TCP",
+            hop.agents.host_actions_ignored
+        ));
+    }
     let flows = summary::flow_summaries(s, hop, apps, &counters);
     let directions = summary::direction_summaries(s, hop, &flows);
     let blocked = hop.blocked_s();
