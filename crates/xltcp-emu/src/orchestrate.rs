@@ -109,6 +109,9 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
     }
 }
 
+/// The smallest receive-buffer maximum the namespaces get (bytes).
+const RMEM_FLOOR: u64 = 131072;
+
 /// Settings Linux applies per namespace, taken from the first flow.
 fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
     let first = &s.flows[0].tcp;
@@ -150,7 +153,10 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         format!("net.ipv4.tcp_sack={}", t.sack as u8),
         format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
         format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
-        format!("net.ipv4.tcp_rmem=4096 131072 {}", t.rcv_buffer.max(131072)),
+        format!(
+            "net.ipv4.tcp_rmem=4096 131072 {}",
+            t.rcv_buffer.max(RMEM_FLOOR)
+        ),
         format!("net.ipv4.tcp_wmem=4096 16384 {}", t.snd_buffer.max(16384)),
         "net.ipv4.tcp_no_metrics_save=1".into(),
     ];
@@ -161,6 +167,11 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
     );
     if t.delayed_ack_segments == 1 {
         route.push_str(" quickack 1");
+    }
+    if t.rcv_buffer < RMEM_FLOOR {
+        // The buffer sysctls keep their floor; the route clamps the
+        // window each receiver advertises to the scenario's buffer.
+        route.push_str(&format!(" window {}", t.rcv_buffer));
     }
     let host = |side: Side| HostConfig {
         addresses: (0..s.flows.len() as u32)
