@@ -2,7 +2,12 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--set key=value]...`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi] [--set key=value]...`
+//!
+//! `p2p` (the default): the point-to-point cases of `fidelity/`;
+//! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
+//! and with CR-aware TCP (the presets the emulator runs); `wifi`: the
+//! 802.11a download of `scenarios/wifi-11a.toml`.
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -10,20 +15,43 @@ use std::path::Path;
 use xltcp_core::{scenario, sim};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fidelity");
+const SCENARIOS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
 
-/// (label, scenario file, overrides)
-fn cases() -> Vec<(String, &'static str, Vec<String>)> {
+/// (label, scenario file, overrides) of a group of cases.
+fn cases(group: &str) -> Vec<(String, String, Vec<String>)> {
+    match group {
+        "byun2016" => {
+            return ["newreno", "newreno-cr"]
+                .iter()
+                .map(|c| {
+                    (
+                        format!("byun2016 {c}"),
+                        format!("{SCENARIOS}/byun2016/{c}.toml"),
+                        vec![],
+                    )
+                })
+                .collect()
+        }
+        "wifi" => {
+            return vec![(
+                "wifi-11a".into(),
+                format!("{SCENARIOS}/wifi-11a.toml"),
+                vec![],
+            )]
+        }
+        _ => {}
+    }
     let mut c = Vec::new();
     for p in ["0", "0.01", "0.02", "0.05"] {
         c.push((
             format!("lossy-last-hop p={p}"),
-            "lossy-last-hop.toml",
+            format!("{DIR}/lossy-last-hop.toml"),
             vec![format!("wireless.loss.down.p={p}")],
         ));
     }
     c.push((
         "pu-blockage exp(4s)/exp(1s)".into(),
-        "pu-blockage.toml",
+        format!("{DIR}/pu-blockage.toml"),
         vec![],
     ));
     c
@@ -48,20 +76,25 @@ fn gap(emu: f64, sim: f64) -> String {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut seeds, mut extra) = (3u64, Vec::new());
+    let (mut seeds, mut extra, mut group) = (3u64, Vec::new(), String::from("p2p"));
     while let Some(a) = args.next() {
         match a.as_str() {
             "--seeds" => seeds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "--set" => extra.extend(args.next()),
+            "--cases" => group = args.next().unwrap_or_default(),
             _ => {}
         }
     }
     println!("| case | sim goodput (Mbit/s) | emu goodput (Mbit/s) | gap | sim retx | emu retx | gap | sim RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (label, file, mut sets) in cases() {
+    for (label, file, mut sets) in cases(&group) {
         sets.extend(extra.iter().cloned());
-        let s = scenario::load_file(&Path::new(DIR).join(file), &sets)
-            .expect("valid fidelity scenario");
+        let s = scenario::load_file(Path::new(&file), &sets).expect("valid fidelity scenario");
+        // Linux's loss probes are counted in the sender's namespace.
+        let sender = match s.flows[0].direction {
+            scenario::Direction::Down => "ch",
+            scenario::Direction::Up => "sh",
+        };
         let (mut a, mut b) = (Row::default(), Row::default());
         for seed in 1..=seeds {
             let r = sim::run(
@@ -93,7 +126,7 @@ fn main() {
             b.rto += e.flows[0].rto_count as f64;
             b.tlp += details
                 .linux_tcp
-                .get("ch")
+                .get(sender)
                 .and_then(|m| m.get("TCPLossProbes"))
                 .copied()
                 .unwrap_or(0) as f64;
@@ -107,12 +140,12 @@ fn main() {
                 e.flows[0].goodput_bps / 1e6,
                 e.flows[0].retransmissions,
                 e.flows[0].rto_count,
-                details.linux_tcp.get("ch")
+                details.linux_tcp.get(sender)
             );
         }
         let n = seeds as f64;
         println!(
-            "| {label} | {:.2} | {:.2} | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.0} |",
+            "| {label} | {:.3} | {:.3} | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.0} |",
             a.goodput / n / 1e6,
             b.goodput / n / 1e6,
             gap(b.goodput, a.goodput),

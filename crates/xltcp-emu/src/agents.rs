@@ -23,39 +23,84 @@
 //!   stream.
 //! - `Tcp` commands: the BS has no TCP; ignored, as in the simulator.
 //!
-//! Agents at the hosts cannot run inside a real Linux TCP; the
-//! orchestration refuses scenarios that place any ([`host_agents`]).
+//! Agents at the hosts mostly cannot run inside a real Linux TCP; the
+//! orchestration refuses scenarios that place them ([`host_agents`]).
+//! One runs here on the host's behalf: CR-aware TCP ([`RUNS_AT_HOSTS`]),
+//! which listens to its host's radio (the emulated hop's PU detector at
+//! the host's station) and commands its TCP to freeze and resume; the
+//! commands are queued ([`BsAgents::host_commands`]) and carried out at
+//! the host's interface, since Linux TCP has no freeze of its own (see
+//! [`crate::hop::Hop`]: a frozen host's datagrams are held there).
 
 use crate::sched::{Deadlines, Ev};
 use xltcp_core::scenario::Scenario;
-use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, Tap, Verdict};
+use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, NodeSignal, Tap, Verdict};
 use xltcp_core::sim::agents::AgentSlot;
 use xltcp_core::sim::summary::{agent_sections, Sections};
 use xltcp_core::sim::topology::Topology;
+use xltcp_core::tcp::Command;
 use xltcp_core::time::Time;
 use xltcp_core::wire::Packet;
 
-/// The agents at the base station.
+/// Schemes whose host agents the emulator runs on the host's behalf
+/// (see the module doc), by section name.
+pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware"];
+
+/// A TCP command a host agent gave its host's TCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCommand {
+    /// The wireless host.
+    pub host: u32,
+    /// The flow it names (`None`: every endpoint at the host).
+    pub flow: Option<u32>,
+    /// The command.
+    pub cmd: Command,
+}
+
+/// The agents the emulator runs: the base station's, and the host agents
+/// of [`RUNS_AT_HOSTS`].
 #[derive(Debug, Default)]
 pub struct BsAgents {
     slots: Vec<AgentSlot>,
     actions: Vec<Action>,
+    /// TCP commands of the host agents, in order, for the sender side.
+    pub host_commands: Vec<HostCommand>,
+    /// Actions of host agents the emulator cannot carry out (none of
+    /// [`RUNS_AT_HOSTS`] gives one), counted.
+    pub host_actions_ignored: u64,
 }
 
 impl BsAgents {
-    /// The BS agents `scenario` switches on (agents elsewhere are left
-    /// out; see [`host_agents`]).
+    /// The BS agents `scenario` switches on, and its host agents of
+    /// [`RUNS_AT_HOSTS`] (others are left out; see [`host_agents`]).
     pub fn new(scenario: &Scenario) -> BsAgents {
         let topology = Topology::of(scenario);
         let slots = schemes::build(scenario, topology.host_of())
             .into_iter()
-            .filter(|(node, _)| *node == Node::Bs)
+            .filter(|(node, agent)| {
+                *node == Node::Bs || RUNS_AT_HOSTS.contains(&agent_name(agent.as_ref()))
+            })
             .map(|(node, agent)| AgentSlot::new(node, agent))
             .collect();
         BsAgents {
             slots,
-            actions: Vec::new(),
+            ..BsAgents::default()
         }
+    }
+
+    /// The wireless hosts whose agents command their TCP.
+    pub fn commanding_hosts(&self) -> Vec<u32> {
+        let mut hosts: Vec<u32> = self
+            .slots
+            .iter()
+            .filter_map(|s| match s.node {
+                Node::Host(h) => Some(h),
+                _ => None,
+            })
+            .collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        hosts
     }
 
     /// Whether there are none (the data path then skips them).
@@ -66,13 +111,22 @@ impl BsAgents {
     /// Shows `p` to the agents in order; the first verdict other than
     /// `Pass` ends the walk.
     pub fn tap(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {
-        for slot in &mut self.slots {
+        for slot in self.slots.iter_mut().filter(|s| s.node == Node::Bs) {
             let v = slot.agent.on_packet(now, tap, p);
             if v != Verdict::Pass {
                 return v;
             }
         }
         Verdict::Pass
+    }
+
+    /// Hands a signal of `node`'s radio to its agents; true if one used it.
+    pub fn on_signal(&mut self, now: Time, node: Node, s: &NodeSignal) -> bool {
+        let mut used = false;
+        for slot in self.slots.iter_mut().filter(|s| s.node == node) {
+            used |= slot.agent.on_signal(now, s);
+        }
+        used
     }
 
     /// Fires agent `slot`'s deadline, due at `now`.
@@ -86,12 +140,19 @@ impl BsAgents {
     }
 
     /// Takes every agent's pending actions, in slot order, and schedules
-    /// their deadlines; the caller carries the actions out.
+    /// their deadlines; the caller carries the BS's actions out (the host
+    /// agents' TCP commands go to [`BsAgents::host_commands`]).
     pub fn drain(&mut self, now: Time, deadlines: &mut Deadlines) -> Vec<Action> {
         let mut out = std::mem::take(&mut self.actions);
         for (k, slot) in self.slots.iter_mut().enumerate() {
             while let Some(a) = slot.agent.poll_action() {
-                out.push(a);
+                match (slot.node, a) {
+                    (Node::Bs, a) => out.push(a),
+                    (Node::Host(host), Action::Tcp { flow, cmd }) => {
+                        self.host_commands.push(HostCommand { host, flow, cmd })
+                    }
+                    _ => self.host_actions_ignored += 1,
+                }
             }
             if let Some(at) = slot.arm(now) {
                 deadlines.schedule(at, Ev::Agent { slot: k as u32 });
@@ -126,20 +187,17 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
         .filter(|(node, _)| *node != Node::Bs)
         .map(|(_, agent)| agent_name(agent.as_ref()))
         .collect();
+    found.retain(|name| !RUNS_AT_HOSTS.contains(name));
     found.sort_unstable();
     found.dedup();
     found
         .into_iter()
         .map(|name| match name {
-            "cr_aware" => "[schemes] cr_aware: CR-aware TCP freezes and resumes the \
-                wireless host's TCP, which here is the Linux kernel's; it needs a \
-                sender-side helper for real Linux TCP (future work)"
-                .to_string(),
             "local_recovery" => "[schemes] local_recovery = \"phy\"/\"tcp\": PHY-LR and \
-                TCP-LR retransmit at the sending host, inside its link layer or TCP, \
-                which here are the Linux kernel's; they need a sender-side helper for \
-                real Linux TCP (future work); local_recovery = \"bs_reports\" runs the \
-                BS's gap monitor alone"
+                TCP-LR retransmit at the sending host; TCP-LR needs Linux TCP to \
+                retransmit a given range on command (it has no means), PHY-LR a copy of \
+                the host's frames at its interface (future work); local_recovery = \
+                \"bs_reports\" runs the BS's gap monitor alone"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })

@@ -153,6 +153,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
     let cpu0 = thread_cpu_s();
     let start = clock.now();
     let mut lateness = Lateness::default();
+    let mut by_kind: std::collections::BTreeMap<&'static str, Lateness> = Default::default();
     let qos = hold_low_latency_idle();
     let mut report = LoopReport {
         realtime: set_realtime(),
@@ -165,7 +166,9 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
         let now = clock.now();
         let mut fired = false;
         while let Some((at, ev)) = hop.deadlines.pop_due(now) {
-            lateness.record(clock.now().saturating_since(at).as_nanos());
+            let late = clock.now().saturating_since(at).as_nanos();
+            lateness.record(late);
+            by_kind.entry(hop.ev_name(ev)).or_default().record(late);
             hop.dispatch(at, ev, &mut egress);
             fired = true;
         }
@@ -176,6 +179,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
                 match tun.recv(&mut buf) {
                     Ok(Some(n)) => {
                         hop.ingress(now, side, &buf[..n]);
+                        hop.flush(&mut egress);
                         read = true;
                     }
                     Ok(None) => break,
@@ -198,6 +202,10 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
     drop(qos);
     hop.finish();
     report.lateness = lateness.summary();
+    report.lateness_by_timer = by_kind
+        .into_iter()
+        .map(|(k, mut l)| (k.to_string(), l.summary()))
+        .collect();
     report.cpu_s = thread_cpu_s() - cpu0;
     report.wall_s = clock.now().saturating_since(start).as_secs_f64();
     report

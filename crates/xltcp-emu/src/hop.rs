@@ -17,23 +17,29 @@
 //! applications can exchange their final reports.
 
 use crate::agents::BsAgents;
+use crate::air::Air;
 use crate::capture::Captures;
 use crate::inorder::InOrder;
 pub use crate::sched::{Deadlines, Ev, Slab};
-use crate::signals::{Command, Signal};
-use std::collections::BTreeMap;
+use crate::signals::{Command as Injected, Signal};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
+use xltcp_core::hop::{Hop as _, HopDrop, HopOut, Station, BS};
 use xltcp_core::net::availability::Availability;
 use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, Scenario};
-use xltcp_core::schemes::{Action, Tap, Verdict, Via};
+use xltcp_core::schemes::{Action, Node, NodeSignal, Tap, Verdict, Via};
+use xltcp_core::signal::UndeliveredReason;
+use xltcp_core::sim::emu_section::FreezeReport;
 use xltcp_core::sim::flow::{address, Side};
+use xltcp_core::sim::topology::Topology;
 use xltcp_core::sim::Accounting;
+use xltcp_core::tcp::Command;
 use xltcp_core::time::{Dur, Time};
 use xltcp_core::wire::{
     emit, parse_with, Packet, PacketMeta, ParseError, ParseOptions, Segment, TcpHeaderMut,
@@ -114,13 +120,29 @@ pub struct Hop {
     /// Where the radio's signals go, if anyone listens.
     pub signals: Option<Sender<(Time, Signal)>>,
     /// Signals injected from outside.
-    pub commands: Option<Receiver<Command>>,
+    pub commands: Option<Receiver<Injected>>,
     /// Mirrors [`Hop::blocked`] for readers on other threads.
     pub blocked_flag: Option<Arc<AtomicBool>>,
     /// The schemes' agents at the base station.
     pub agents: BsAgents,
     /// Reused buffer for serialising the agents' packets.
     emit_buf: Vec<u8>,
+    /// The simulator's own hop, for the kinds other than point-to-point
+    /// (see [`crate::air`]); the wireless links above then stay idle.
+    pub air: Option<Air>,
+    /// Datagrams to write to the hosts, in order, with the next egress.
+    ready: Vec<(Side, u64)>,
+    /// Whether each wireless host's agent has its TCP frozen.
+    host_frozen: Vec<bool>,
+    /// What each frozen host's interface holds, in order.
+    host_hold: Vec<std::collections::VecDeque<Packet>>,
+    /// The freezes, resumes and holds so far.
+    pub freeze: FreezeReport,
+    /// The wireless host of each flow.
+    host_of: Vec<u32>,
+    /// Uids of the datagrams an agent holds (`Verdict::Hold`), kept in the
+    /// slab until it releases them.
+    held_uids: BTreeSet<u64>,
 }
 
 impl Hop {
@@ -188,7 +210,8 @@ impl Hop {
         }
         deadlines.schedule(end, Ev::End);
         let availability_blocked = availability.blocked();
-        Hop {
+        let air = Air::new(scenario, seed, &mut deadlines);
+        let mut hop = Hop {
             links,
             wl_down,
             wl_up,
@@ -223,7 +246,18 @@ impl Hop {
             blocked_flag: None,
             agents: BsAgents::new(scenario),
             emit_buf: Vec::new(),
+            air,
+            ready: Vec::new(),
+            held_uids: BTreeSet::new(),
+            host_frozen: vec![false; Topology::of(scenario).hosts()],
+            host_hold: vec![Default::default(); Topology::of(scenario).hosts()],
+            freeze: FreezeReport::default(),
+            host_of: Topology::of(scenario).host_of().to_vec(),
+        };
+        if hop.air.is_some() && availability_blocked {
+            hop.air_set_blocked(Time::ZERO, true);
         }
+        hop
     }
 
     /// Seconds the wireless hop was blocked within the scenario's duration.
@@ -261,11 +295,11 @@ impl Hop {
     }
 
     /// Applies a signal injected from outside at `at`.
-    pub fn command(&mut self, at: Time, cmd: Command) {
+    pub fn command(&mut self, at: Time, cmd: Injected) {
         self.forced = match cmd {
-            Command::PuStart => Some(true),
-            Command::PuStop => Some(false),
-            Command::Release => None,
+            Injected::PuStart => Some(true),
+            Injected::PuStop => Some(false),
+            Injected::Release => None,
         };
         self.update_blocked(at, "external");
     }
@@ -343,6 +377,10 @@ impl Hop {
         let link = if from == Side::Ch {
             2 * flow as usize
         } else {
+            let host = self.host_of[flow as usize] as usize;
+            if self.host_frozen[host] {
+                return self.hold_at_host(host, packet, tcp);
+            }
             self.wl_up
         };
         self.send(now, link, packet);
@@ -358,6 +396,9 @@ impl Hop {
     }
 
     fn send(&mut self, now: Time, link: usize, p: Packet) {
+        if self.air.is_some() && (link == self.wl_down || link == self.wl_up) {
+            return self.air_send(now, link == self.wl_down, p, false);
+        }
         let open = self.open(link);
         let wake = self.links[link].offer(now, p, open);
         self.apply(
@@ -423,23 +464,188 @@ impl Hop {
                 let wake = self.links[link].tx_done(at, gen, open);
                 self.apply(at, link, wake, victim);
             }
-            Ev::Arrive { link } => self.on_arrive(at, link as usize, egress),
+            Ev::Arrive { link } => self.on_arrive(at, link as usize),
             Ev::Availability => self.on_availability(at),
             Ev::End => self.on_end(at),
             Ev::Agent { slot } => {
                 self.agents.on_timeout(at, slot);
                 self.drain_agents(at);
             }
+            Ev::Hop(t) => {
+                if let Some(air) = self.air.as_mut() {
+                    let capture = self.capture.is_some();
+                    let out = air.call(&mut self.deadlines, at, capture, |h, now, io| {
+                        h.handle_timer(now, t, io)
+                    });
+                    self.act_air(at, out);
+                }
+            }
+        }
+        self.flush(egress);
+    }
+
+    /// A short name of a deadline's kind, for lateness per kind.
+    pub fn ev_name(&self, ev: Ev) -> &'static str {
+        match ev {
+            Ev::TxDone { .. } => "link_tx_done",
+            Ev::Arrive { .. } => "link_arrive",
+            Ev::Availability => "availability",
+            Ev::End => "end",
+            Ev::Agent { .. } => "agent",
+            Ev::Hop(t) => self.air.as_ref().map_or("hop", |a| a.timer_name(t)),
         }
     }
 
-    fn on_arrive(&mut self, at: Time, link: usize, egress: &mut dyn Egress) {
+    /// Writes the datagrams delivered so far to the hosts.
+    pub fn flush(&mut self, egress: &mut dyn Egress) {
+        for k in 0..self.ready.len() {
+            let (to, uid) = self.ready[k];
+            let ok = egress.deliver(to, self.slab.get_mut(uid)).is_ok();
+            self.slab.remove(uid);
+            if ok {
+                self.counters.accounting.delivered += 1;
+            } else {
+                self.drop_other("egress_error");
+            }
+        }
+        self.ready.clear();
+    }
+
+    /// Hands `p` to the simulator's hop: from the BS to its flow's host
+    /// (`down`) or from the host to the BS; `first`: ahead of the packets
+    /// waiting at the sending station.
+    fn air_send(&mut self, now: Time, down: bool, p: Packet, first: bool) {
+        let Some(air) = self.air.as_mut() else { return };
+        let st = air.station_of_flow[p.meta.flow as usize];
+        let (from, to) = if down { (BS, st) } else { (st, BS) };
+        let capture = self.capture.is_some();
+        let out = air.call(&mut self.deadlines, now, capture, |h, now, io| {
+            if first {
+                h.enqueue_first(now, from, to, &p, io)
+            } else {
+                h.enqueue(now, from, to, &p, io)
+            }
+        });
+        self.act_air(now, out);
+    }
+
+    /// Tells the simulator's hop that the channel became (un)available.
+    fn air_set_blocked(&mut self, now: Time, blocked: bool) {
+        let Some(air) = self.air.as_mut() else { return };
+        let capture = self.capture.is_some();
+        let out = air.call(&mut self.deadlines, now, capture, |h, now, io| {
+            h.set_blocked(now, blocked, io)
+        });
+        self.act_air(now, out);
+    }
+
+    /// Acts on the simulator's hop's outputs, in order.
+    fn act_air(&mut self, now: Time, out: Vec<HopOut>) {
+        for o in &out {
+            match *o {
+                HopOut::Arrived {
+                    station: BS,
+                    packet,
+                } => {
+                    self.emit(
+                        now,
+                        Signal::Delivered {
+                            dir: "up",
+                            flow: packet.meta.flow,
+                            bytes: packet.ip_len() as u32,
+                        },
+                    );
+                    self.at_bs(now, true, packet);
+                }
+                HopOut::Arrived { packet, .. } => {
+                    self.emit(
+                        now,
+                        Signal::Delivered {
+                            dir: "down",
+                            flow: packet.meta.flow,
+                            bytes: packet.ip_len() as u32,
+                        },
+                    );
+                    self.deliver_to(Side::Sh, packet);
+                }
+                HopOut::Dropped {
+                    station,
+                    packet,
+                    why,
+                } => {
+                    self.counters.accounting.dropped += 1;
+                    self.slab.remove(packet.meta.uid);
+                    let reason = drop_name(why);
+                    if let Some(air) = self.air.as_mut() {
+                        *air.drops.entry(reason).or_insert(0) += 1;
+                    }
+                    self.emit(
+                        now,
+                        Signal::Undelivered {
+                            dir: if station == BS { "down" } else { "up" },
+                            flow: packet.meta.flow,
+                            bytes: packet.ip_len() as u32,
+                            reason,
+                        },
+                    );
+                }
+                HopOut::Signal {
+                    station,
+                    signal,
+                    reason,
+                    packet,
+                    delays,
+                } => {
+                    let s = NodeSignal {
+                        signal,
+                        reason,
+                        packet,
+                        delays,
+                        iface: 0,
+                    };
+                    self.publish(now, station, s);
+                }
+                HopOut::OnAir { down, packet } => {
+                    let link = if down { self.wl_down } else { self.wl_up };
+                    if let Some(cap) = self.capture.as_mut() {
+                        cap.record(link, now, self.slab.get_mut(packet.meta.uid));
+                    }
+                }
+                HopOut::Air(_) => {}
+            }
+        }
+        if let Some(air) = self.air.as_mut() {
+            air.recycle(out);
+        }
+    }
+
+    /// The signal bus: counts a radio's signal, hands it to the agents of
+    /// its station (the BS's run here), traces it if one used it.
+    fn publish(&mut self, now: Time, station: Station, s: NodeSignal) {
+        let name = s.signal.name();
+        let Some(air) = self.air.as_mut() else { return };
+        air.signals.count_published(name);
+        let node = if station == BS {
+            Node::Bs
+        } else {
+            Node::Host(station as u32 - 1)
+        };
+        if !self.agents.on_signal(now, node, &s) {
+            return;
+        }
+        if let Some(air) = self.air.as_mut() {
+            air.signals.count_delivered(name);
+            air.trace(now, station, s.signal);
+        }
+        self.drain_agents(now);
+    }
+
+    fn on_arrive(&mut self, at: Time, link: usize) {
         let (packet, next) = self.links[link].arrive(at);
         if let Some(t) = next {
             self.deadlines.schedule(t, Ev::Arrive { link: link as u32 });
         }
         let Some(p) = packet else { return };
-        let flow = p.meta.flow as usize;
         if self.links[link].gated {
             let dir = self.dir_of(link);
             self.emit(
@@ -452,37 +658,43 @@ impl Hop {
             );
         }
         let to = match self.links[link].dest {
-            Dest::Bs => {
-                // The BS routes: from a wired host onto the air, from the
-                // air to the flow's wired host.
-                if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
-                    self.slab.remove(p.meta.uid);
-                    return self.drop_other("ttl_expired");
-                }
-                let (tap, next) = if link == self.wl_up {
-                    (Tap::BsUp, 2 * flow + 1)
-                } else {
-                    (Tap::BsDown, self.wl_down)
-                };
-                if self.agents.is_empty() {
-                    return self.send(at, next, p);
-                }
-                return self.through_agents(at, tap, next, p);
-            }
+            Dest::Bs => return self.at_bs(at, link == self.wl_up, p),
             Dest::Ch(_) => Side::Ch,
             Dest::ShOfFlow => Side::Sh,
         };
+        self.deliver_to(to, p);
+    }
+
+    /// A datagram reached the BS (`from_air`: from the wireless hop, else
+    /// from a wired host); the BS routes it on through its agents.
+    fn at_bs(&mut self, at: Time, from_air: bool, p: Packet) {
+        let flow = p.meta.flow as usize;
+        // The BS routes: from a wired host onto the air, from the
+        // air to the flow's wired host.
+        if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
+            self.slab.remove(p.meta.uid);
+            return self.drop_other("ttl_expired");
+        }
+        let (tap, next) = if from_air {
+            (Tap::BsUp, 2 * flow + 1)
+        } else {
+            (Tap::BsDown, self.wl_down)
+        };
+        if self.agents.is_empty() {
+            return self.send(at, next, p);
+        }
+        self.through_agents(at, tap, next, p)
+    }
+
+    /// A datagram reached the hosts of `to`: counted in order at its
+    /// receiver, written with the next flush.
+    fn deliver_to(&mut self, to: Side, p: Packet) {
+        let flow = p.meta.flow as usize;
         let bytes = self.slab.get_mut(p.meta.uid);
         if to == self.receiver[flow] && bytes[9] == 6 {
             self.inorder.on_segment(flow as u32, &p.tcp);
         }
-        let ok = egress.deliver(to, bytes).is_ok();
-        self.slab.remove(p.meta.uid);
-        if ok {
-            self.counters.accounting.delivered += 1;
-        } else {
-            self.drop_other("egress_error");
-        }
+        self.ready.push((to, p.meta.uid));
     }
 
     /// Shows a datagram crossing the BS to its agents, honours their
@@ -510,8 +722,11 @@ impl Hop {
                 self.slab.remove(uid);
                 self.drop_other(why);
             }
-            // The agent's `held` counts it until it emits it again.
-            Verdict::Hold => self.slab.remove(uid),
+            // The agent's `held` counts it until it releases it; its
+            // bytes wait in the slab.
+            Verdict::Hold => {
+                self.held_uids.insert(uid);
+            }
         }
         self.drain_agents(at);
     }
@@ -522,13 +737,69 @@ impl Hop {
         for a in &actions {
             match *a {
                 Action::Emit { packet, via } => self.emit_from_bs(at, packet, via),
-                // A held packet's bytes left the slab with its verdict
-                // (`Verdict::Hold`); no agent the emulator runs holds one.
-                Action::Release { .. } => self.drop_other("agent_release"),
+                Action::Release { packet, via } => self.release(at, packet, via),
                 Action::Tcp { .. } => {}
             }
         }
         self.agents.recycle(actions);
+        for k in 0..self.agents.host_commands.len() {
+            let c = self.agents.host_commands[k];
+            match c.cmd {
+                Command::Freeze => self.freeze_host(at, c.host, true),
+                Command::Resume => self.freeze_host(at, c.host, false),
+                // No agent the emulator runs at a host retransmits.
+                Command::Retransmit { .. } => self.agents.host_actions_ignored += 1,
+            }
+        }
+        self.agents.host_commands.clear();
+    }
+
+    /// Freezes (or resumes) the TCP of wireless host `host`: Linux TCP
+    /// has no freeze, so the host's interface holds what it sends while
+    /// frozen and sends it, in order, on resume (see `docs/emulator.md`).
+    fn freeze_host(&mut self, at: Time, host: u32, freeze: bool) {
+        let h = host as usize;
+        let Some(f) = self.host_frozen.get_mut(h) else {
+            return;
+        };
+        if *f == freeze {
+            return;
+        }
+        *f = freeze;
+        if freeze {
+            self.freeze.freezes += 1;
+            return;
+        }
+        self.freeze.resumes += 1;
+        while let Some(p) = self.host_hold[h].pop_front() {
+            self.send(at, self.wl_up, p);
+        }
+    }
+
+    /// Holds a datagram a frozen host sent at its interface.
+    fn hold_at_host(&mut self, host: usize, packet: Packet, tcp: bool) {
+        self.freeze.datagrams_held += 1;
+        if tcp && packet.tcp.payload_len > 0 {
+            self.freeze.data_segments_held += 1;
+        }
+        self.host_hold[host].push_back(packet);
+        let n = self.host_hold[host].len() as u64;
+        self.freeze.most_held = self.freeze.most_held.max(n);
+    }
+
+    /// Sends a packet an agent held on from the BS, with its real bytes.
+    fn release(&mut self, at: Time, packet: Packet, via: Via) {
+        if !self.held_uids.remove(&packet.meta.uid) || packet.meta.flow >= self.flows {
+            // Not a datagram the BS holds: nothing real to send.
+            self.counters.accounting.injected += 1;
+            return self.drop_other("agent_release_unknown");
+        }
+        let flow = packet.meta.flow as usize;
+        match via {
+            Via::AirFirst if self.air.is_some() => self.air_send(at, true, packet, true),
+            Via::Air | Via::AirFirst => self.send(at, self.wl_down, packet),
+            Via::Wire => self.send(at, 2 * flow + 1, packet),
+        }
     }
 
     /// Sends an agent's packet from the BS as real bytes.
@@ -541,6 +812,9 @@ impl Hop {
         self.emit_buf.clear();
         emit(&packet, &mut self.emit_buf);
         packet.meta.uid = self.slab.insert(&self.emit_buf);
+        if via == Via::AirFirst && self.air.is_some() {
+            return self.air_send(at, true, packet, true);
+        }
         let link = match via {
             Via::Air | Via::AirFirst => self.wl_down,
             Via::Wire => 2 * flow as usize + 1,
@@ -576,6 +850,9 @@ impl Hop {
             self.blocked_since = Some(at);
             self.emit(at, Signal::PuStart { cause });
             self.emit(at, Signal::TfpStart { cause });
+            if self.air.is_some() {
+                return self.air_set_blocked(at, true);
+            }
             for link in self.wireless() {
                 let victim = self.links[link]
                     .in_tx()
@@ -602,11 +879,18 @@ impl Hop {
             }
             self.emit(at, Signal::PuStop { cause });
             self.emit(at, Signal::TfpEnd { cause });
+            if self.air.is_some() {
+                return self.air_set_blocked(at, false);
+            }
             self.kick_wireless(at);
         }
     }
 
     fn kick_wireless(&mut self, at: Time) {
+        if self.air.is_some() {
+            // The simulator's hop restarts itself when unblocked.
+            return;
+        }
         for link in self.wireless() {
             let wake = self.links[link].kick(at, true);
             self.apply(at, link, wake, None);
@@ -615,6 +899,10 @@ impl Hop {
 
     fn on_end(&mut self, at: Time) {
         self.ended = true;
+        // The hop opens for the applications' wind-down: so do the hosts.
+        for h in 0..self.host_frozen.len() as u32 {
+            self.freeze_host(at, h, false);
+        }
         self.update_blocked(at, "end");
         self.delivered_at_end = Some((0..self.flows).map(|f| self.inorder.delivered(f)).collect());
         self.kick_wireless(at);
@@ -623,8 +911,23 @@ impl Hop {
     /// Closes the books at the end of the run: what is still held counts
     /// as in flight.
     pub fn finish(&mut self) {
-        self.counters.accounting.in_flight =
-            self.links.iter().map(Link::held).sum::<u64>() + self.agents.held();
+        self.counters.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
+            + self.agents.held()
+            + self.host_hold.iter().map(|q| q.len() as u64).sum::<u64>()
+            + self.air.as_ref().map_or(0, |a| a.hop.in_flight());
+    }
+}
+
+/// The name of a reason the simulator's hop dropped a packet for.
+pub fn drop_name(why: HopDrop) -> &'static str {
+    match why {
+        HopDrop::Link(DropReason::QueueFull) => "queue_full",
+        HopDrop::Link(DropReason::Loss) => "loss",
+        HopDrop::Link(DropReason::Blocked) => "blocked",
+        HopDrop::Mac(UndeliveredReason::RetryLimit) => "retry_limit",
+        HopDrop::Mac(UndeliveredReason::ChannelAccessFailure) => "channel_access_failure",
+        HopDrop::Mac(UndeliveredReason::QueueFull) => "mac_queue_full",
+        HopDrop::Mac(UndeliveredReason::FrameTooLong) => "frame_too_long",
     }
 }
 

@@ -383,3 +383,89 @@ fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
     assert_eq!(a.injected, 5);
     assert_eq!(h.held(), 0);
 }
+
+#[test]
+fn a_frozen_host_s_datagrams_wait_at_its_interface_until_resumed() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    h.freeze_host(Time::ZERO, 0, true);
+    for _ in 0..3 {
+        h.ingress(Time::ZERO, Side::Sh, &datagram(Side::Sh, 100));
+    }
+    // From the other side, traffic goes on.
+    h.ingress(Time::ZERO, Side::Ch, &datagram(Side::Ch, 100));
+    run_until(&mut h, Time(100_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 1);
+    assert_eq!(sink.out[0].0, Side::Sh);
+    assert_eq!(h.freeze.datagrams_held, 3);
+    assert_eq!(h.freeze.most_held, 3);
+    h.finish();
+    assert_eq!(h.counters.accounting.in_flight, 3, "held counts in flight");
+    h.freeze_host(Time(100_000_000), 0, false);
+    run_until(&mut h, Time(200_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 4);
+    assert!(sink.out[1..].iter().all(|(side, _)| *side == Side::Ch));
+    h.finish();
+    let c = &h.counters.accounting;
+    assert_eq!((c.injected, c.delivered, c.in_flight), (4, 4, 0));
+    assert_eq!((h.freeze.freezes, h.freeze.resumes), (1, 1));
+}
+
+const WIFI: &str = r#"
+[sim]
+duration = "10s"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+kind = "wifi"
+standard = "11a"
+rate = "24Mbps"
+rate_control = "fixed"
+error_model = "nist"
+snr_db = 13.5
+[[flow]]
+"#;
+
+#[test]
+fn the_wifi_hop_carries_real_bytes_on_its_own_mac_timers() {
+    let s = load_str(WIFI, "t.toml", Path::new("."), &[]).expect("valid scenario");
+    let mut h = Hop::new(&s, 1);
+    assert!(h.air.is_some(), "802.11 runs the simulator's hop");
+    let mut sink = Sink::default();
+    for k in 0..20u32 {
+        let at = Time(k as u64 * 100_000);
+        run_until(&mut h, at, &mut sink);
+        h.ingress(at, Side::Ch, &datagram(Side::Ch, 1448));
+        h.ingress(at, Side::Sh, &datagram(Side::Sh, 0));
+    }
+    let mut kinds = std::collections::BTreeSet::new();
+    while let Some((at, ev)) = h.deadlines.pop_due(Time(1_000_000_000)) {
+        kinds.insert(h.ev_name(ev));
+        h.dispatch(at, ev, &mut sink);
+    }
+    h.finish();
+    for k in ["mac", "tx_start", "tx_end"] {
+        assert!(kinds.contains(k), "no {k} timer in {kinds:?}");
+    }
+    let c = &h.counters.accounting;
+    assert!(c.balances(), "{c:?}");
+    assert_eq!(c.injected, 40);
+    assert_eq!(c.delivered + c.dropped, 40, "{c:?}");
+    assert_eq!(sink.out.len() as u64, c.delivered);
+    let down = sink
+        .out
+        .iter()
+        .filter(|(side, _)| *side == Side::Sh)
+        .count();
+    assert!(down > 0 && down < sink.out.len(), "both ways: {down}");
+    for (_, got) in &sink.out {
+        let p = parse(got).expect("valid checksums");
+        assert_eq!(p.packet().ttl, 63);
+    }
+    // Every drop is the hop's, counted with its reason.
+    let air = h.air.as_ref().unwrap();
+    assert_eq!(air.drops.values().sum::<u64>(), c.dropped);
+    assert_eq!(h.held(), 0);
+    assert!(air.signals.published.get("delivered").copied().unwrap_or(0) > 0);
+}

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod agents;
+pub mod air;
 pub mod apps;
 pub mod bridge;
 pub mod capture;

@@ -17,7 +17,8 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use xltcp_core::scenario::{self, Direction, HopKind, Scenario};
+use xltcp_core::hop::Hop as _;
+use xltcp_core::scenario::{self, Direction, Scenario};
 use xltcp_core::sim::emu_section::EmuDetails;
 use xltcp_core::sim::flow::Side;
 use xltcp_core::sim::summary::{HopSummary, Sections};
@@ -82,8 +83,9 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
     if !why.is_empty() {
         why.insert(
             0,
-            "the emulator runs the schemes' agents at the base station only; \
-             agents at the hosts would have to run inside their Linux TCP"
+            "the emulator runs the schemes' agents at the base station, and CR-aware \
+             TCP's on its host's behalf (a pause of the host's traffic); these agents \
+             at the hosts would have to run inside their Linux TCP"
                 .into(),
         );
     }
@@ -92,13 +94,6 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
             "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
             s.flows.len()
         ));
-    }
-    if s.wireless.kind != HopKind::P2p {
-        why.push(
-            "the emulator models the point-to-point wireless hop only ([wireless] kind = \"p2p\"); \
-             the lrwpan and wifi hops run in the simulator"
-                .into(),
-        );
     }
     if !s.more_hops.is_empty() {
         why.push(
@@ -113,6 +108,9 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
         Err(EmuError::Unsupported(why.join("\n  ")))
     }
 }
+
+/// The smallest receive-buffer maximum the namespaces get (bytes).
+const RMEM_FLOOR: u64 = 131072;
 
 /// Settings Linux applies per namespace, taken from the first flow.
 fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
@@ -155,7 +153,10 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         format!("net.ipv4.tcp_sack={}", t.sack as u8),
         format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
         format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
-        format!("net.ipv4.tcp_rmem=4096 131072 {}", t.rcv_buffer.max(131072)),
+        format!(
+            "net.ipv4.tcp_rmem=4096 131072 {}",
+            t.rcv_buffer.max(RMEM_FLOOR)
+        ),
         format!("net.ipv4.tcp_wmem=4096 16384 {}", t.snd_buffer.max(16384)),
         "net.ipv4.tcp_no_metrics_save=1".into(),
     ];
@@ -166,6 +167,11 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
     );
     if t.delayed_ack_segments == 1 {
         route.push_str(" quickack 1");
+    }
+    if t.rcv_buffer < RMEM_FLOOR {
+        // The buffer sysctls keep their floor; the route clamps the
+        // window each receiver advertises to the scenario's buffer.
+        route.push_str(&format!(" window {}", t.rcv_buffer));
     }
     let host = |side: Side| HostConfig {
         addresses: (0..s.flows.len() as u32)
@@ -320,6 +326,11 @@ fn emulate(
 ) -> Result<Outcome, EmuError> {
     let _servers = start_servers(s, p)?;
     let mut hop = Hop::new(s, seed);
+    if let (Some(air), Some(_)) = (hop.air.as_mut(), opts.out_dir) {
+        if air.hop.publishes_signals() {
+            air.trace = Some(xltcp_core::signal::SignalLog::new());
+        }
+    }
     if let Some(dir) = opts.out_dir {
         std::fs::create_dir_all(dir)?;
         let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
@@ -400,6 +411,15 @@ fn emulate(
     if let Some(c) = hop.capture.take() {
         c.finish()?;
     }
+    if let (Some(dir), Some(log)) = (
+        opts.out_dir,
+        hop.air.as_ref().and_then(|a| a.trace.as_ref()),
+    ) {
+        std::fs::write(dir.join("signals.jsonl"), log.to_jsonl())?;
+    }
+    if let Some(n) = hop.air.as_ref().map(|a| a.not_traced).filter(|&n| n > 0) {
+        warnings.push(format!("{n} signals were not kept in signals.jsonl (full)"));
+    }
     let results = collect_reports(s, clients, opts.out_dir, warnings)?;
     Ok((hop, report, results, cc, counters))
 }
@@ -465,6 +485,15 @@ fn control(
             warnings.push(format!(
                 "{running} application(s) still running {GRACE} after the end: killed"
             ));
+            // Killed now, so that reading their output ends.
+            for c in clients.iter().flatten() {
+                let child = p.child(c.child);
+                if matches!(child.try_wait(), Ok(None)) {
+                    // SAFETY: kill has no memory preconditions; the child leads its group.
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    let _ = child.kill();
+                }
+            }
             return Ok(());
         }
         let until_next = order.get(next).map_or(Dur::from_millis(100), |&i| {
@@ -493,10 +522,38 @@ fn build_summary(
             report.lateness.p99_us, report.lateness.median_us
         ));
     }
+    if hop.agents.host_actions_ignored > 0 {
+        warnings.push(format!(
+            "{} actions of agents at the hosts could not be carried out on Linux TCP",
+            hop.agents.host_actions_ignored
+        ));
+    }
     let flows = summary::flow_summaries(s, hop, apps, &counters);
     let directions = summary::direction_summaries(s, hop, &flows);
     let blocked = hop.blocked_s();
     let to_s = |t: Time| t.as_nanos() as f64 / 1e9;
+    let mut links: Vec<LinkSummary> = hop
+        .links
+        .iter()
+        .map(|l| LinkSummary {
+            name: l.name.clone(),
+            stats: l.stats,
+        })
+        .collect();
+    if let Some(air) = &hop.air {
+        // The wireless directions are the simulator's hop's.
+        links.truncate(links.len() - 2);
+        let [(_, down), (_, up)] = air.hop.link_stats();
+        let name = &s.wireless.name;
+        links.push(LinkSummary {
+            name: format!("bs-{name}"),
+            stats: down,
+        });
+        links.push(LinkSummary {
+            name: format!("{name}-bs"),
+            stats: up,
+        });
+    }
     let strings = |m: &std::collections::BTreeMap<&'static str, u64>| {
         m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
     };
@@ -507,27 +564,24 @@ fn build_summary(
         seed,
         duration_s: s.sim.duration.as_secs_f64(),
         events: hop.counters.events,
-        packets: hop.links.iter().map(|l| l.stats.transmitted).sum(),
+        packets: links.iter().map(|l| l.stats.transmitted).sum(),
         wall_seconds: 0.0,
         flows,
         directions,
-        links: hop
-            .links
-            .iter()
-            .map(|l| LinkSummary {
-                name: l.name.clone(),
-                stats: l.stats,
-            })
-            .collect(),
+        links,
         accounting: hop.counters.accounting,
         hop: HopSummary {
             blocked_s: blocked,
             usable_s: s.sim.duration.as_secs_f64() - blocked,
             no_interface: 0,
         },
-        hop_sections: Sections::default(),
+        hop_sections: Sections(hop.air.iter().filter_map(|a| a.hop.section()).collect()),
         more_hops: Vec::new(),
-        signals: None,
+        signals: hop
+            .air
+            .as_ref()
+            .filter(|a| a.hop.publishes_signals())
+            .map(|a| a.signals.clone()),
         output: None,
         agents: hop.agents.sections(),
         local_retransmissions: None,
@@ -541,6 +595,12 @@ fn build_summary(
             rejected: strings(&hop.counters.rejected),
             dropped_other: strings(&hop.counters.dropped_other),
             non_tcp_forwarded: hop.counters.non_tcp,
+            sender_freeze: (!hop.agents.commanding_hosts().is_empty()).then_some(hop.freeze),
+            hop_drops: hop
+                .air
+                .as_ref()
+                .map(|a| strings(&a.drops))
+                .unwrap_or_default(),
             blocked_intervals: hop
                 .blocked_intervals
                 .iter()

@@ -3,6 +3,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use xltcp_core::hop::HopTimer;
 use xltcp_core::time::Time;
 
 /// A deadline of the hop.
@@ -29,6 +30,8 @@ pub enum Ev {
         /// The agent's slot.
         slot: u32,
     },
+    /// One of the simulator's hop's own timers (802.15.4, 802.11) is due.
+    Hop(HopTimer),
 }
 
 /// Deadlines ordered by (time, insertion order).

@@ -16,6 +16,7 @@
 use crate::apps::AppResult;
 use crate::hop::Hop;
 use std::collections::BTreeMap;
+use xltcp_core::hop::Hop as _;
 use xltcp_core::scenario::{AppSpec, Direction, FlowSpec, Scenario};
 use xltcp_core::sim::oracle;
 #[cfg(doc)]
@@ -41,6 +42,9 @@ fn blocked_within(intervals: &[(Time, Time)], from: Time, to: Time) -> Dur {
 
 /// Payload rate of the hop for `f`'s data direction while usable.
 fn wireless_rate(s: &Scenario, hop: &Hop, f: &FlowSpec) -> f64 {
+    if let Some(air) = &hop.air {
+        return air.hop.capacity_bps(f);
+    }
     let link = hop.links.len() - if f.direction == Direction::Down { 2 } else { 1 };
     oracle::p2p_wireless_rate(s, f, hop.links[link].mean_loss())
 }

@@ -36,6 +36,8 @@ struct Outcome {
     wireless_pcap: PathBuf,
     /// Loss reports the BS sent (local recovery), if it ran.
     reports_sent: Option<u64>,
+    /// CR-aware TCP's (freezes, resumes), if it ran.
+    cr_freezes: Option<(u64, u64)>,
     /// In-order bytes at each flow's receiver by the end.
     bytes_delivered: Vec<u64>,
     /// The emulator: bytes each flow's receiving application read.
@@ -75,6 +77,7 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
         blocked_s: sum.hop.blocked_s,
         wireless_pcap: dir.join("pcap/wireless.pcap"),
         reports_sent: sum.local_recovery().map(|l| l.reports_sent),
+        cr_freezes: sum.cr_aware().map(|c| (c.freezes, c.resumes)),
         bytes_delivered: sum.flows.iter().map(|f| f.bytes_delivered).collect(),
         app_bytes: None,
     }
@@ -127,6 +130,7 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
         blocked_s: sum.hop.blocked_s,
         wireless_pcap: dir.join("pcap/wireless.pcap"),
         reports_sent: sum.local_recovery().map(|l| l.reports_sent),
+        cr_freezes: sum.cr_aware().map(|c| (c.freezes, c.resumes)),
         bytes_delivered: sum.flows.iter().map(|f| f.bytes_delivered).collect(),
         app_bytes: Some(emu.app_bytes.clone()),
     }
@@ -246,7 +250,7 @@ macro_rules! conformance {
     ($name:ident, $text:expr, $extra:expr) => {
         mod $name {
             #[allow(unused_imports)]
-            use super::{BASE, BS_REPORTS, LOSSY_BLOCKED};
+            use super::{BASE, BS_REPORTS, LOSSY_BLOCKED, LRWPAN, LRWPAN_CR, WIFI};
             #[test]
             fn sim() {
                 super::conformance_sim(stringify!($name), $text, $extra);
@@ -288,6 +292,100 @@ on = "900ms"
 off = "300ms"
 [[flow]]
 "#;
+
+/// A downlink over the 802.11a hop: the simulator's DCF (backoff, MAC
+/// ACKs, retries at a 10 % frame error rate) in real time.
+const WIFI: &str = r#"
+[sim]
+duration = "3s"
+[tcp]
+sack = true
+mss = "1460B"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+kind = "wifi"
+standard = "11a"
+rate = "24Mbps"
+rate_control = "fixed"
+error_model = "nist"
+snr_db = 13.5
+queue = "100p"
+[[flow]]
+"#;
+
+/// An uplink over the 802.15.4 hop (paper 000's network without its
+/// primary user): CSMA-CA, MAC ACKs and retries on 94-byte segments.
+const LRWPAN: &str = r#"
+[sim]
+duration = "4s"
+[tcp]
+recovery = "newreno"
+sack = false
+mss = "94B"
+initial_window = 4
+min_rto = "1s"
+rcv_buffer = "2KiB"
+snd_buffer = "2KiB"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+kind = "lrwpan"
+layout = "paper"
+queue = "50p"
+[wireless.loss.up]
+model = "iid"
+p = 0.05
+[[flow]]
+direction = "up"
+"#;
+
+/// The same uplink with paper 000's primary user and CR-aware TCP at the
+/// sender: its radio's PU detector freezes and resumes the sender.
+const LRWPAN_CR: &str = r#"
+[sim]
+duration = "6s"
+[tcp]
+recovery = "newreno"
+sack = false
+mss = "94B"
+initial_window = 4
+min_rto = "1s"
+rcv_buffer = "2KiB"
+snd_buffer = "2KiB"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+kind = "lrwpan"
+layout = "paper"
+queue = "50p"
+[wireless.availability]
+model = "onoff"
+on = "1500ms"
+off = "1s"
+[pu_detection]
+t_idle = "200ms"
+[schemes]
+cr_aware = true
+[[flow]]
+direction = "up"
+"#;
+
+/// CR-aware TCP froze the sender on each detected primary user and
+/// resumed it after, in the engine at hand (on the emulator, by holding
+/// the host's datagrams at its interface).
+fn cr_aware_froze_and_resumed(_: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let (freezes, resumes) = o.cr_freezes.expect("cr_aware ran");
+    assert!(freezes >= 2, "{e}: {freezes} freezes for two blockages");
+    assert!(
+        resumes + 1 >= freezes && resumes <= freezes,
+        "{e}: {freezes} freezes, {resumes} resumes"
+    );
+}
 
 /// An uplink flow over a lossy hop with the BS's gap monitor alone
 /// (`local_recovery = "bs_reports"`): its reports reach the sender's TCP.
@@ -342,6 +440,13 @@ conformance!(
     super::bs_reports_were_sent_and_data_arrived_in_order
 );
 conformance!(lossless_download, &format!("{BASE}\n[[flow]]\n"));
+conformance!(wifi_download, WIFI);
+conformance!(lrwpan_upload, LRWPAN);
+conformance!(
+    lrwpan_cr_aware_upload,
+    LRWPAN_CR,
+    super::cr_aware_froze_and_resumed
+);
 conformance!(lossy_blocked_download, LOSSY_BLOCKED);
 conformance!(
     two_flows_both_ways,

@@ -713,6 +713,15 @@ impl From<HopTimer> for HopEv {
 }
 
 impl Hop for LrwpanHop {
+    fn timer_name(&self, kind: TimerKind) -> &'static str {
+        match HopEv::from(HopTimer::new(kind, 0, 0)) {
+            HopEv::Mac { .. } => "mac",
+            HopEv::Detector { .. } => "pu_detector",
+            HopEv::TxStart { .. } => "tx_start",
+            HopEv::TxEnd { .. } => "tx_end",
+        }
+    }
+
     fn enqueue<T: TimerSink>(
         &mut self,
         now: Time,

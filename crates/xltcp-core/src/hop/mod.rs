@@ -304,6 +304,14 @@ pub trait Hop: std::fmt::Debug {
     fn air_link_type(&self) -> Option<(u32, usize)> {
         None
     }
+
+    /// A short name of the hop's timer kind `kind` (e.g. "mac",
+    /// "tx_end"), for reports per kind such as the emulator's dispatch
+    /// lateness.
+    fn timer_name(&self, kind: TimerKind) -> &'static str {
+        let _ = kind;
+        "hop"
+    }
 }
 
 /// Declares the registry of hop kinds: the [`AnyHop`] enum and its
@@ -398,6 +406,12 @@ macro_rules! hop_kinds {
             fn air_link_type(&self) -> Option<(u32, usize)> {
                 match self {
                     $(AnyHop::$kind(h) => Hop::air_link_type(h),)*
+                }
+            }
+
+            fn timer_name(&self, kind: TimerKind) -> &'static str {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::timer_name(h, kind),)*
                 }
             }
         }

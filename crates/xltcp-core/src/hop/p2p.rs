@@ -131,6 +131,13 @@ fn station_of(d: usize) -> Station {
 }
 
 impl Hop for P2pHop {
+    fn timer_name(&self, kind: TimerKind) -> &'static str {
+        match kind {
+            TX_DONE => "tx_done",
+            _ => "arrive",
+        }
+    }
+
     #[inline]
     fn enqueue<T: TimerSink>(
         &mut self,

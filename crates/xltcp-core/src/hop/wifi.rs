@@ -1157,6 +1157,17 @@ impl From<HopTimer> for HopEv {
 }
 
 impl Hop for WifiHop {
+    fn timer_name(&self, kind: TimerKind) -> &'static str {
+        match HopEv::from(HopTimer::new(kind, 0, 0)) {
+            HopEv::Mac { .. } => "mac",
+            HopEv::TxStart { .. } => "tx_start",
+            HopEv::TxEnd { .. } => "tx_end",
+            HopEv::Dsa { .. } => "dsa",
+            HopEv::Battery { .. } => "battery",
+            HopEv::SnrReport => "snr_report",
+        }
+    }
+
     fn enqueue<T: TimerSink>(
         &mut self,
         now: Time,

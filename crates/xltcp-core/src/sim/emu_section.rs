@@ -20,10 +20,15 @@ pub struct LatenessSummary {
 }
 
 /// What the emulator's real-time loop measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LoopReport {
     /// Dispatch lateness.
     pub lateness: LatenessSummary,
+    /// Dispatch lateness per kind of deadline: the emulator's own
+    /// (`link_tx_done`, `link_arrive`, `availability`, `agent`, `end`)
+    /// and the simulator's hop's timers by the hop's names (`mac`,
+    /// `tx_start`, `tx_end`, `pu_detector`, ...).
+    pub lateness_by_timer: BTreeMap<String, LatenessSummary>,
     /// CPU seconds of the data-path thread.
     pub cpu_s: f64,
     /// Wall seconds the loop ran.
@@ -35,6 +40,22 @@ pub struct LoopReport {
     /// Whether CPU idle states with a wake-up latency were ruled out
     /// during the run (PM QoS `/dev/cpu_dma_latency` = 0).
     pub low_latency_idle: bool,
+}
+
+/// CR-aware TCP's freezes and resumes of a real Linux sender: the
+/// emulator holds a frozen host's datagrams at its interface.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct FreezeReport {
+    /// Freezes (a host's interface began holding).
+    pub freezes: u64,
+    /// Resumes (it sent what it held, in order).
+    pub resumes: u64,
+    /// Datagrams held at a frozen host's interface.
+    pub datagrams_held: u64,
+    /// Of those, TCP segments with payload.
+    pub data_segments_held: u64,
+    /// Most datagrams one host held at once.
+    pub most_held: u64,
 }
 
 /// The emulator's results beyond the shared summary.
@@ -50,6 +71,11 @@ pub struct EmuDetails {
     /// Datagrams dropped after entering for reasons links do not count
     /// (an agent's drop reason among them).
     pub dropped_other: BTreeMap<String, u64>,
+    /// Packets the simulator's hop (802.15.4, 802.11) dropped, by reason
+    /// (its link counters say which direction).
+    pub hop_drops: BTreeMap<String, u64>,
+    /// The sender-side freezes of CR-aware TCP, if it ran.
+    pub sender_freeze: Option<FreezeReport>,
     /// Non-TCP IPv4 datagrams carried.
     pub non_tcp_forwarded: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
