@@ -295,7 +295,7 @@ def run(
     out: Optional[Path] = OUT_OPT,
     set_: Optional[List[str]] = SET_OPT,
     pcap: bool = typer.Option(
-        False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
+        False, "--pcap", help="Write pcapng captures (same as --set output.pcap=true)."
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
     force: bool = FORCE_OPT,
