@@ -379,11 +379,14 @@ def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
     runs = seed_folders(folder)
     seeds = [int(p.name.split("-")[1]) for p in runs]
     names = sorted({p.stem for run in runs for p in (run / "timeseries").glob("*.csv")})
+    echo = _summary(runs[0]).get("scenario") if runs else None
+    scenario = echo.get("name") if isinstance(echo, dict) and echo.get("name") else folder.name
     written = []
     for name in names:
         paths = [r / "timeseries" / f"{name}.csv" for r in runs]
         have = [(p, s) for p, s in zip(paths, seeds, strict=True) if p.is_file()]
-        fig = seeds_figure([p for p, _ in have], [s for _, s in have], name)
+        title = f"{scenario}: flow {name}"
+        fig = seeds_figure([p for p, _ in have], [s for _, s in have], title)
         out_path = folder / "plots" / f"{name}.{fmt}"
         out_path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_path, dpi=110)
