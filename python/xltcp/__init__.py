@@ -15,8 +15,23 @@ intervals (:mod:`xltcp.runner`, :mod:`xltcp.stats`), campaigns
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xltcp.api import RunResult, Scenario, load, run, sweep
+if TYPE_CHECKING:
+    from xltcp.api import RunResult, Scenario, load, run, sweep
+
+#: The API's names, imported on first use (PEP 562): the ``xltcp`` command
+#: imports this package, and most of its commands never need the API's
+#: campaign machinery.
+_API = ("RunResult", "Scenario", "load", "run", "sweep")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from xltcp import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'xltcp' has no attribute {name!r}")
 
 __all__ = [
     "RunResult",

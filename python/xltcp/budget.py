@@ -8,9 +8,10 @@ link). :func:`estimate_run` bounds both from the scenario echo alone:
   :data:`ROW_BYTES` bytes;
 - pcaps: on each link, both directions, at most ``2 x rate / (8 x (MSS + 40))``
   records a second (full-size data segments plus at most one ACK each) of at
-  most :data:`PCAP_RECORD_BYTES` bytes (headers are captured, payloads are
-  not); each flow's wired link runs at most at the slower of the wired and
-  wireless rates.
+  most :data:`PCAP_BLOCK_BYTES` plus the snap length (default 128: headers
+  and the start of the payload), twice with ``pcap_point = "both"``; each
+  flow's wired link runs at most at the slower of the wired and wireless
+  rates.
 
 The core stops writing traces at ``[output] max_bytes`` (default 1 GiB) on
 its own; :func:`check` refuses, before anything runs, a run whose estimate
@@ -30,8 +31,14 @@ from pathlib import Path
 #: Bytes of one time-series row, an upper bound (a typical row is ~75 bytes).
 ROW_BYTES = 160
 
-#: Bytes of one pcap record (16-byte record header, IPv4/TCP headers with options).
-PCAP_RECORD_BYTES = 128
+#: Bytes of a pcapng record's block around the captured bytes (32), and the
+#: captured bytes of a datagram without ``pcap_snaplen`` (128: IPv4 and TCP
+#: headers with every option, the start of the payload).
+PCAP_BLOCK_BYTES = 32
+PCAP_DEFAULT_SNAPLEN = 128
+
+#: Bytes of one pcap record at the default snap length.
+PCAP_RECORD_BYTES = PCAP_BLOCK_BYTES + PCAP_DEFAULT_SNAPLEN
 
 #: The core's trace budget of a run without ``[output] max_bytes``.
 CORE_MAX_BYTES = 1 << 30
@@ -131,10 +138,13 @@ def estimate_run(echo: dict) -> Estimate:
         mss = min(
             [mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448]
         )
-        per_packet = PCAP_RECORD_BYTES
         snaplen = int(output.get("pcap_snaplen") or 0)
-        if snaplen:
-            per_packet = min(per_packet, 16 + snaplen)
+        # A datagram's headers are always whole (at least 80 bytes), and
+        # captured no longer than a full-size segment.
+        snaplen = min(max(snaplen, 80), mss + 100) if snaplen else PCAP_DEFAULT_SNAPLEN
+        per_packet = PCAP_BLOCK_BYTES + snaplen
+        if output.get("pcap_point") == "both":
+            per_packet *= 2
         hops = echo.get("wireless", {})
         hops = [h for h in (hops if isinstance(hops, list) else [hops]) if isinstance(h, dict)]
         rates = [rate_bps(h.get("rate")) or 1e9 for h in hops] or [1e9]

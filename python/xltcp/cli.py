@@ -26,16 +26,18 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 import xltcp
 from xltcp import budget, runner, table
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 app = typer.Typer(
     name="xltcp",
@@ -158,6 +160,14 @@ class ProgressView(runner.Observer):
             self.bar.refresh()
 
     def _start(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
         self.bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -285,7 +295,7 @@ def run(
     out: Optional[Path] = OUT_OPT,
     set_: Optional[List[str]] = SET_OPT,
     pcap: bool = typer.Option(
-        False, "--pcap", help="Write pcaps (same as --set output.pcap=true)."
+        False, "--pcap", help="Write pcapng captures (same as --set output.pcap=true)."
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
     force: bool = FORCE_OPT,
@@ -407,6 +417,14 @@ class SweepView:
     def __init__(self, console: Console, total: int, enabled: bool) -> None:
         self.bar: Progress | None = None
         if enabled and total:
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
             self.bar = Progress(
                 TextColumn("runs"),
                 BarColumn(),

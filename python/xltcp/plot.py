@@ -261,6 +261,77 @@ def _mean_band(columns: list[list[float]], confidence: float = 0.95):
     return means, halves
 
 
+#: Line styles that stay apart by colour, marker and dash alike (so also in
+#: grey print and for colour-blind readers): the ``i``-th series of a figure
+#: takes ``STYLES[i % len(STYLES)]``.
+STYLES: tuple[dict, ...] = (
+    {"color": "C0", "marker": "o", "ls": "-"},
+    {"color": "C3", "marker": "s", "ls": "--"},
+    {"color": "C2", "marker": "^", "ls": "-."},
+    {"color": "C1", "marker": "D", "ls": ":"},
+    {"color": "C4", "marker": "v", "ls": (0, (5, 1, 1, 1, 1, 1))},
+    {"color": "C5", "marker": "P", "ls": (0, (8, 2))},
+)
+
+
+def style(i: int) -> dict:
+    """The ``i``-th of :data:`STYLES` (colour, marker, line style)."""
+    return dict(STYLES[i % len(STYLES)])
+
+
+def mean_band(runs: list[list[float]], confidence: float = 0.95):
+    """Per sample index over ``runs`` (one list per seed): the mean, and the
+    lower and upper ends of its Student t confidence interval (the mean
+    itself where one run has the sample)."""
+    mean, half = _mean_band(runs, confidence)
+    lo = [m - h for m, h in zip(mean, half, strict=True)]
+    hi = [m + h for m, h in zip(mean, half, strict=True)]
+    return mean, lo, hi
+
+
+def band_line(ax, t: list[float], runs: list[list[float]], i: int, label: str, where=None):
+    """Draws the mean of ``runs`` (one series per seed, sampled at ``t``)
+    in style ``i``, markers spaced along it, over its 95 % confidence band;
+    ``where`` (e.g. "post") draws steps. The label says how many seeds."""
+    mean, lo, hi = mean_band(runs)
+    n = min(len(t), len(mean))
+    st = style(i)
+    color = st["color"]
+    step = {"step": where} if where else {}
+    ax.fill_between(t[:n], lo[:n], hi[:n], color=color, alpha=0.2, lw=0, **step)
+    seeds = f"mean of {len(runs)} seeds" if len(runs) > 1 else "1 seed"
+    kw = {"drawstyle": f"steps-{where}"} if where else {}
+    ax.plot(
+        t[:n],
+        mean[:n],
+        lw=1.2,
+        markersize=4,
+        markevery=max(1, n // 12),
+        label=f"{label} ({seeds})",
+        **st,
+        **kw,
+    )
+
+
+def sweep_line(ax, xs, means, halves, i: int, label: str) -> None:
+    """A sweep's means with 95 % error bars in style ``i`` (NaN halves, from
+    one seed, draw no bar)."""
+    err = [0.0 if h is None or math.isnan(h) else h for h in halves]
+    ax.errorbar(xs, means, yerr=err, capsize=3, markersize=5, lw=1.2, label=label, **style(i))
+
+
+def plain_log_axis(ax, values, axis: str = "x") -> None:
+    """A log axis whose ticks are ``values`` written plainly ("2", "0.25"),
+    with no minor tick labels (matplotlib's default writes "2x10^0")."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    target.set_major_locator(FixedLocator(sorted(values)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
 def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
     """Goodput and cwnd of one flow over seeds: mean, 95% CI band, each seed."""
     runs = [_read(p) for p in csv_paths]
@@ -268,11 +339,13 @@ def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
     t = longest.get("time_s", [])
     fig, axes = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
     panels = (
-        ("goodput_bps", 1e6, "goodput (Mbit/s)"),
-        ("cwnd_bytes", 1e3, "cwnd (kB)"),
+        ("goodput_bps", _RATE_UNITS, "goodput"),
+        ("cwnd_bytes", _BYTE_UNITS, "cwnd"),
     )
-    for ax, (column, scale, label) in zip(axes, panels, strict=True):
-        series = [[x / scale for x in c.get(column, [])] for c in runs]
+    for ax, (column, units, name) in zip(axes, panels, strict=True):
+        factor, unit = scale([x for c in runs for x in c.get(column, [])], units)
+        label = f"{name} ({unit})"
+        series = [[x / factor for x in c.get(column, [])] for c in runs]
         for one in series:
             ax.plot(t[: len(one)], one, lw=0.5, color="0.7")
         mean, half = _mean_band(series)
@@ -306,11 +379,14 @@ def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
     runs = seed_folders(folder)
     seeds = [int(p.name.split("-")[1]) for p in runs]
     names = sorted({p.stem for run in runs for p in (run / "timeseries").glob("*.csv")})
+    echo = _summary(runs[0]).get("scenario") if runs else None
+    scenario = echo.get("name") if isinstance(echo, dict) and echo.get("name") else folder.name
     written = []
     for name in names:
         paths = [r / "timeseries" / f"{name}.csv" for r in runs]
         have = [(p, s) for p, s in zip(paths, seeds, strict=True) if p.is_file()]
-        fig = seeds_figure([p for p, _ in have], [s for _, s in have], name)
+        title = f"{scenario}: flow {name}"
+        fig = seeds_figure([p for p, _ in have], [s for _, s in have], title)
         out_path = folder / "plots" / f"{name}.{fmt}"
         out_path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_path, dpi=110)

@@ -104,6 +104,26 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+#: What a table's rows cannot say, printed under its heading.
+TABLE_NOTES: dict[str, list[str]] = {
+    "output": [
+        "With `pcap = true` a run writes pcapng files in `pcap/`: `wired-<flow>.pcapng`",
+        "(the flow's access link) and `wireless.pcapng` (the hop), both directions of",
+        "a link in one file, each direction and capture point an interface named after",
+        'it; an 802.11 hop adds `air.pcapng`. `pcap_point = "sender"` (default) records',
+        "a packet as its transmission starts (interface `<link>.tx`): a frame later",
+        'lost on the air is in the capture. `"receiver"` records it as it arrives at',
+        'the far end (`<link>.rx`): only what got through. `"both"` writes both. Every drop adds',
+        "a record of the dropped packet, at the time of the drop, whose packet comment",
+        "gives the reason (`xltcp drop: queue full`, `... lost on the air`, ...).",
+        "`pcap_snaplen = 0` means 128 bytes (the IPv4 and TCP headers with every",
+        "option, and the start of the payload); values below 80 are raised to 80,",
+        "65535 keeps whole datagrams. Records past `max_bytes` (default 1 GiB for",
+        "all traces together) are counted in `summary.json`, not written.",
+    ],
+}
+
+
 def reference(entries: list[dict]) -> str:
     """``docs/scenario-reference.md``: a section per table, a row per key."""
     tables: dict[str, list[dict]] = {}
@@ -137,6 +157,8 @@ def reference(entries: list[dict]) -> str:
     ]
     for table in sorted(tables, key=lambda t: (t != "", t)):
         lines += [f"## `{_heading(table)}`", ""]
+        if table in TABLE_NOTES:
+            lines += [*TABLE_NOTES[table], ""]
         lines += ["| key | type | units / form | default | allowed | the loader expects |"]
         lines += ["|---|---|---|---|---|---|"]
         for e in sorted(tables[table], key=lambda e: e["key"]):

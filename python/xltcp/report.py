@@ -27,6 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from xltcp import campaign  # noqa: E402
+from xltcp.plot import plain_log_axis, style  # noqa: E402
 from xltcp.stats import mean_ci  # noqa: E402
 
 #: Metrics of the tables: (column, title, scale, format).
@@ -153,7 +154,7 @@ def _sweep_curves(frame, keys: list[str], metric: str, title: str, scale: float)
         values = list(dict.fromkeys(frame[key]))
         numeric = _numeric(values)
         others = [k for k in keys if k != key] + ["flow"]
-        for label, group in frame.groupby(others, sort=False):
+        for k, (label, group) in enumerate(frame.groupby(others, sort=False)):
             label = label if isinstance(label, tuple) else (label,)
             xs, means, lows, highs = [], [], [], []
             for i, value in enumerate(values):
@@ -167,12 +168,13 @@ def _sweep_curves(frame, keys: list[str], metric: str, title: str, scale: float)
                 lows.append(mean - half)
                 highs.append(mean + half)
             name = ", ".join(f"{k}={v}" for k, v in zip(others, label, strict=True))
-            (line,) = ax.plot(xs, means, marker="o", label=name)
-            ax.fill_between(xs, lows, highs, alpha=0.2, color=line.get_color())
+            st = style(k)
+            ax.plot(xs, means, label=name, **st)
+            ax.fill_between(xs, lows, highs, alpha=0.2, color=st["color"], lw=0)
         if not numeric:
             ax.set_xticks(range(len(values)), [str(v) for v in values])
         elif len(values) > 2 and min(values) > 0 and max(values) / min(values) >= 100:
-            ax.set_xscale("log")
+            plain_log_axis(ax, values)
         ax.set_xlabel(key)
         ax.set_ylabel(title)
         ax.grid(alpha=0.3)

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
-from scipy import stats as _scipy_stats
+
+@lru_cache(maxsize=256)
+def _t_quantile(q: float, dof: int) -> float:
+    # scipy takes ~1 s and ~60 MB to import: only the statistics pay for it,
+    # not every start of the command.
+    from scipy import stats as scipy_stats
+
+    return float(scipy_stats.t.ppf(q, dof))
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
@@ -25,5 +33,5 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     if n == 1:
         return mean, math.nan
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    t = float(_scipy_stats.t.ppf((1.0 + confidence) / 2.0, n - 1))
+    t = _t_quantile((1.0 + confidence) / 2.0, n - 1)
     return mean, t * math.sqrt(variance) / math.sqrt(n)

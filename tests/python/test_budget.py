@@ -39,6 +39,8 @@ def _du(path):
         ["sim.duration=20s", "output.pcap=true"],
         ["sim.duration=20s", "output.pcap=true", "wireless.loss.down.p=0"],
         ["sim.duration=20s", "output.pcap=true", "output.pcap_snaplen=40"],
+        ["sim.duration=20s", "output.pcap=true", 'output.pcap_point="both"'],
+        ["sim.duration=20s", "output.pcap=true", "output.pcap_snaplen=65535"],
     ],
 )
 def test_estimate_bounds_what_a_run_writes(sets, tmp_path):

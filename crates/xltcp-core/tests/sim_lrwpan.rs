@@ -381,7 +381,7 @@ fn pcap_of_the_air_is_written() {
         },
     )
     .unwrap();
-    let air = std::fs::metadata(dir.join("pcap").join("wireless.pcap")).unwrap();
+    let air = std::fs::metadata(dir.join("pcap").join("wireless.pcapng")).unwrap();
     assert!(air.len() > 10_000, "{}", air.len());
     std::fs::remove_dir_all(&dir).ok();
 }

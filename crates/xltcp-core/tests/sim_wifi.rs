@@ -249,10 +249,14 @@ fn the_air_capture_shows_every_frame_with_its_mac_header() {
         },
     )
     .unwrap();
-    let air = dir.join("pcap/air.pcap");
-    let bytes = std::fs::read(&air).unwrap();
-    // The global header's link type: 127, radiotap + 802.11.
-    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 127);
+    let air = dir.join("pcap/air.pcapng");
+    let cap = support::pcapng::read(&air);
+    // One capture point, the medium, in link type 127: radiotap + 802.11.
+    assert_eq!(cap.ifaces.len(), 1);
+    assert_eq!(
+        (cap.ifaces[0].name.as_str(), cap.ifaces[0].link_type),
+        ("air", 127)
+    );
     let w = s.wifi().unwrap();
     if support::tshark::skip_without_tshark("the_air_capture_shows_every_frame") {
         return;

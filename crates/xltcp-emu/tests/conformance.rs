@@ -75,7 +75,7 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
             .collect(),
         accounting: sum.accounting,
         blocked_s: sum.hop.blocked_s,
-        wireless_pcap: dir.join("pcap/wireless.pcap"),
+        wireless_pcap: dir.join("pcap/wireless.pcapng"),
         reports_sent: sum.local_recovery().map(|l| l.reports_sent),
         cr_freezes: sum.cr_aware().map(|c| (c.freezes, c.resumes)),
         bytes_delivered: sum.flows.iter().map(|f| f.bytes_delivered).collect(),

@@ -27,12 +27,13 @@ costs. Writes, into OUT:
   the checks of the reproduction targets per family, the ordering with a
   paired 95 % test of each step;
 - ``fig3_goodput_<family>.png``: the paper's Fig. 3 layout, three panels
-  (NewReno, PHY-LR, TCP-LR) with and without CR overlaid, the median over
-  seeds of the 10 s moving average and the band between the seeds'
-  quartiles (the PU periods shaded are the first seed's);
-  ``fig4_sequence_<family>.png``: the sequence traces (first
-  seed); ``zoom_<family>.png``: one PU period of TCP-LR+CR and TCP-LR (first
-  seed) with cwnd, RTO and the freeze/resume signals marked;
+  (NewReno, PHY-LR, TCP-LR) with and without CR overlaid, the mean over
+  seeds of the 10 s moving average with its 95 % confidence band (the PU
+  periods shaded are the first seed's);
+  ``fig4_sequence_<family>.png``: the sequence traces, mean over seeds with
+  its 95 % band; ``zoom_<family>.png``: one PU period of TCP-LR+CR and
+  TCP-LR (first seed: a PU period belongs to one seed's schedule) with
+  cwnd, RTO and the freeze/resume signals marked;
 - with ``sweeps=True``, ``sweeps.csv`` and ``sweep_<name>.png``: ``t_idle``,
   PU means and missed detection on the standard family;
 - with ``sensitivity=True``, ``sensitivity.csv`` and
@@ -461,14 +462,20 @@ def _quantile(values: Sequence[float], q: float) -> float:
 def figures(
     out: Path, results: dict[str, list[dict]], family: str = "standard", mss: int = 94
 ) -> list[Path]:
-    """The paper's Fig. 3 (three panels, with and without CR, median and
-    spread over seeds) and Fig. 4 (sequence traces, first seed) of a family."""
+    """The paper's Fig. 3 (three panels, with and without CR) and Fig. 4
+    (packets acknowledged over time) of a family: every seed's run, as the
+    mean over seeds with its 95 % confidence band (the seeds of a family
+    share the PU schedule of each seed, so the configurations are compared
+    on the same primary users)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import band_line
+
     seeds = [r["seed"] for r in results[CONFIGS[0][0]]]
+    span = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
     series = {
         name: [_series(out / "runs" / r["key"]) for r in results[name]] for name, _ in CONFIGS
     }
@@ -476,22 +483,16 @@ def figures(
     fig, axes = plt.subplots(3, 1, figsize=(9, 8.5), sharex=True, sharey=True)
     for ax, (cr, twin) in zip(axes, TWINS, strict=True):
         _shade_pu(ax, series[twin][0])
-        for name, color in ((twin, "tab:red"), (cr, "tab:blue")):
-            runs = [_moving_average(s["goodput_bps"], 10) for s in series[name]]
-            n = min(len(r) for r in runs)
-            t = series[name][0]["time_s"][:n]
-            mid = [_median([r[i] for r in runs]) / 1000 for i in range(n)]
-            lo = [_quantile([r[i] for r in runs], 0.25) / 1000 for i in range(n)]
-            hi = [_quantile([r[i] for r in runs], 0.75) / 1000 for i in range(n)]
-            ax.fill_between(t, lo, hi, color=color, alpha=0.15, lw=0)
-            ax.plot(t, mid, color=color, lw=1, label=dict(CONFIGS)[name])
+        for i, name in enumerate((twin, cr)):
+            runs = [[g / 1000 for g in _moving_average(s["goodput_bps"], 10)] for s in series[name]]
+            t = max((s["time_s"] for s in series[name]), key=len)
+            band_line(ax, t, runs, i, dict(CONFIGS)[name])
         ax.set_ylabel("goodput (kbit/s)")
         ax.set_title(dict(CONFIGS)[twin] + " with and without CR-aware TCP", fontsize=9, loc="left")
         ax.legend(loc="upper right", fontsize=8)
     axes[-1].set_xlabel(f"time (s); grey: primary user on (seed {seeds[0]})")
     fig.suptitle(
-        f"Goodput, 10 s moving average: median of seeds {seeds[0]}-{seeds[-1]}, band: quartiles "
-        f"(family {family})",
+        f"Goodput, 10 s moving average: mean of {span}, band: 95 % CI (family {family})",
         fontsize=10,
     )
     fig.tight_layout()
@@ -502,14 +503,13 @@ def figures(
 
     fig, ax = plt.subplots(figsize=(9, 5.5))
     _shade_pu(ax, series[CONFIGS[0][0]][0])
-    for name, label in CONFIGS:
-        s = series[name][0]
-        style = "-" if name.endswith("-cr") else "--"
-        ax.plot(s["time_s"], [u / mss for u in s["snd_una_rel"]], style, label=label, lw=1.2)
-    ax.set_xlabel("time (s); grey: primary user on")
+    for i, (name, label) in enumerate(CONFIGS):
+        t = max((s["time_s"] for s in series[name]), key=len)
+        band_line(ax, t, [[u / mss for u in s["snd_una_rel"]] for s in series[name]], i, label)
+    ax.set_xlabel(f"time (s); grey: primary user on (seed {seeds[0]})")
     ax.set_ylabel("packets acknowledged")
-    ax.set_title(f"Sequence traces (seed {seeds[0]}, family {family})")
-    ax.legend()
+    ax.set_title(f"Sequence traces: mean of {span}, band: 95 % CI (family {family})")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     path = out / f"fig4_sequence_{family}.png"
     fig.savefig(path, dpi=110)
@@ -539,6 +539,10 @@ def _zoom(out: Path, results: dict[str, list[dict]], family: str) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import style
+
+    # One seed: a PU period is a moment of one seed's schedule, which the
+    # other seeds do not share (the figures above average over seeds).
     cr = _series(out / "runs" / results["tcp-lr-cr"][0]["key"])
     plain = _series(out / "runs" / results["tcp-lr"][0]["key"])
     t, b = cr["time_s"], cr["hop_blocked"]
@@ -553,14 +557,22 @@ def _zoom(out: Path, results: dict[str, list[dict]], family: str) -> Path:
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     for ax, key, title in ((ax1, "cwnd_bytes", "cwnd (bytes)"), (ax2, "rto_s", "RTO (s)")):
         _shade_pu(ax, cr, *window)
-        for s, label, style in ((cr, "TCP-LR+CR", "-"), (plain, "TCP-LR", "--")):
+        for i, (s, label) in enumerate(((cr, "TCP-LR+CR"), (plain, "TCP-LR"))):
             if key in s:
                 pts = [
                     (x, y)
                     for x, y in zip(s["time_s"], s[key], strict=True)
                     if window[0] <= x <= window[1]
                 ]
-                ax.step([p[0] for p in pts], [p[1] for p in pts], style, where="post", label=label)
+                ax.step(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    where="post",
+                    label=label,
+                    markevery=max(1, len(pts) // 12),
+                    markersize=4,
+                    **style(i),
+                )
         ax.set_ylabel(title)
         for when, kind in _signals(out / "runs" / results["tcp-lr-cr"][0]["key"]):
             if window[0] <= when <= window[1]:
@@ -732,25 +744,26 @@ def _plot_grid(rows, table, configs, out: Path, stem: str, family: str = "standa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import plain_log_axis, sweep_line
+
     for sweep, label, values, _ in table:
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        for name in configs:
+        for i, name in enumerate(configs):
             pts = [r for r in rows if r["sweep"] == sweep and r["config"] == name]
             xs = [r["value"] for r in pts]
             ys = [r["efficiency_mean"] for r in pts]
-            err = [r["efficiency_ci95"] or 0.0 for r in pts]
-            style = "-" if name.endswith("-cr") else "--"
-            ax.errorbar(
-                xs, ys, yerr=err, marker="o", ls=style, capsize=3, label=dict(CONFIGS)[name]
-            )
+            err = [r["efficiency_ci95"] for r in pts]
+            sweep_line(ax, xs, ys, err, i, dict(CONFIGS)[name])
         grid = sorted(values)
         ax.plot(
-            grid, [_ceiling(sweep, x) for x in grid], "k:", label="ceiling exp(-t_idle / mean OFF)"
+            grid,
+            [_ceiling(sweep, x) for x in grid],
+            color="k",
+            ls=":",
+            label="ceiling exp(-t_idle / mean OFF)",
         )
         if sweep in ("t_idle", "pu_mean", "max_rto"):
-            ax.set_xscale("log")
-            ax.set_xticks(grid)
-            ax.set_xticklabels([f"{x:g}" for x in grid])
+            plain_log_axis(ax, grid)
         else:
             ax.set_xticks(grid)
             ax.set_xticklabels([f"{x:g}" for x in grid])

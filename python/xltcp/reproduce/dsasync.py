@@ -16,8 +16,9 @@ disruption). It writes, into OUT:
   same TFP schedule, so the comparison is paired); the capacity drop's
   goodput after the switch; and the paper's numbers beside ours;
 - ``fig3_goodput_down.png`` / ``fig3_goodput_up.png``: goodput over time
-  of the first seed, per configuration;
-- ``fig7_capacity_drop.png``: goodput over time around the switch;
+  per configuration, the mean over seeds with its 95 % band;
+- ``fig7_capacity_drop.png``: goodput over time around the switch (mean
+  over seeds, 95 % band);
 - with ``sweeps=True``, ``sweep_utilisation.csv`` / ``.png``: downlink
   goodput against the primary users' utilisation, 0 to 0.8;
 - the experiments of :mod:`xltcp.reproduce.dsasync_more`, each a table
@@ -565,33 +566,48 @@ def more_figures(out: Path, macro, jitter, pacer) -> list[Path]:
     return [macro_path, jitter_path, pacer_path]
 
 
-def figures(out: Path, seed: int, sweep: list[dict]) -> list[Path]:
-    """Goodput over time (first seed) per direction; the capacity drop; the sweep."""
+def figures(out: Path, seeds: Sequence[int], sweep: list[dict]) -> list[Path]:
+    """Goodput over time per direction and the capacity drop (mean over
+    ``seeds`` with its 95 % band); the sweep (means with 95 % error bars)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import band_line, sweep_line
+
+    def runs(folder: str) -> tuple[list[float], list[list[float]]]:
+        series = [_series(out / "runs" / folder / f"seed-{seed}") for seed in seeds]
+        t = max((s["time_s"] for s in series), key=len)
+        return t, [[g / 1e6 for g in s["goodput_bps"]] for s in series]
+
+    span = f"seeds {seeds[0]}..{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}"
     paths = []
     for direction in DIRECTIONS:
         fig, ax = plt.subplots(figsize=(7, 3.5))
-        for (name, _, _, label), style in zip(CONFIGS, ("-", "--", ":"), strict=True):
-            s = _series(out / "runs" / f"{name}-{direction}" / f"seed-{seed}")
-            ax.plot(s["time_s"], [g / 1e6 for g in s["goodput_bps"]], style, label=label)
-        ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)", title=f"{direction}link, seed {seed}")
-        ax.legend()
+        for i, (name, _, _, label) in enumerate(CONFIGS):
+            band_line(ax, *runs(f"{name}-{direction}"), i, label)
+        ax.set(
+            xlabel="time (s)",
+            ylabel="goodput (Mbit/s)",
+            title=f"{direction}link, mean of {span}, band: 95 % CI",
+        )
+        ax.legend(fontsize=8)
         fig.tight_layout()
         path = out / f"fig3_goodput_{direction}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         paths.append(path)
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    for name, style in (("regular", "-"), ("dsasync", "--")):
-        s = _series(out / "runs" / f"capacity-{name}" / f"seed-{seed}")
-        ax.plot(s["time_s"], [g / 1e6 for g in s["goodput_bps"]], style, label=name)
+    for i, name in enumerate(("regular", "dsasync")):
+        band_line(ax, *runs(f"capacity-{name}"), i, name)
     ax.axvline(5.0, color="grey", lw=0.8)
-    ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)", title="24 -> 12 Mbit/s at 5 s")
-    ax.legend()
+    ax.set(
+        xlabel="time (s)",
+        ylabel="goodput (Mbit/s)",
+        title=f"24 -> 12 Mbit/s at 5 s, mean of {span}, band: 95 % CI",
+    )
+    ax.legend(fontsize=8)
     fig.tight_layout()
     path = out / "fig7_capacity_drop.png"
     fig.savefig(path, dpi=110)
@@ -599,13 +615,17 @@ def figures(out: Path, seed: int, sweep: list[dict]) -> list[Path]:
     paths.append(path)
     if sweep:
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        for name in ("regular", "dsasync"):
+        for i, name in enumerate(("regular", "dsasync")):
             rows = [r for r in sweep if r["config"] == name]
             u = [r["utilisation"] for r in rows]
             g = [r["goodput_bps"] / 1e6 for r in rows]
-            h = [0.0 if math.isnan(r["ci95"]) else r["ci95"] / 1e6 for r in rows]
-            ax.errorbar(u, g, yerr=h, capsize=3, label=name)
-        ax.set(xlabel="PU utilisation", ylabel="downlink goodput (Mbit/s)")
+            h = [r["ci95"] / 1e6 for r in rows]
+            sweep_line(ax, u, g, h, i, name)
+        ax.set(
+            xlabel="PU utilisation",
+            ylabel="downlink goodput (Mbit/s)",
+            title=f"mean of {span}, 95 % CI",
+        )
         ax.legend()
         fig.tight_layout()
         path = out / "sweep_utilisation.png"
@@ -651,7 +671,7 @@ def reproduce(
         + "\n".join(["", "Further targets:", *_checks_lines(extra)])
         + "\n"
     )
-    figures(out, seeds[0], sweep)
+    figures(out, seeds, sweep)
     more_figures(out, macro, jitter, pacer)
     report = {
         "paper": "dsasync",

@@ -229,6 +229,8 @@ def figures(results, out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import sweep_line
+
     paths = []
     for metric, ylabel, scale, name in (
         ("goodput_bps", "throughput (Mbit/s)", 1e6, "fig_throughput.png"),
@@ -236,15 +238,19 @@ def figures(results, out: Path) -> list[Path]:
     ):
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
         for ax, d in zip(axes, DIRECTIONS, strict=True):
-            for (variant, label), marker in zip(VARIANTS, "osd^", strict=True):
+            for i, (variant, label) in enumerate(VARIANTS):
                 means, halves = [], []
                 for p in LOSS_RATES:
                     m, h = ci([r[metric] for r in results[(variant, d, p)]])
                     means.append(m / scale)
-                    halves.append(0.0 if math.isnan(h) else h / scale)
+                    halves.append(h / scale)
                 xs = [100 * p for p in LOSS_RATES]
-                ax.errorbar(xs, means, yerr=halves, marker=marker, capsize=3, label=label)
-            ax.set(xlabel="burst loss rate (%)", title=f"{d}link")
+                sweep_line(ax, xs, means, halves, i, label)
+            seeds = len(results[(VARIANTS[0][0], d, LOSS_RATES[0])])
+            ax.set(
+                xlabel="burst loss rate (%)",
+                title=f"{d}link, mean of {seeds} seeds, 95 % CI",
+            )
         axes[0].set_ylabel(ylabel)
         axes[0].legend()
         fig.tight_layout()

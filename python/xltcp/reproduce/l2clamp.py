@@ -16,8 +16,8 @@ into OUT:
   from the 500 s runs' time series); the checks of the paper's claims and
   of this project's targets;
 - ``fig_throughput_time.png``, ``fig_queue.png`` (the AP's queues over
-  time, first seed), ``fig_cwnd.png`` (each variant's congestion window
-  and flight of F1, first seed);
+  time), ``fig_cwnd.png`` (each variant's congestion window and flight of
+  F1), each the mean over seeds with its 95 % band;
 - with ``--sweeps``: ``fig_packet_size.png`` (250-1250 B),
   ``fig_error_rate.png`` (0.05-0.25), ``fig_queue_delay.png`` (CLAMP's
   target delay 20-100 ms), ``fig_scheduler.png`` (the AP's FIFO, round
@@ -156,9 +156,7 @@ def _throughput_at(series: dict, t_end: float) -> float:
     return sum(vals) / len(vals) if vals else 0.0
 
 
-def _run_default(
-    variant: str, seed: int, out: Path, overrides: Sequence[str], keep_series: bool
-) -> dict:
+def _run_default(variant: str, seed: int, out: Path, overrides: Sequence[str]) -> dict:
     run_dir = out / "runs" / variant / f"seed-{seed}"
     sets = [f'sim.duration="{DURATION_S}s"', *overrides]
     summary = runner.run_one(preset(variant), seed, run_dir, sets)
@@ -168,9 +166,8 @@ def _run_default(
     (run_dir / "signals.jsonl").unlink(missing_ok=True)
     m = _metrics(summary)
     m["by_time"] = {t: _throughput_at(series, t) for t in TIMES_S}
-    if keep_series:
-        f1 = series.get("f1", {})
-        m["f1_series"] = {k: f1.get(k, []) for k in ("t", "cwnd", "flight")}
+    f1 = series.get("f1", {})
+    m["f1_series"] = {k: f1.get(k, []) for k in ("t", "cwnd", "flight")}
     return m
 
 
@@ -198,7 +195,7 @@ def run_all(
                 if progress:
                     progress(f"{label} {DURATION_S} s seed {seed}")
                 default_tasks[(variant, seed)] = p.submit(
-                    _run_default, variant, seed, out, overrides, seed == seeds[0]
+                    _run_default, variant, seed, out, overrides
                 )
         if sweeps:
             for key, (values, _) in SWEEPS.items():
@@ -373,8 +370,9 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import band_line, sweep_line
+
     paths = []
-    markers = dict(zip((v for v, _ in VARIANTS), "os^", strict=True))
 
     def save(fig, name: str) -> None:
         fig.tight_layout()
@@ -382,26 +380,34 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
         plt.close(fig)
         paths.append(out / name)
 
+    seeds = len(default[VARIANTS[0][0]])
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    for variant, label in VARIANTS:
+    for i, (variant, label) in enumerate(VARIANTS):
         means, halves = [], []
         for t in TIMES_S:
             m, h = ci([r["by_time"][t] for r in default[variant]])
             means.append(m / 1e6)
-            halves.append(0.0 if math.isnan(h) else h / 1e6)
-        ax.errorbar(TIMES_S, means, yerr=halves, marker=markers[variant], capsize=3, label=label)
-    ax.set(xlabel="simulation time (s)", ylabel="per-flow throughput (Mbit/s)")
-    ax.legend()
+            halves.append(h / 1e6)
+        sweep_line(ax, TIMES_S, means, halves, i, label)
+    ax.set(
+        xlabel="simulation time (s)",
+        ylabel="per-flow throughput (Mbit/s)",
+        title=f"mean of {seeds} seeds, 95 % CI",
+    )
+    ax.legend(fontsize=8)
     save(fig, "fig_throughput_time.png")
 
+    # Every seed's queue samples (one a second): the mean over seeds with
+    # its 95 % band, per receiver.
     fig, axes = plt.subplots(1, len(VARIANTS), figsize=(12, 3.6), sharey=True)
     for ax, (variant, label) in zip(axes, VARIANTS, strict=True):
-        samples = default[variant][0]["queue_samples"]
         for k, name in enumerate(("MN1", "MN2", "MN3")):
-            ax.plot(range(len(samples)), [row[k] for row in samples], label=name, lw=0.8)
+            runs = [[row[k] for row in r["queue_samples"]] for r in default[variant]]
+            t = list(range(max((len(q) for q in runs), default=0)))
+            band_line(ax, t, runs, k, name)
         ax.set(xlabel="time (s)", title=label)
     axes[0].set_ylabel("packets waiting at the AP")
-    axes[0].legend()
+    axes[0].legend(fontsize=7)
     save(fig, "fig_queue.png")
 
     # The sender's cwnd keeps growing while the advertised window limits
@@ -410,14 +416,17 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
     fig, axes = plt.subplots(1, len(VARIANTS), figsize=(12, 3.6), sharey=True)
     top = 1.0
     for ax, (variant, label) in zip(axes, VARIANTS, strict=True):
-        s = default[variant][0].get("f1_series", {})
-        ax.plot(s.get("t", []), [x / 1000 for x in s.get("cwnd", [])], lw=0.8, label="cwnd")
-        ax.plot(s.get("t", []), [x / 1000 for x in s.get("flight", [])], lw=0.8, label="flight")
+        series = [r.get("f1_series", {}) for r in default[variant]]
+        t = max((s.get("t", []) for s in series), key=len)
+        for i, key in enumerate(("cwnd", "flight")):
+            runs = [[x / 1000 for x in s.get(key, [])] for s in series]
+            band_line(ax, t, runs, i, key)
         ax.set(xlabel="time (s)", title=f"{label}, F1")
-        top = max(top, 1.5 * max(s.get("flight", [0.0]), default=0.0) / 1000)
+        flights = [x for s in series for x in s.get("flight", [])]
+        top = max(top, 1.5 * max(flights, default=0.0) / 1000)
     axes[0].set_ylim(0, top)
-    axes[0].set_ylabel("kB")
-    axes[0].legend()
+    axes[0].set_ylabel("window (kB)")
+    axes[0].legend(fontsize=7)
     save(fig, "fig_cwnd.png")
 
     if swept:
@@ -430,16 +439,14 @@ def figures(default: dict, swept: dict, out: Path) -> list[Path]:
         for key, (values, _) in SWEEPS.items():
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
             xs = [v * 1000 if key == "queue_delay" else v for v in values]
-            for variant, label in VARIANTS:
+            for i, (variant, label) in enumerate(VARIANTS):
                 for ax, metric, scale in ((a1, "per_flow_bps", 1e6), (a2, "jain", 1.0)):
                     means, halves = [], []
                     for v in values:
                         m, h = ci([r[metric] for r in swept[(key, v, variant)]])
                         means.append(m / scale)
-                        halves.append(0.0 if math.isnan(h) else h / scale)
-                    ax.errorbar(
-                        xs, means, yerr=halves, marker=markers[variant], capsize=3, label=label
-                    )
+                        halves.append(h / scale)
+                    sweep_line(ax, xs, means, halves, i, label)
             a1.set(xlabel=names[key], ylabel="per-flow throughput (Mbit/s)")
             a2.set(xlabel=names[key], ylabel="Jain's fairness (4 flows)")
             a1.legend()

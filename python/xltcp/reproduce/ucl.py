@@ -12,8 +12,8 @@ TCP transfer from the base station. Writes, into OUT:
   the paper's rule and with ours: throughput, the longest stretch with no
   data delivered (100 ms samples) and the retransmission timeout then,
   interface switches; the paper's targets and whether they are met;
-- ``fig_moving.png``: throughput against time in the moving run (first
-  seed), the UCL's choice shaded;
+- ``fig_moving.png``: throughput against time in the moving run (mean
+  over seeds with its 95 % band), the UCL's choice (first seed) shaded;
 - with ``--sweeps``: ``fig_sensitivity.png``, the moving run against what the
   paper leaves open: 11a's rate control (fixed 54 Mbit/s or ARF) and the
   UCL's rule (threshold, hysteresis, goodput).
@@ -303,17 +303,23 @@ def figures(moving: dict, out: Path, seeds: Sequence[int], sweeps: bool) -> list
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xltcp.plot import band_line
+
     paths = []
     fig, ax = plt.subplots(figsize=(9, 3.8))
-    styles = {"11a": "C0-", "11b": "C1--", "paper": "C2-.", "ours": "C3-"}
-    for key, _, label, _ in MOVING_VARIANTS:
-        path = out / "runs" / f"moving-{key}" / f"seed-{seeds[0]}" / "timeseries" / "ftp.csv"
-        if not path.exists():
-            continue
-        rows = list(csv.DictReader(path.open()))
-        ts = [float(r["time_s"]) for r in rows]
-        gs = [float(r["goodput_bps"] or 0) / 1e6 for r in rows]
-        ax.plot(ts, gs, styles[key], label=label, linewidth=1.2)
+    for i, (key, _, label, _) in enumerate(MOVING_VARIANTS):
+        runs, t = [], []
+        for seed in seeds:
+            path = out / "runs" / f"moving-{key}" / f"seed-{seed}" / "timeseries" / "ftp.csv"
+            if not path.exists():
+                continue
+            with path.open(newline="") as f:
+                rows = list(csv.DictReader(f))
+            ts = [float(r["time_s"]) for r in rows]
+            t = max(t, ts, key=len)
+            runs.append([float(r["goodput_bps"] or 0) / 1e6 for r in rows])
+        if runs:
+            band_line(ax, t, runs, i, label)
     log = moving["ours"][0]["bs_switch_log"]
     start = None
     for s in [*log, {"t": 40.0, "iface": 0}]:
@@ -325,7 +331,10 @@ def figures(moving: dict, out: Path, seeds: Sequence[int], sweeps: bool) -> list
     ax.set(
         xlabel="time (s)",
         ylabel="throughput (Mbit/s)",
-        title=f"moving run L1 -> L4 -> L1, seed {seeds[0]} (shaded: UCL (ours) on 11b)",
+        title=(
+            f"moving run L1 -> L4 -> L1, mean of seeds {seeds[0]}..{seeds[-1]}, band: 95 % CI "
+            f"(shaded: UCL (ours) on 11b, seed {seeds[0]})"
+        ),
     )
     ax.legend(loc="upper center", ncol=4, fontsize=8)
     fig.tight_layout()

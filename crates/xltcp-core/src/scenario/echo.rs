@@ -36,6 +36,9 @@ pub fn echo(s: &Scenario) -> Value {
     if let Some(b) = s.output.max_bytes {
         v["output"]["max_bytes"] = json!(b);
     }
+    if s.output.pcap_point != CapturePoint::default() {
+        v["output"]["pcap_point"] = json!(s.output.pcap_point.name());
+    }
     if s.schemes != SchemesSpec::default() {
         v["schemes"] = schemes(&s.schemes);
     }

@@ -465,6 +465,12 @@ fn read_wireless(
     }
 }
 
+const CAPTURE_POINTS: &[(&str, CapturePoint)] = &[
+    ("sender", CapturePoint::Sender),
+    ("receiver", CapturePoint::Receiver),
+    ("both", CapturePoint::Both),
+];
+
 const BLOCKED_MODES: &[(&str, BlockedMode)] =
     &[("defer", BlockedMode::Defer), ("lose", BlockedMode::Lose)];
 
@@ -720,12 +726,13 @@ fn read_output(cx: &mut Cx, t: &mut Tab) -> OutputSpec {
             cx,
             "pcap_snaplen",
             "is too large",
-            "0 (whole packet) ..= 65535B",
+            "0 (the default, 128B) ..= 65535B (whole datagrams)",
         );
     }
     OutputSpec {
         pcap,
         pcap_snaplen: snaplen.min(65535) as u32,
+        pcap_point: t.read(cx, "pcap_point", d.pcap_point, rd::choice(CAPTURE_POINTS)),
         timeseries: t.read(cx, "timeseries", d.timeseries, rd::boolean),
         max_bytes: t.read_opt(cx, "max_bytes", rd::size),
     }

@@ -184,6 +184,7 @@ timeseries = false
         output: OutputSpec {
             pcap: true,
             pcap_snaplen: 128,
+            pcap_point: CapturePoint::Sender,
             timeseries: false,
             max_bytes: None,
         },
@@ -368,6 +369,7 @@ fn each_rule_is_enforced() {
         ("[wireless]\nframe_overhead = \"1MiB\"", "wireless.frame_overhead", "too large"),
         ("[output]\npcap_snaplen = \"1MiB\"", "output.pcap_snaplen", "too large"),
         ("[output]\npcap = \"yes\"", "output.pcap", "true or false"),
+        ("[output]\npcap_point = \"middle\"", "output.pcap_point", "\"sender\", \"receiver\", \"both\""),
         ("[[flow]]\nsize = \"1MB\"", "flow.1.size", "applies only to app = \"file\""),
         ("[[flow]]\napp = \"file\"", "flow.1.size", "a file flow needs its size"),
         ("[[flow]]\napp = \"file\"\nsize = 0", "flow.1.size", "a size > 0"),

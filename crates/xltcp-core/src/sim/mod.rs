@@ -70,23 +70,11 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
         Some(dir) => {
             std::fs::create_dir_all(dir)?;
             let names: Vec<String> = scenario.flows.iter().map(|f| f.name.clone()).collect();
-            let pcap = scenario.output.pcap.then(|| {
-                let mut groups: Vec<String> = Vec::new();
-                for name in &names {
-                    // Both directions of a flow's access link in one file.
-                    groups.push(format!("wired-{name}"));
-                    groups.push(format!("wired-{name}"));
-                }
-                groups.push("wireless".into());
-                groups.push("wireless".into());
-                (scenario.output.pcap_snaplen, groups)
-            });
             Output::create(
                 dir,
                 &names,
                 scenario.output.timeseries,
                 scenario.sim.sample_interval.as_secs_f64(),
-                pcap,
             )?
         }
     };
@@ -97,6 +85,11 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     // A signal's line in signals.jsonl takes about 64 bytes.
     world.signal_log_max = (budget / 64).min(SIGNAL_LOG_MAX) as usize;
     if let (Some(dir), true) = (opts.out_dir, scenario.output.pcap) {
+        let points = world.capture_points();
+        let o = &scenario.output;
+        world
+            .output
+            .open_pcaps(dir, o.pcap_snaplen, o.pcap_point, &points)?;
         if let Some(link) = crate::hop::Hop::air_link_type(&world.hops[0]) {
             world
                 .output

@@ -1,27 +1,41 @@
 //! What a run writes while it runs: per-flow time series (CSV) and packet
-//! captures (pcap, one file per link, both directions of a link in one
-//! file). Files are streamed, so memory does not grow with the run's length,
-//! and bounded: past the run's budget (`[output] max_bytes`) records are
+//! captures (pcapng, one file per link, both directions of a link in one
+//! file, each direction and capture point an interface of its own). Files
+//! are streamed, so memory does not grow with the run's length, and
+//! bounded: past the run's budget (`[output] max_bytes`) records are
 //! counted, not written ([`OutputCut`]).
+//!
+//! Capture points (`[output] pcap_point`): at the sender a packet is
+//! recorded as its transmission starts (interface `<link>.tx`), so a frame
+//! later lost on the air is in the capture; at the receiver as it arrives
+//! at the far end (`<link>.rx`). A drop (a full queue, a frame lost on the
+//! air or to a blockage, a MAC giving up) adds a record of the dropped
+//! packet at the time of the drop, on the direction's first interface,
+//! with the reason as the record's comment (`xltcp drop: ...`): Wireshark
+//! shows it as the packet comment and filters it with `frame.comment`.
 
 use super::flow::Flow;
-use crate::hop::AirFrame;
+use crate::hop::{AirFrame, HopDrop};
+use crate::net::link::DropReason;
+use crate::scenario::{CapturePoint, DEFAULT_SNAPLEN};
+use crate::signal::UndeliveredReason;
 use crate::tcp::CongestionState;
 use crate::time::Time;
-use crate::wire::{Packet, PcapWriter, FULL_SNAPLEN, MIN_SNAPLEN};
+use crate::wire::{
+    epb_len, Interface, Packet, PcapngWriter, FULL_SNAPLEN, LINKTYPE_RAW, MIN_SNAPLEN,
+};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Trace sinks of a run. `Output::none()` writes nothing.
 pub struct Output {
     series: Vec<BufWriter<File>>,
-    /// pcap writer per link index (`None` = not captured).
-    pcaps: Vec<Option<usize>>,
-    writers: Vec<PcapWriter<BufWriter<File>>>,
-    /// `pcap/air.pcap`: the medium with link-layer framing, the IP
-    /// snapshot length and a scratch buffer.
-    air: Option<(PcapWriter<BufWriter<File>>, usize, Vec<u8>)>,
+    /// Capture interfaces per capture index (`None` = not captured).
+    points: Vec<Option<LinkCapture>>,
+    writers: Vec<PcapngWriter<BufWriter<File>>>,
+    /// `pcap/air.pcapng`: the medium with link-layer framing.
+    air: Option<AirCapture>,
     sample_interval_s: f64,
     error: Option<io::Error>,
     /// The run's trace budget (`[output] max_bytes`) and what is left of it.
@@ -31,6 +45,55 @@ pub struct Output {
     cut: Option<OutputCut>,
     /// A time-series row being formatted.
     row: String,
+}
+
+/// The capture of the medium: its file, its interface, the IP snapshot
+/// length and a scratch buffer.
+type AirCapture = (PcapngWriter<BufWriter<File>>, Interface, usize, Vec<u8>);
+
+/// Where one link direction is captured: its file and interfaces.
+#[derive(Clone, Copy, Debug)]
+struct LinkCapture {
+    file: usize,
+    tx: Option<Interface>,
+    rx: Option<Interface>,
+}
+
+/// One link direction to capture: the file (group) it goes to and the
+/// link's name, which names its interfaces.
+#[derive(Clone, Debug)]
+pub struct CaptureSpec {
+    /// The file's name without extension (`wired-<flow>`, `wireless`).
+    pub file: String,
+    /// The link direction's name (`ch0-bs`, `bs-air`, ...).
+    pub link: String,
+}
+
+/// The IP snapshot length of `[output] pcap_snaplen` (0 = the default).
+pub fn ip_snaplen(snaplen: u32) -> u32 {
+    match snaplen {
+        0 => DEFAULT_SNAPLEN,
+        n => n.clamp(MIN_SNAPLEN, FULL_SNAPLEN),
+    }
+}
+
+/// The comment of a drop's record.
+pub fn drop_comment(why: HopDrop) -> &'static str {
+    match why {
+        HopDrop::Link(DropReason::QueueFull) => "xltcp drop: queue full",
+        HopDrop::Link(DropReason::Loss) => "xltcp drop: lost on the air",
+        HopDrop::Link(DropReason::Blocked) => {
+            "xltcp drop: lost to a blockage of the channel during its airtime"
+        }
+        HopDrop::Mac(UndeliveredReason::RetryLimit) => {
+            "xltcp drop: the MAC gave up after its retry limit"
+        }
+        HopDrop::Mac(UndeliveredReason::ChannelAccessFailure) => {
+            "xltcp drop: the MAC found the channel busy too often (channel access failure)"
+        }
+        HopDrop::Mac(UndeliveredReason::QueueFull) => "xltcp drop: MAC queue full",
+        HopDrop::Mac(UndeliveredReason::FrameTooLong) => "xltcp drop: frame too long for the PHY",
+    }
 }
 
 /// The traces stopped at the budget: when, and what was not written.
@@ -51,7 +114,7 @@ impl Output {
     pub fn none() -> Output {
         Output {
             series: Vec::new(),
-            pcaps: Vec::new(),
+            points: Vec::new(),
             writers: Vec::new(),
             air: None,
             sample_interval_s: 0.1,
@@ -102,15 +165,13 @@ impl Output {
         self.cut
     }
 
-    /// Opens `dir/timeseries/<flow>.csv` per flow (when `timeseries`) and,
-    /// when `pcap`, `dir/pcap/<name>.pcap` per capture group; `link_groups`
-    /// maps each link to its capture group name.
+    /// Opens `dir/timeseries/<flow>.csv` per flow (when `timeseries`).
+    /// Captures are opened by [`Output::open_pcaps`].
     pub fn create(
         dir: &Path,
         flows: &[String],
         timeseries: bool,
         sample_interval_s: f64,
-        pcap: Option<(u32, Vec<String>)>,
     ) -> io::Result<Output> {
         let mut out = Output::none();
         out.sample_interval_s = sample_interval_s;
@@ -127,27 +188,57 @@ impl Output {
                 out.series.push(w);
             }
         }
-        if let Some((snaplen, groups)) = pcap {
-            let pdir = dir.join("pcap");
-            std::fs::create_dir_all(&pdir)?;
-            let mut names: Vec<&String> = Vec::new();
-            for g in &groups {
-                let idx = match names.iter().position(|n| *n == g) {
-                    Some(i) => i,
-                    None => {
-                        names.push(g);
-                        let path: PathBuf = pdir.join(format!("{}.pcap", sanitize(g)));
-                        out.writers.push(PcapWriter::new(
-                            BufWriter::new(File::create(path)?),
-                            snaplen,
-                        )?);
-                        names.len() - 1
-                    }
-                };
-                out.pcaps.push(Some(idx));
-            }
-        }
         Ok(out)
+    }
+
+    /// Opens `dir/pcap/<file>.pcapng` per capture group: `points[i]` is
+    /// capture index `i` (the wired links in order, then the hop's down and
+    /// up directions), each given a `<link>.tx` and/or `<link>.rx`
+    /// interface as `point` asks, with the IP snapshot length of
+    /// `snaplen` ([`ip_snaplen`]).
+    pub fn open_pcaps(
+        &mut self,
+        dir: &Path,
+        snaplen: u32,
+        point: CapturePoint,
+        points: &[CaptureSpec],
+    ) -> io::Result<()> {
+        let pdir = dir.join("pcap");
+        std::fs::create_dir_all(&pdir)?;
+        let snaplen = ip_snaplen(snaplen);
+        let mut names: Vec<&str> = Vec::new();
+        for spec in points {
+            let file = match names.iter().position(|n| *n == spec.file) {
+                Some(i) => i,
+                None => {
+                    names.push(&spec.file);
+                    let path = pdir.join(format!("{}.pcapng", sanitize(&spec.file)));
+                    self.writers
+                        .push(PcapngWriter::new(BufWriter::new(File::create(path)?))?);
+                    names.len() - 1
+                }
+            };
+            let w = &mut self.writers[file];
+            let link = &spec.link;
+            let mut add = |side: &str, what: &str| {
+                w.add_interface(
+                    &format!("{link}.{side}"),
+                    &format!("xltcp link {link}: {what}"),
+                    LINKTYPE_RAW as u16,
+                    snaplen,
+                )
+            };
+            let tx = point
+                .sender()
+                .then(|| add("tx", "at the sender, as each transmission starts"))
+                .transpose()?;
+            let rx = point
+                .receiver()
+                .then(|| add("rx", "at the receiver, as each packet arrives"))
+                .transpose()?;
+            self.points.push(Some(LinkCapture { file, tx, rx }));
+        }
+        Ok(())
     }
 
     /// Whether time series are being written.
@@ -160,8 +251,9 @@ impl Output {
         !self.writers.is_empty() || self.air.is_some()
     }
 
-    /// Opens `dir/pcap/air.pcap` in `link_type`, whose records put at most
-    /// `header` bytes before an IP datagram cut to `snaplen` (0 = whole).
+    /// Opens `dir/pcap/air.pcapng` in `link_type` (one interface, `air`),
+    /// whose records put at most `header` bytes before an IP datagram cut
+    /// to `snaplen` ([`ip_snaplen`]).
     pub fn open_air(
         &mut self,
         dir: &Path,
@@ -170,45 +262,76 @@ impl Output {
     ) -> io::Result<()> {
         let pdir = dir.join("pcap");
         std::fs::create_dir_all(&pdir)?;
-        let file = BufWriter::new(File::create(pdir.join("air.pcap"))?);
-        let ip = if snaplen == 0 {
-            FULL_SNAPLEN
-        } else {
-            snaplen.clamp(MIN_SNAPLEN, FULL_SNAPLEN)
-        };
-        let w = PcapWriter::with_link_type(file, ip + header as u32, link_type)?;
-        self.air = Some((w, ip as usize, Vec::with_capacity(2048)));
+        let file = BufWriter::new(File::create(pdir.join("air.pcapng"))?);
+        let ip = ip_snaplen(snaplen);
+        let mut w = PcapngWriter::new(file)?;
+        let iface = w.add_interface(
+            "air",
+            "xltcp: the medium, every frame with its link-layer header as it leaves the air",
+            link_type as u16,
+            ip + header as u32,
+        )?;
+        self.air = Some((w, iface, ip as usize, Vec::with_capacity(2048)));
         Ok(())
     }
 
-    /// Records `frame` leaving the air at `t` in `air.pcap`.
+    /// Records `frame` leaving the air at `t` in `air.pcapng`.
     pub fn capture_air(&mut self, t: Time, frame: &AirFrame) {
-        let Some((_, ip, buf)) = self.air.as_mut() else {
+        let Some((_, _, ip, buf)) = self.air.as_mut() else {
             return;
         };
         buf.clear();
         let whole = frame.encode(*ip, buf);
-        let bytes = 16 + buf.len();
+        let bytes = epb_len(buf.len(), None);
         if !self.admit(t, bytes) {
             return;
         }
-        if let Some((w, _, buf)) = self.air.as_mut() {
-            if let Err(e) = w.write_frame(t, buf, whole) {
+        if let Some((w, iface, _, buf)) = self.air.as_mut() {
+            if let Err(e) = w.write_frame(*iface, t, buf, whole, None) {
                 self.error.get_or_insert(e);
             }
         }
     }
 
-    /// Records `p` starting its transmission on `link` at `t`.
+    /// Records `p` starting its transmission on capture index `link` at
+    /// `t` (sender point).
     pub fn capture(&mut self, link: usize, t: Time, p: &Packet) {
-        if let Some(&Some(w)) = self.pcaps.get(link) {
-            let bytes = 16 + p.ip_len().min(self.writers[w].snaplen() as usize);
-            if !self.admit(t, bytes) {
-                return;
+        if let Some(&Some(c)) = self.points.get(link) {
+            if let Some(iface) = c.tx {
+                self.record(c.file, iface, t, p, None);
             }
-            if let Err(e) = self.writers[w].write_packet(t, p) {
-                self.error.get_or_insert(e);
+        }
+    }
+
+    /// Records `p` arriving at the far end of capture index `link` at `t`
+    /// (receiver point).
+    pub fn capture_rx(&mut self, link: usize, t: Time, p: &Packet) {
+        if let Some(&Some(c)) = self.points.get(link) {
+            if let Some(iface) = c.rx {
+                self.record(c.file, iface, t, p, None);
             }
+        }
+    }
+
+    /// Records `p` dropped on capture index `link` at `t` for `why`: on
+    /// the sender interface if there is one, else the receiver's, with the
+    /// reason as its comment.
+    pub fn capture_drop(&mut self, link: usize, t: Time, p: &Packet, why: HopDrop) {
+        if let Some(&Some(c)) = self.points.get(link) {
+            if let Some(iface) = c.tx.or(c.rx) {
+                self.record(c.file, iface, t, p, Some(drop_comment(why)));
+            }
+        }
+    }
+
+    fn record(&mut self, file: usize, iface: Interface, t: Time, p: &Packet, c: Option<&str>) {
+        let w = &self.writers[file];
+        let captured = p.ip_len().min(w.snaplen(iface) as usize);
+        if !self.admit(t, epb_len(captured, c.map(str::len))) {
+            return;
+        }
+        if let Err(e) = self.writers[file].write_packet(iface, t, p, c) {
+            self.error.get_or_insert(e);
         }
     }
 
@@ -271,7 +394,7 @@ impl Output {
         for w in &mut self.writers {
             w.flush()?;
         }
-        if let Some((w, _, _)) = self.air.as_mut() {
+        if let Some((w, _, _, _)) = self.air.as_mut() {
             w.flush()?;
         }
         match self.error.take() {

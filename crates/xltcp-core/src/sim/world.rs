@@ -314,10 +314,36 @@ impl World {
         true
     }
 
+    /// The link directions a capture records, by capture index: each
+    /// flow's access link (`ch<i>-bs`, `bs-ch<i>`, in file
+    /// `wired-<flow>`), then the hop's down and up directions (file
+    /// `wireless`).
+    pub fn capture_points(&self) -> Vec<super::output::CaptureSpec> {
+        use super::output::CaptureSpec;
+        let mut points: Vec<CaptureSpec> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| CaptureSpec {
+                file: format!("wired-{}", self.flows[i / 2].spec.name),
+                link: l.name.clone(),
+            })
+            .collect();
+        let names = self.hops[0].link_stats().map(|(name, _)| name.to_string());
+        for link in names {
+            points.push(CaptureSpec {
+                file: "wireless".into(),
+                link,
+            });
+        }
+        points
+    }
+
     // ---- wired links -------------------------------------------------
 
     /// Schedules what a wired link asked for; every transmission starts at `now`.
-    fn apply(&mut self, now: Time, link: usize, wake: Wake) {
+    /// `victim` is the packet a drop refers to (only needed while capturing).
+    fn apply(&mut self, now: Time, link: usize, wake: Wake, victim: Option<Packet>) {
         if let Some((at, gen)) = wake.tx_done {
             if let Some(p) = self.links[link].in_tx() {
                 self.output.capture(link, now, p);
@@ -328,19 +354,29 @@ impl World {
         if let Some(at) = wake.arrival {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
         }
-        if wake.dropped.is_some() {
+        if let Some(why) = wake.dropped {
             self.accounting.dropped += 1;
+            if let Some(p) = victim {
+                self.output
+                    .capture_drop(link, now, &p, crate::hop::HopDrop::Link(why));
+            }
         }
     }
 
     fn send_wired(&mut self, now: Time, link: usize, p: Packet) {
         let wake = self.links[link].offer(now, p, true);
-        self.apply(now, link, wake);
+        self.apply(now, link, wake, Some(p));
     }
 
     fn on_tx_done(&mut self, now: Time, link: usize, gen: u32) {
+        // The frame whose transmission ends: the one a loss would drop.
+        let victim = self
+            .output
+            .capturing()
+            .then(|| self.links[link].in_tx().copied())
+            .flatten();
         let wake = self.links[link].tx_done(now, gen, true);
-        self.apply(now, link, wake);
+        self.apply(now, link, wake, victim);
     }
 
     fn on_arrive(&mut self, now: Time, link: usize) {
@@ -349,6 +385,7 @@ impl World {
             self.q.schedule(at, Ev::Arrive { link: link as u32 });
         }
         let Some(mut p) = packet else { return };
+        self.output.capture_rx(link, now, &p);
         let flow = p.meta.flow as usize;
         match self.links[link].dest {
             // At the BS, from a wired host: onto the air.
@@ -406,6 +443,8 @@ impl World {
                     station: BS,
                     packet,
                 } => {
+                    self.output
+                        .capture_rx(2 * self.flows.len() + 1, now, packet);
                     let mut packet = *packet;
                     packet.meta.iface = k as u8;
                     let v = self.tap(now, Node::Bs, Tap::BsUp, &mut packet);
@@ -416,11 +455,21 @@ impl World {
                     self.drain(now, Node::Bs);
                 }
                 HopOut::Arrived { packet, .. } => {
+                    self.output.capture_rx(2 * self.flows.len(), now, packet);
                     let mut packet = *packet;
                     packet.meta.iface = k as u8;
                     self.deliver(now, packet.meta.flow as usize, Side::Sh, packet)
                 }
-                HopOut::Dropped { .. } => self.accounting.dropped += 1,
+                HopOut::Dropped {
+                    station,
+                    packet,
+                    why,
+                } => {
+                    self.accounting.dropped += 1;
+                    // The sender's direction: the BS sends down.
+                    let capture = 2 * self.flows.len() + usize::from(*station != BS);
+                    self.output.capture_drop(capture, now, packet, *why);
+                }
                 HopOut::Signal {
                     station,
                     signal,

@@ -24,9 +24,14 @@ pub fn scenario(text: &str) -> Scenario {
     load_str(text, "test.toml", Path::new("."), &[]).expect("valid test scenario")
 }
 
-/// Records of a pcap file: (timestamp ns, captured bytes).
+/// Records of a capture: (timestamp ns, captured bytes). The emulator
+/// writes classic pcap; the simulator pcapng, whose records with a comment
+/// (a drop's record, not a transmission) are left out.
 pub fn pcap_records(path: &Path) -> Vec<(u64, Vec<u8>)> {
     let data = std::fs::read(path).expect("pcap readable");
+    if data.starts_with(&0x0A0D_0D0Au32.to_le_bytes()) {
+        return pcapng_transmissions(&data);
+    }
     assert_eq!(
         u32::from_le_bytes(data[0..4].try_into().unwrap()),
         0xa1b2_3c4d,
@@ -54,4 +59,28 @@ pub fn namespaces_of(pid: u32) -> Vec<String> {
         .filter(|(_, p)| *p == pid)
         .map(|(n, _)| n)
         .collect()
+}
+
+/// The records of a pcapng stream (nanosecond timestamps, as the simulator
+/// writes them) that carry no comment.
+fn pcapng_transmissions(b: &[u8]) -> Vec<(u64, Vec<u8>)> {
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 12 <= b.len() {
+        let (kind, len) = (word(at), word(at + 4));
+        if kind == 6 {
+            let caplen = word(at + 20);
+            let ts = ((word(at + 12) as u64) << 32) | word(at + 16) as u64;
+            let data = &b[at + 28..at + 28 + caplen];
+            // Options follow the padded data; a comment is option code 1.
+            let opts = at + 28 + ((caplen + 3) & !3);
+            let commented = opts + 4 <= at + len - 4 && b[opts] == 1 && b[opts + 1] == 0;
+            if !commented {
+                out.push((ts, data.to_vec()));
+            }
+        }
+        at += len;
+    }
+    out
 }
