@@ -660,6 +660,10 @@ pub struct FlowSpec {
     /// one address, its agents (several flows to one receiver, as paper
     /// 004 has). With `count`, every copy shares the host.
     pub host: Option<String>,
+    /// Not a key: bytes a layer below IP adds to each of the flow's frames
+    /// on the air, for the oracle bound ([`crate::schemes::ucl::security::FRAME_OVERHEAD`]
+    /// when the UCL's security is on, else 0).
+    pub link_overhead: u32,
 }
 
 impl FlowSpec {
