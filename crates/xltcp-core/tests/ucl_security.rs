@@ -266,3 +266,18 @@ fn secured_runs_are_deterministic() {
     let b = serde_json::to_string(&run(&s).flows).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn the_shipped_key_files_authenticate_both_ends() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/ucl/link-secured-keys.toml");
+    let s = scenario::load_file(&path, &["sim.duration=1s".to_string()]).unwrap();
+    let sum = run(&s);
+    let sec = security(&sum);
+    assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
+    assert_eq!(sec.dropped(), 0, "{sec:?}");
+    assert!(sum.flows[0].bytes_delivered > 1_000_000);
+    // The echo names the files as the scenario does, not where they were found.
+    let echo = serde_json::to_string(&scenario::echo(&s)).unwrap();
+    assert!(echo.contains("\"identity\":\"keys/bs.key\""), "{echo}");
+}

@@ -131,10 +131,10 @@ fn agent(a: &AgentSpec) -> Value {
                 v["security"] = json!("on");
                 match &s.keys {
                     KeySource::Seed => v["keys"] = json!("seed"),
-                    KeySource::Files { identity, trusted } => {
+                    KeySource::Files { written, .. } => {
                         v["keys"] = json!("files");
-                        v["identity"] = json!(identity.display().to_string());
-                        v["trusted"] = json!(trusted.display().to_string());
+                        v["identity"] = json!(written[0]);
+                        v["trusted"] = json!(written[1]);
                     }
                 }
                 v["replay_window"] = json!(s.session.replay_window);

@@ -313,6 +313,10 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
     let keys = if files {
         let identity = t.required(cx, "identity", "\"host.key\"", rd::string);
         let trusted = t.required(cx, "trusted", "\"trusted.keys\"", rd::string);
+        let written = [
+            identity.clone().unwrap_or_default(),
+            trusted.clone().unwrap_or_default(),
+        ];
         let identity = identity.map(|f| base_dir.join(f));
         let trusted = trusted.map(|f| base_dir.join(f));
         if let Some(Err(e)) = identity.as_ref().map(|p| Identity::load(p)) {
@@ -326,6 +330,7 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
         KeySource::Files {
             identity: identity.unwrap_or_default(),
             trusted: trusted.unwrap_or_default(),
+            written,
         }
     } else {
         for key in ["identity", "trusted"].iter().filter(|k| t.has(k)) {

@@ -75,10 +75,13 @@ pub enum KeySource {
     /// (format in [`super::security::keys`]); at `at = "hosts"` every host
     /// uses the same identity.
     Files {
-        /// The node's private key file.
+        /// The node's private key file (resolved against the scenario's
+        /// folder).
         identity: PathBuf,
-        /// The public keys it accepts.
+        /// The public keys it accepts (resolved).
         trusted: PathBuf,
+        /// The two files as the scenario names them (for its echo).
+        written: [String; 2],
     },
 }
 
@@ -413,7 +416,9 @@ impl Sec {
                         }
                         Ok((Identity::generate(seed, "bs"), peers))
                     }
-                    KeySource::Files { identity, trusted } => load_files(identity, trusted),
+                    KeySource::Files {
+                        identity, trusted, ..
+                    } => load_files(identity, trusted),
                 };
                 let eseed = ephemeral_seed(seed, &format!("ucl.handshake.bs.{h}"));
                 Guard::new(
@@ -450,7 +455,9 @@ impl Sec {
                 let me = Identity::generate(seed, &format!("host{h}"));
                 Ok((me, TrustedPeers::new().with(&bs)))
             }
-            KeySource::Files { identity, trusted } => load_files(identity, trusted),
+            KeySource::Files {
+                identity, trusted, ..
+            } => load_files(identity, trusted),
         };
         let eseed = ephemeral_seed(seed, &format!("ucl.handshake.host{h}"));
         let guard = Guard::new(format!("host{h}"), true, flow, keys, eseed, spec.session);
