@@ -514,7 +514,13 @@ def security_figure(rows: Sequence[dict], out: Path) -> Path:
     ax.legend(fontsize=8)
     halves = [0.0 if math.isnan(r["cost_ci"]) else r["cost_ci"] for r in rows]
     bx.bar(list(x), [r["cost_pct"] for r in rows], yerr=halves, capsize=2, label="measured")
-    bx.plot(list(x), [r["oracle_cost_pct"] for r in rows], "k_", markersize=14, label="oracle")
+    bx.plot(
+        [i + 0.25 for i in x],
+        [r["oracle_cost_pct"] for r in rows],
+        "rD",
+        markersize=5,
+        label="oracle",
+    )
     bx.set_xticks(list(x), labels, fontsize=7)
     bx.set(ylabel="goodput cost (%)", title="cost of security per rate")
     bx.legend(fontsize=8)
