@@ -314,7 +314,7 @@ pub(super) struct Sec {
     spec: SecuritySpec,
     air: Air,
     pub(super) guards: Vec<Guard>,
-    /// Control frames to send: (guard, message, interface).
+    /// Control frames (handshake messages) for the engine to send.
     pub(super) outbox: VecDeque<Packet>,
     ifaces: u8,
 }

@@ -46,6 +46,10 @@
 //!
 //! Before the first report the first interface is used.
 //!
+//! With `security = "on"` the agent also seals every packet it sends and
+//! opens every one it receives ([`super::secure`]); packets wait for the
+//! handshake, and the goodput rule counts the 28 bytes a frame.
+//!
 //! Sans-IO: [`Agent::on_packet`], [`Agent::on_signal`],
 //! [`Agent::on_timeout`] in; [`Agent::poll_action`] and
 //! [`Agent::poll_timeout`] out.
