@@ -131,6 +131,7 @@ mod tests {
             start,
             tcp: TcpSpec::default(),
             host: None,
+            link_overhead: 0,
         }
     }
 

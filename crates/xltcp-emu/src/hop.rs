@@ -373,6 +373,7 @@ impl Hop {
             retransmission: false,
             forged: false,
             iface: 0,
+            ..PacketMeta::default()
         };
         let link = if from == Side::Ch {
             2 * flow as usize

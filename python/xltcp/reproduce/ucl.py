@@ -14,6 +14,15 @@ TCP transfer from the base station. Writes, into OUT:
   interface switches; the paper's targets and whether they are met;
 - ``fig_moving.png``: throughput against time in the moving run (mean
   over seeds with its 95 % band), the UCL's choice (first seed) shaded;
+- the cost of link security (experiment ``security``): one interface at a
+  fixed rate and a high SNR (``link-plain.toml``, ``link-secured.toml``),
+  a 10 s bulk transfer with the UCL's security off and on, at every 802.11a
+  rate (6-54 Mbit/s) and every 802.11b rate (1-11 Mbit/s): goodput, the
+  cost in per cent beside the oracle's (the 28 bytes of header and tag a
+  frame in the medium-time model), the handshake's time and the frames
+  dropped (``security.csv``, a section of ``table.md``,
+  ``fig_security.png``); and the moving run with our UCL and its security
+  on (``moving-ucl-ours-secured.toml``);
 - with ``--sweeps``: ``fig_sensitivity.png``, the moving run against what the
   paper leaves open: 11a's rate control (fixed 54 Mbit/s or ARF) and the
   UCL's rule (threshold, hysteresis, goodput).
@@ -67,6 +76,13 @@ MOVING_VARIANTS = (
     ("11b", "moving-11b", "11b only", 5.16),
     ("paper", "moving-ucl-paper", "UCL (paper's rule)", 19.1),
     ("ours", "moving-ucl-ours", "UCL (ours)", None),
+    ("ours-sec", "moving-ucl-ours-secured", "UCL (ours), security on", None),
+)
+
+#: The rates of the security experiment: (standard, Mbit/s as written).
+SECURITY_RATES = (
+    *(("11a", r) for r in ("6", "9", "12", "18", "24", "36", "48", "54")),
+    *(("11b", r) for r in ("1", "2", "5.5", "11")),
 )
 
 #: Sensitivity cases of the moving run: (key, preset stem, label, overrides).
@@ -100,6 +116,7 @@ Progress = Callable[[str], None]
 def total_runs(seeds: int, sweeps: bool) -> int:
     """How many runs :func:`reproduce` makes (for a progress bar)."""
     n = (len(LOCATIONS) * len(LOCATION_VARIANTS) + len(MOVING_VARIANTS)) * seeds
+    n += 2 * len(SECURITY_RATES) * seeds
     if sweeps:
         n += len(SENSITIVITY) * seeds
     return n
@@ -162,8 +179,10 @@ def _moving_metrics(summary: dict, run_dir: Path) -> dict:
     ucl = summary.get("ucl", {})
     bs_log = [s for s in ucl.get("switch_log", []) if s.get("at") == "bs"]
     flow = summary["flows"][0]
+    sec = ucl.get("security") or {}
     return {
         "goodput_bps": flow["goodput_bps"],
+        "sec_dropped": float(_sec_dropped(sec)),
         "rto_count": float(flow["rto_count"]),
         "longest_idle_s": idle,
         "rto_at_idle_s": rto,
@@ -171,6 +190,99 @@ def _moving_metrics(summary: dict, run_dir: Path) -> dict:
         "resent": float(ucl.get("resent", 0)),
         "bs_switch_log": bs_log,
     }
+
+
+#: The security's drop counters (``summary.json`` ``ucl.security``).
+SEC_DROPS = (
+    "tampered",
+    "replayed",
+    "too_old",
+    "stale_key",
+    "malformed",
+    "not_authenticated",
+    "held_overflow",
+    "link_down",
+    "mismatch",
+    "frame_missing",
+)
+
+
+def _sec_dropped(sec: dict) -> int:
+    return sum(int(sec.get(k, 0)) for k in SEC_DROPS)
+
+
+def _security_metrics(summary: dict) -> dict:
+    flow = summary["flows"][0]
+    sec = (summary.get("ucl") or {}).get("security")
+    return {
+        "goodput_bps": flow["goodput_bps"],
+        "oracle_bps": flow["oracle_bps"],
+        "secured": sec is not None,
+        "handshakes_done": int(sec["handshakes_done"]) if sec else 0,
+        "link_up_s": (sec.get("link_up_s") or math.nan) if sec else math.nan,
+        "sealed": int(sec["sealed"]) if sec else 0,
+        "dropped": _sec_dropped(sec) if sec else 0,
+    }
+
+
+def run_security(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str],
+    progress: Progress | None,
+    jobs: int | None,
+) -> dict:
+    """The security experiment: (standard, rate, on) -> metrics per seed."""
+    tasks = {}
+    with pool(jobs) as p:
+        for std, rate in SECURITY_RATES:
+            sets = [f"wireless.standard={std}", f"wireless.rate={rate}Mbps"]
+            for on, stem in ((False, "link-plain"), (True, "link-secured")):
+                for seed in seeds:
+                    if progress:
+                        progress(
+                            f"security {'on' if on else 'off'} {std} {rate} Mbit/s seed {seed}"
+                        )
+                    tag = f"security-{std}-{rate}-{'on' if on else 'off'}"
+                    run_dir = out / "runs" / tag / f"seed-{seed}"
+                    tasks[(std, rate, on, seed)] = p.submit(
+                        runner.run_one, preset(stem), seed, run_dir, [*sets, *overrides]
+                    )
+    found: dict = {}
+    for (std, rate, on, _), task in tasks.items():
+        found.setdefault((std, rate, on), []).append(_security_metrics(task.result()))
+    return found
+
+
+def security_rows(security: dict) -> list[dict]:
+    """One row per rate: goodput off and on, the measured and the oracle's
+    cost (per cent), the handshake's time, the drops."""
+    rows = []
+    for std, rate in SECURITY_RATES:
+        off, on = security[(std, rate, False)], security[(std, rate, True)]
+        g_off = [r["goodput_bps"] for r in off]
+        g_on = [r["goodput_bps"] for r in on]
+        m_off, m_on = ci(g_off)[0], ci(g_on)[0]
+        o_off, o_on = ci([r["oracle_bps"] for r in off])[0], ci([r["oracle_bps"] for r in on])[0]
+        # Paired by seed: the cost of each seed, then its mean and CI.
+        costs = [100 * (a - b) / a for a, b in zip(g_off, g_on, strict=True) if a > 0]
+        rows.append(
+            {
+                "standard": std,
+                "rate_mbps": float(rate),
+                "off_bps": m_off,
+                "on_bps": m_on,
+                "off": g_off,
+                "on": g_on,
+                "cost_pct": ci(costs)[0] if costs else math.nan,
+                "cost_ci": ci(costs)[1] if costs else math.nan,
+                "oracle_cost_pct": 100 * (o_off - o_on) / o_off if o_off > 0 else math.nan,
+                "handshake_ms": 1e3 * max(r["link_up_s"] for r in on),
+                "handshakes_done": min(r["handshakes_done"] for r in on),
+                "dropped": sum(r["dropped"] for r in on),
+            }
+        )
+    return rows
 
 
 def run_all(
@@ -217,7 +329,7 @@ def _mean(rows: list[dict], metric: str) -> float:
     return ci([r[metric] for r in rows])[0]
 
 
-def checks(moving: dict) -> list[tuple[str, bool, str]]:
+def checks(moving: dict, sec_rows: Sequence[dict] = ()) -> list[tuple[str, bool, str]]:
     """The paper's targets against the measurements."""
     a = _mean(moving["11a"], "goodput_bps")
     b = _mean(moving["11b"], "goodput_bps")
@@ -240,11 +352,47 @@ def checks(moving: dict) -> list[tuple[str, bool, str]]:
             f"longest {idle:.1f} s (RTO then {rto:.2f} s)",
         )
     )
+    if "ours-sec" in moving:
+        u = _mean(moving["ours-sec"], "goodput_bps")
+        drops = sum(r["sec_dropped"] for r in moving["ours-sec"])
+        out.append(
+            (
+                "moving: UCL (ours) with security on >= 1.5x 11a only",
+                u >= 1.5 * a,
+                f"{u / a:.2f}x ({u / 1e6:.2f} Mbit/s, {drops:.0f} frames dropped by the security)"
+                if a
+                else "",
+            )
+        )
+    if sec_rows:
+        ok = all(r["handshakes_done"] == 2 and r["dropped"] == 0 for r in sec_rows)
+        worst = max(sec_rows, key=lambda r: r["cost_pct"])
+        out.append(
+            (
+                "security: every secured link handshook and dropped no frame (no attacker)",
+                ok,
+                f"{sum(r['dropped'] for r in sec_rows)} dropped",
+            )
+        )
+        out.append(
+            (
+                "security: goodput cost measured at every 11a and 11b rate",
+                all(not math.isnan(r["cost_pct"]) for r in sec_rows),
+                f"{min(r['cost_pct'] for r in sec_rows):.1f}-{worst['cost_pct']:.1f} % "
+                f"(worst {worst['standard']} {worst['rate_mbps']:g} Mbit/s)",
+            )
+        )
     return out
 
 
-def write_table(locations: dict, moving: dict, out: Path, seeds: Sequence[int]) -> list:
-    """table.csv, table.md; returns the checks."""
+def write_table(
+    locations: dict,
+    moving: dict,
+    out: Path,
+    seeds: Sequence[int],
+    sec_rows: Sequence[dict] = (),
+) -> list:
+    """table.csv, table.md (and security.csv); returns the checks."""
     lines = [
         "# Universal Convergence Layer (Sánchez, Lanza, Muñoz): reproduction",
         "",
@@ -290,10 +438,97 @@ def write_table(locations: dict, moving: dict, out: Path, seeds: Sequence[int]) 
                 f"{max(r['longest_idle_s'] for r in rows):.1f} | "
                 f"{_mean(rows, 'switches'):.0f} | {_mean(rows, 'resent'):.0f} |"
             )
-    found = checks(moving)
+    if sec_rows:
+        lines += security_table(sec_rows, out)
+    found = checks(moving, sec_rows)
     lines += checks_table(found)
     (out / "table.md").write_text("\n".join(lines) + "\n")
     return found
+
+
+def security_table(rows: Sequence[dict], out: Path) -> list[str]:
+    """security.csv; the Markdown lines of the security section."""
+    lines = [
+        "",
+        "## Link security's cost: one interface, fixed rate, SNR 45 dB, 10 s bulk (Mbit/s)",
+        "",
+        "Security on: Noise XX handshake over the air at the start, every frame sealed "
+        "(ChaCha20-Poly1305, 28 bytes of header and tag). Cost: paired by seed, "
+        "(off - on) / off; the oracle's: the same for the medium-time bound.",
+        "",
+        "| interface | rate | off | on | cost (%) | oracle's cost (%) | handshake (ms) | dropped |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    with (out / "security.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "standard",
+                "rate_mbps",
+                "off_bps",
+                "on_bps",
+                "cost_pct",
+                "cost_ci95",
+                "oracle_cost_pct",
+                "handshake_ms",
+                "dropped",
+            ]
+        )
+        for r in rows:
+            h = "" if math.isnan(r["cost_ci"]) else f" ± {r['cost_ci']:.2f}"
+            lines.append(
+                f"| {r['standard']} | {r['rate_mbps']:g} | {text(r['off'], 1e6, '{:.3f}')} | "
+                f"{text(r['on'], 1e6, '{:.3f}')} | {r['cost_pct']:.2f}{h} | "
+                f"{r['oracle_cost_pct']:.2f} | {r['handshake_ms']:.2f} | {r['dropped']} |"
+            )
+            w.writerow(
+                [
+                    r["standard"],
+                    r["rate_mbps"],
+                    r["off_bps"],
+                    r["on_bps"],
+                    r["cost_pct"],
+                    "" if math.isnan(r["cost_ci"]) else r["cost_ci"],
+                    r["oracle_cost_pct"],
+                    r["handshake_ms"],
+                    r["dropped"],
+                ]
+            )
+    return lines
+
+
+def security_figure(rows: Sequence[dict], out: Path) -> Path:
+    """fig_security.png: goodput off and on per rate, and the cost."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.8))
+    labels = [f"{r['standard']}\n{r['rate_mbps']:g}" for r in rows]
+    x = range(len(rows))
+    ax.bar([i - 0.2 for i in x], [r["off_bps"] / 1e6 for r in rows], 0.4, label="off")
+    ax.bar([i + 0.2 for i in x], [r["on_bps"] / 1e6 for r in rows], 0.4, label="on")
+    ax.set_xticks(list(x), labels, fontsize=7)
+    ax.set(ylabel="goodput (Mbit/s)", title="TCP goodput, security off / on")
+    ax.legend(fontsize=8)
+    halves = [0.0 if math.isnan(r["cost_ci"]) else r["cost_ci"] for r in rows]
+    bx.bar(list(x), [r["cost_pct"] for r in rows], yerr=halves, capsize=2, label="measured")
+    bx.plot(
+        [i + 0.25 for i in x],
+        [r["oracle_cost_pct"] for r in rows],
+        "rD",
+        markersize=5,
+        label="oracle",
+    )
+    bx.set_xticks(list(x), labels, fontsize=7)
+    bx.set(ylabel="goodput cost (%)", title="cost of security per rate")
+    bx.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "fig_security.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def figures(moving: dict, out: Path, seeds: Sequence[int], sweeps: bool) -> list[Path]:
@@ -336,7 +571,7 @@ def figures(moving: dict, out: Path, seeds: Sequence[int], sweeps: bool) -> list
             f"(shaded: UCL (ours) on 11b, seed {seeds[0]})"
         ),
     )
-    ax.legend(loc="upper center", ncol=4, fontsize=8)
+    ax.legend(loc="upper center", ncol=5, fontsize=8)
     fig.tight_layout()
     fig.savefig(out / "fig_moving.png", dpi=110)
     plt.close(fig)
@@ -373,8 +608,11 @@ def reproduce(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     locations, moving = run_all(seeds, out, sweeps, overrides, progress, jobs)
-    found = write_table(locations, moving, out, seeds)
+    security = run_security(seeds, out, overrides, progress, jobs)
+    sec_rows = security_rows(security)
+    found = write_table(locations, moving, out, seeds, sec_rows)
     figures(moving, out, seeds, sweeps)
+    security_figure(sec_rows, out)
     report = {
         "paper": "ucl",
         "seeds": list(seeds),
@@ -383,5 +621,6 @@ def reproduce(
             k: [{m: v for m, v in r.items() if m != "bs_switch_log"} for r in rows]
             for k, rows in moving.items()
         },
+        "security": [{k: v for k, v in r.items() if k not in ("off", "on")} for r in sec_rows],
     }
     return write_report(out, report, found)

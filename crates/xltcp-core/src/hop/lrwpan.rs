@@ -308,10 +308,10 @@ impl LrwpanHop {
         let tcp = p.tcp.header_len() + p.tcp.payload_len as usize;
         let n = match self.layout {
             // 9 B MHR + 2 B FCS around the whole IPv4 datagram.
-            LayoutPreset::TcpIpv4 => 11 + p.ip_len(),
+            LayoutPreset::TcpIpv4 => 11 + p.air_len(),
             // 19 B MHR + 2 B FCS, the 12-byte TCP header replacing the
             // 20-byte one, no IP header.
-            LayoutPreset::Paper => 21 + tcp - 8,
+            LayoutPreset::Paper => 21 + tcp - 8 + usize::from(p.meta.link_overhead),
         };
         n.min(u16::MAX as usize) as u16
     }
@@ -777,6 +777,8 @@ impl Hop for LrwpanHop {
         let tcp = &flow.tcp;
         let layout = crate::scenario::frame_layout(self.layout);
         let ts = if tcp.timestamps { 12 } else { 0 };
+        // A layer below IP (the UCL's security) adds its bytes to every frame.
+        let ts = ts + flow.link_overhead as u16;
         let data = FrameLayout {
             upper_header: layout.upper_header + ts,
             payload: tcp.mss.min(u32::from(u16::MAX)) as u16,

@@ -223,7 +223,11 @@ impl Hop for P2pHop {
             crate::scenario::Direction::Down => 0,
             crate::scenario::Direction::Up => 1,
         };
-        let share = oracle::payload_share(flow.tcp.mss, oracle::headers(flow), self.frame_overhead);
+        let share = oracle::payload_share(
+            flow.tcp.mss,
+            oracle::headers(flow),
+            self.frame_overhead + flow.link_overhead,
+        );
         self.rate_bps as f64 * share / (1.0 + self.links[d].mean_loss())
     }
 }

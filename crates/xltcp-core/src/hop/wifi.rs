@@ -393,7 +393,7 @@ impl WifiHop {
         let frame = Frame {
             id,
             dst: Addr(to as u16),
-            psdu_bytes: data_psdu_bytes(packet.ip_len() as u32),
+            psdu_bytes: data_psdu_bytes(packet.air_len() as u32),
         };
         if from == 0 && self.sched.is_some() {
             self.schedule_frame(now, frame, first, q, out);
@@ -1077,7 +1077,7 @@ impl WifiHop {
         if self.spec.arf {
             // An ideal rate choice at every SNR: a bound on any controller.
             let caps: Vec<_> = (self.spec.standard.rates().iter())
-                .map(|&rate| tcp_capacity(&self.spec, tcp, rate))
+                .map(|&rate| tcp_capacity(&self.spec, tcp, rate, flow.link_overhead))
                 .collect();
             return mean_over(snr, self.end, |db| {
                 let x = db_to_linear(db);
@@ -1090,7 +1090,7 @@ impl WifiHop {
                     .fold(0.0, f64::max)
             });
         }
-        let cap = tcp_capacity(&self.spec, tcp, self.spec.rate);
+        let cap = tcp_capacity(&self.spec, tcp, self.spec.rate, flow.link_overhead);
         let psdu = data_psdu_bytes(cap.ip_bytes);
         let rate = self.spec.rate;
         let success = mean_over(snr, self.end, |db| {
@@ -1103,9 +1103,16 @@ impl WifiHop {
 
 /// The medium-time model of TCP over an 802.11 hop of `spec` at `rate`:
 /// segments of `tcp`'s MSS one way, its ACKs (one per
-/// `delayed_ack_segments`) the other. The oracle's and the UCL's.
-pub fn tcp_capacity(spec: &WifiSpec, tcp: &TcpSpec, rate: Rate) -> OracleCapacity {
-    let ts = if tcp.timestamps { 12 } else { 0 };
+/// `delayed_ack_segments`) the other, each frame carrying `link_overhead`
+/// bytes of a layer below IP (the UCL's security) besides its IP packet.
+/// The oracle's and the UCL's.
+pub fn tcp_capacity(
+    spec: &WifiSpec,
+    tcp: &TcpSpec,
+    rate: Rate,
+    link_overhead: u32,
+) -> OracleCapacity {
+    let ts = if tcp.timestamps { 12 } else { 0 } + link_overhead;
     OracleCapacity {
         rate,
         preamble: spec.preamble,

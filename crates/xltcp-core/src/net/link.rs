@@ -144,7 +144,7 @@ impl Link {
 
     /// Serialisation time of a packet, with the link-layer overhead.
     pub fn tx_time(&self, p: &Packet) -> Dur {
-        Dur::transmission(p.ip_len() as u64 + self.overhead as u64, self.rate_bps)
+        Dur::transmission(p.air_len() as u64 + self.overhead as u64, self.rate_bps)
     }
 
     /// Packets held: queued, being sent and propagating.

@@ -103,7 +103,7 @@ fn agent(a: &AgentSpec) -> Value {
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),
         AgentScheme::CSnoop => json!({ "scheme": "c_snoop", "at": at }),
         AgentScheme::Snack => json!({ "scheme": "snack", "at": at }),
-        AgentScheme::Ucl(c) => {
+        AgentScheme::Ucl(ref c) => {
             use crate::schemes::ucl::Rule;
             let mut v = json!({
                 "scheme": "ucl",
@@ -128,6 +128,28 @@ fn agent(a: &AgentSpec) -> Value {
                     v["gain"] = json!(gain);
                     v["margin_db"] = json!(margin);
                 }
+            }
+            if let Some(s) = &c.security {
+                use crate::schemes::ucl::KeySource;
+                v["security"] = json!("on");
+                match &s.keys {
+                    KeySource::Seed => v["keys"] = json!("seed"),
+                    KeySource::Files { written, .. } => {
+                        v["keys"] = json!("files");
+                        v["identity"] = json!(written[0]);
+                        v["trusted"] = json!(written[1]);
+                    }
+                }
+                v["replay_window"] = json!(s.session.replay_window);
+                v["rekey_frames"] = json!(s.session.rekey_after_frames.unwrap_or(0));
+                v["rekey_grace"] = json!(s.session.rekey_grace_frames);
+                if let Some(b) = s.rekey_bytes {
+                    v["rekey_bytes"] = json!(format!("{b}B"));
+                }
+                v["handshake_timeout"] = json!(format_duration(s.handshake_timeout));
+                v["handshake_tries"] = json!(s.handshake_tries);
+                v["max_held"] = json!(s.max_held);
+                v["tamper_every"] = json!(s.tamper_every);
             }
             v
         }

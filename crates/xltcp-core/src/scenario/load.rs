@@ -161,7 +161,18 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
     t.finish(cx);
     let hops = 1 + more_hops.len();
-    let agents = super::load_agents::read_agents(cx, &mut root, &flows, &wireless.kind, hops);
+    let agents =
+        super::load_agents::read_agents(cx, &mut root, &flows, &wireless.kind, hops, base_dir);
+    // The UCL's security adds its bytes to every frame: the oracle counts them.
+    let secured = agents
+        .iter()
+        .any(|a| matches!(&a.scheme, AgentScheme::Ucl(c) if c.security.is_some()));
+    let mut flows = flows;
+    if secured {
+        for f in &mut flows {
+            f.link_overhead = crate::schemes::ucl::secure::OVERHEAD;
+        }
+    }
     root.finish(cx);
     Scenario {
         name,
@@ -713,6 +724,7 @@ fn read_flow(cx: &mut Cx, t: &mut Tab, i: usize, tcp: &TcpSpec, sim: &SimSpec) -
         start,
         tcp,
         host,
+        link_overhead: 0,
     }
 }
 

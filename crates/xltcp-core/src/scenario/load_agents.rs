@@ -22,8 +22,10 @@ use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use crate::schemes::clamp::ClampConfig;
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
-use crate::schemes::ucl::{Rule, UclConfig};
+use crate::schemes::ucl::security::{Identity, SecConfig, TrustedPeers, MAX_REPLAY_WINDOW};
+use crate::schemes::ucl::{KeySource, Rule, SecuritySpec, UclConfig};
 use crate::time::Dur;
+use std::path::Path;
 
 const SCHEMES: &[(&str, u8)] = &[
     ("cr_aware", 0),
@@ -39,6 +41,22 @@ const SCHEMES: &[(&str, u8)] = &[
 ];
 const UCL_RULES: &[(&str, u8)] = &[("threshold", 0), ("hysteresis", 1), ("goodput", 2)];
 const REORDERS: &[(&str, bool)] = &[("barrier", true), ("none", false)];
+const ON_OFF: &[(&str, bool)] = &[("on", true), ("off", false)];
+const KEY_SOURCES: &[(&str, bool)] = &[("seed", false), ("files", true)];
+/// The keys of the UCL's security (read only with `security = "on"`).
+const SECURITY_KEYS: &[&str] = &[
+    "keys",
+    "identity",
+    "trusted",
+    "replay_window",
+    "rekey_frames",
+    "rekey_bytes",
+    "rekey_grace",
+    "handshake_timeout",
+    "handshake_tries",
+    "max_held",
+    "tamper_every",
+];
 const SMOOTHINGS: &[(&str, Smoothing)] = &[
     ("cell", Smoothing::Cell),
     ("node", Smoothing::Node),
@@ -50,22 +68,54 @@ const LR_SENDER_MODES: &[(&str, LocalRecoverySpec)] = &[
 ];
 
 /// The `[[agent]]` entries; `flows` name the wireless hosts
-/// ([`FlowSpec::host_name`]) and `hop` is the wireless hop's kind.
+/// ([`FlowSpec::host_name`]), `hop` is the wireless hop's kind and
+/// `base_dir` the folder key files are read from.
 pub(super) fn read_agents(
     cx: &mut Cx,
     root: &mut Tab,
     flows: &[FlowSpec],
     hop: &HopKind,
     hops: usize,
+    base_dir: &Path,
 ) -> Vec<AgentSpec> {
     let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
+    let mut secured = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
-        if let Some(a) = read_agent(cx, &mut t, flows, hop, hops) {
+        if let Some(a) = read_agent(cx, &mut t, flows, hop, hops, base_dir) {
+            if let AgentScheme::Ucl(c) = &a.scheme {
+                secured.push((
+                    t.loc_of("security"),
+                    t.key("security"),
+                    a.at.clone(),
+                    c.security.is_some(),
+                ));
+            }
             agents.push(a);
         }
         t.finish(cx);
+    }
+    // The UCL's security runs in pairs: on at the BS and at the hosts, or
+    // nowhere.
+    if secured.iter().any(|s| s.3) {
+        let bs = secured.iter().any(|s| s.2 == AgentPlace::Bs);
+        let host = secured.iter().any(|s| s.2 != AgentPlace::Bs);
+        for (loc, key, _, on) in &secured {
+            if !*on {
+                let msg =
+                    "another ucl entry runs security; the BS half and the host half must both";
+                cx.err(loc, key, msg, Some("security = \"on\" on every ucl entry"));
+            } else if !(bs && host) {
+                let msg = "security needs a ucl entry at the BS and one at the hosts (the two ends of the link)";
+                cx.err(
+                    loc,
+                    key,
+                    msg,
+                    Some("[[agent]] scheme = \"ucl\" at = \"bs\" and at = \"hosts\""),
+                );
+            }
+        }
     }
     agents
 }
@@ -87,6 +137,7 @@ fn read_agent(
     flows: &[FlowSpec],
     hop: &HopKind,
     hops: usize,
+    base_dir: &Path,
 ) -> Option<AgentSpec> {
     if !t.has("scheme") {
         let names = "\"cr_aware\", \"lr_bs\", \"lr_sender\", \"dsasync\", \"snoop\", \"c_snoop\", \"snack\", \"ucl\", \"clamp\", \"l2clamp\"";
@@ -129,7 +180,7 @@ fn read_agent(
         4 => AgentScheme::Snoop,
         5 => AgentScheme::CSnoop,
         6 => AgentScheme::Snack,
-        7 => AgentScheme::Ucl(read_ucl(cx, t)),
+        7 => AgentScheme::Ucl(read_ucl(cx, t, base_dir)),
         8 => AgentScheme::Clamp(read_clamp(cx, t)),
         9 => AgentScheme::L2Clamp(read_clamp(cx, t)),
         _ => {
@@ -189,9 +240,10 @@ fn read_agent(
             );
         }
         AgentScheme::CSnoop => {}
-        AgentScheme::Ucl(_) if hops < 2 => {
+        AgentScheme::Ucl(ref c) if hops < 2 && c.security.is_none() => {
             let msg = "ucl chooses among a host's interfaces, and this scenario gives one";
-            t.invalid(cx, "scheme", msg, "two or more [[wireless]] entries");
+            let allowed = "two or more [[wireless]] entries (or security = \"on\": the UCL as a security layer over one)";
+            t.invalid(cx, "scheme", msg, allowed);
         }
         AgentScheme::Ucl(_) => {}
         AgentScheme::Clamp(_) | AgentScheme::L2Clamp(_) if !wifi => {
@@ -218,7 +270,7 @@ fn read_agent(
 }
 
 /// The keys of a `ucl` agent (defaults: [`UclConfig::ours`]).
-fn read_ucl(cx: &mut Cx, t: &mut Tab) -> UclConfig {
+fn read_ucl(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> UclConfig {
     let d = UclConfig::ours();
     let db = t.read(cx, "threshold", 25.0, rd::number);
     let margin = t.read(cx, "hysteresis_db", 3.0, rd::number);
@@ -240,12 +292,107 @@ fn read_ucl(cx: &mut Cx, t: &mut Tab) -> UclConfig {
     let barrier = t.read(cx, "reorder", d.barrier, rd::choice(REORDERS));
     let max_hold = positive(cx, t, "max_hold", d.max_hold);
     let resend = t.read(cx, "resend", d.resend, rd::boolean);
+    let on = t.read(cx, "security", false, rd::choice(ON_OFF));
+    let security = if on {
+        Some(read_security(cx, t, base_dir))
+    } else {
+        for key in SECURITY_KEYS.iter().filter(|k| t.has(k)) {
+            let msg = "a key of the UCL's security, which is off";
+            t.invalid(cx, key, msg, "security = \"on\" (or leave the key out)");
+        }
+        None
+    };
     UclConfig {
         rule,
         dwell,
         barrier,
         max_hold,
         resend,
+        security,
+    }
+}
+
+/// The keys of the UCL's security (defaults: [`SecuritySpec::default`]).
+fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
+    let d = SecuritySpec::default();
+    let files = t.read(cx, "keys", false, rd::choice(KEY_SOURCES));
+    let keys = if files {
+        let identity = t.required(cx, "identity", "\"host.key\"", rd::string);
+        let trusted = t.required(cx, "trusted", "\"trusted.keys\"", rd::string);
+        let written = [
+            identity.clone().unwrap_or_default(),
+            trusted.clone().unwrap_or_default(),
+        ];
+        let identity = identity.map(|f| base_dir.join(f));
+        let trusted = trusted.map(|f| base_dir.join(f));
+        if let Some(Err(e)) = identity.as_ref().map(|p| Identity::load(p)) {
+            let allowed = "a file holding one X25519 private key, 64 hex digits";
+            t.invalid(cx, "identity", e.to_string(), allowed);
+        }
+        if let Some(Err(e)) = trusted.as_ref().map(|p| TrustedPeers::load(p)) {
+            let allowed = "a file of X25519 public keys, 64 hex digits each, one a line";
+            t.invalid(cx, "trusted", e.to_string(), allowed);
+        }
+        KeySource::Files {
+            identity: identity.unwrap_or_default(),
+            trusted: trusted.unwrap_or_default(),
+            written,
+        }
+    } else {
+        for key in ["identity", "trusted"].iter().filter(|k| t.has(k)) {
+            let msg = "a key file, but keys = \"seed\" (identities from the run's seed)";
+            t.invalid(cx, key, msg, "keys = \"files\" with identity and trusted");
+        }
+        KeySource::Seed
+    };
+    let s = d.session;
+    let window = i128::from(MAX_REPLAY_WINDOW);
+    let replay_window = t.read(
+        cx,
+        "replay_window",
+        i128::from(s.replay_window),
+        rd::int_in(1, window),
+    ) as u32;
+    let frames = s.rekey_after_frames.map_or(0, i128::from);
+    let rekey_frames = t.read(
+        cx,
+        "rekey_frames",
+        frames,
+        rd::int_in(0, i128::from(u64::MAX)),
+    );
+    let grace = i128::from(s.rekey_grace_frames);
+    let rekey_grace = t.read(cx, "rekey_grace", grace, rd::int_in(0, window)) as u32;
+    let rekey_bytes = t.read_opt(cx, "rekey_bytes", rd::size);
+    if rekey_bytes == Some(0) {
+        t.invalid(
+            cx,
+            "rekey_bytes",
+            "must be at least one byte",
+            "e.g. \"10MB\" (or leave it out)",
+        );
+    }
+    let handshake_timeout = positive(cx, t, "handshake_timeout", d.handshake_timeout);
+    let tries = i128::from(d.handshake_tries);
+    let handshake_tries = t.read(cx, "handshake_tries", tries, rd::int_in(1, 1000)) as u32;
+    let max_held = t.read(
+        cx,
+        "max_held",
+        i128::from(d.max_held),
+        rd::int_in(1, 100_000),
+    ) as u32;
+    let tamper_every = t.read(cx, "tamper_every", 0, rd::int_in(0, i128::from(u64::MAX))) as u64;
+    SecuritySpec {
+        keys,
+        session: SecConfig {
+            replay_window,
+            rekey_after_frames: (rekey_frames > 0).then_some(rekey_frames as u64),
+            rekey_grace_frames: rekey_grace,
+        },
+        rekey_bytes,
+        handshake_timeout,
+        handshake_tries,
+        max_held,
+        tamper_every,
     }
 }
 

@@ -111,6 +111,12 @@ pub enum AgentScheme {
     /// `[[wireless]]` hops. Keys `rule` ("threshold", "hysteresis",
     /// "goodput"), `threshold`, `hysteresis_db`, `gain`, `margin_db`, `dwell`, `reorder`
     /// ("barrier", "none"), `max_hold`, `resend` (see `schemes::ucl`).
+    /// `security` ("off", "on"; on both entries or neither, and then one
+    /// hop will do) and with it `keys` ("seed", "files" with `identity`
+    /// and `trusted`), `replay_window`, `rekey_frames` (0: never by
+    /// count), `rekey_bytes`, `rekey_grace`, `handshake_timeout`,
+    /// `handshake_tries`, `max_held`, `tamper_every` (see
+    /// `schemes::ucl::secure`).
     Ucl(crate::schemes::ucl::UclConfig),
     /// `"clamp"` (at hosts; its AP half goes to the BS with it): CLAMP,
     /// a reconstruction (see `schemes::clamp`); keys `target_delay`,
@@ -662,6 +668,10 @@ pub struct FlowSpec {
     /// one address, its agents (several flows to one receiver, as paper
     /// 004 has). With `count`, every copy shares the host.
     pub host: Option<String>,
+    /// Not a key: bytes a layer below IP adds to each of the flow's frames
+    /// on the air, for the oracle bound ([`crate::schemes::ucl::security::FRAME_OVERHEAD`]
+    /// when the UCL's security is on, else 0).
+    pub link_overhead: u32,
 }
 
 impl FlowSpec {

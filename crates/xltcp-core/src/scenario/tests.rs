@@ -58,6 +58,7 @@ fn minimal_scenario_gets_every_default() {
             start: Dur::ZERO,
             tcp: TcpSpec::default(),
             host: None,
+            link_overhead: 0,
         }]
     );
 }
@@ -180,6 +181,7 @@ timeseries = false
             start: Dur::from_millis(1500),
             tcp,
             host: None,
+            link_overhead: 0,
         }],
         output: OutputSpec {
             pcap: true,

@@ -139,8 +139,27 @@ impl AgentStats {
 /// uplink flows: the gap monitor at the BS and (PHY-LR, TCP-LR) the
 /// sender's agent at the flow's host; `"bs_reports"`: the gap monitor
 /// alone, reporting to the sender's TCP. Then each `[[agent]]` in its order.
+/// Seeded agents (the UCL's security) use `[sim] seed`; see [`build_seeded`].
 pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)> {
+    build_seeded(scenario, host_of, scenario.sim.seed)
+}
+
+/// As [`build`], for a run seeded with `seed`.
+pub fn build_seeded(
+    scenario: &Scenario,
+    host_of: &[u32],
+    seed: u64,
+) -> Vec<(Node, Box<dyn Agent>)> {
     let s = &scenario.schemes;
+    // The UCL pair's air, shared by its halves (with security on).
+    let secured = scenario.agents.iter().find_map(|a| match &a.scheme {
+        AgentScheme::Ucl(c) => c.security.as_ref(),
+        _ => None,
+    });
+    let cx = Cx {
+        seed,
+        air: secured.map(|spec| ucl::Air::new(seed, spec.tamper_every)),
+    };
     let flows = &scenario.flows;
     let mut agents = Vec::new();
     let (bs, mode) = match s.local_recovery {
@@ -157,6 +176,7 @@ pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)
             &AgentScheme::LrBs,
             &AgentPlace::Bs,
             to,
+            &cx,
         );
     }
     if s.cr_aware {
@@ -172,6 +192,7 @@ pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)
             &cr,
             &AgentPlace::Hosts,
             ReportTo::Agent,
+            &cx,
         );
     }
     if let Some(mode) = mode {
@@ -186,6 +207,7 @@ pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)
             &lr,
             &AgentPlace::Hosts,
             ReportTo::Agent,
+            &cx,
         );
     }
     for spec in &scenario.agents {
@@ -196,9 +218,18 @@ pub fn build(scenario: &Scenario, host_of: &[u32]) -> Vec<(Node, Box<dyn Agent>)
             &spec.scheme,
             &spec.at,
             ReportTo::Agent,
+            &cx,
         );
     }
     agents
+}
+
+/// What placing an agent may need beside the scenario.
+struct Cx {
+    /// The run's seed.
+    seed: u64,
+    /// The UCL pair's air (with its security on).
+    air: Option<ucl::Air>,
 }
 
 /// Places one scheme on the nodes `at` names (`to`: where the BS gap
@@ -210,6 +241,7 @@ fn place(
     scheme: &AgentScheme,
     at: &AgentPlace,
     to: ReportTo,
+    cx: &Cx,
 ) {
     let flows = &scenario.flows;
     let hosts = host_of.iter().map(|&h| h + 1).max().unwrap_or(0);
@@ -272,17 +304,26 @@ fn place(
                 agents.push((Node::Host(h), Box::new(SnackTcp::new())));
             }
         }
-        AgentScheme::Ucl(cfg) => {
+        AgentScheme::Ucl(ref cfg) => {
             let hops: Vec<_> = std::iter::once(&scenario.wireless)
                 .chain(&scenario.more_hops)
                 .collect();
             let tcp = flows.first().map_or(&scenario.tcp, |f| &f.tcp);
+            // A flow of each host: the route of its control frames.
+            let flow_of = |h: u32| host_of.iter().position(|&x| x == h).map(|i| i as u32);
             if *at == AgentPlace::Bs {
-                let ucl = ucl::Ucl::at_bs(cfg, &hops, tcp, host_of);
+                let mut ucl = ucl::Ucl::at_bs(cfg.clone(), &hops, tcp, host_of);
+                if let Some(air) = &cx.air {
+                    let flows: Vec<_> = (0..hosts).map(flow_of).collect();
+                    ucl.secure_bs(air.clone(), cx.seed, &flows);
+                }
                 agents.push((Node::Bs, Box::new(ucl)));
             } else {
                 for h in (0..hosts).filter(|&h| named(h)) {
-                    let ucl = ucl::Ucl::at_host(cfg, &hops, tcp);
+                    let mut ucl = ucl::Ucl::at_host(cfg.clone(), &hops, tcp);
+                    if let Some(air) = &cx.air {
+                        ucl.secure_host(air.clone(), cx.seed, h, flow_of(h));
+                    }
                     agents.push((Node::Host(h), Box::new(ucl)));
                 }
             }

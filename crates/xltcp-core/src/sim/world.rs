@@ -186,7 +186,7 @@ impl World {
             })
             .collect();
         let mut node_agents = vec![Vec::new(); 1 + topology.hosts()];
-        let agents = schemes::build(&scenario, topology.host_of())
+        let agents = schemes::build_seeded(&scenario, topology.host_of(), seed)
             .into_iter()
             .chain(extra)
             .enumerate()
@@ -243,6 +243,12 @@ impl World {
         }
         if world.output.sampling() {
             world.q.schedule(Time::ZERO, Ev::Sample);
+        }
+        // Agents with something to do from the start (a handshake).
+        for slot in 0..world.agents.len() {
+            if let Some(at) = world.agents[slot].arm(Time::ZERO) {
+                world.q.schedule(at, Ev::Agent { slot: slot as u32 });
+            }
         }
         world
     }
@@ -600,6 +606,7 @@ impl World {
                     retransmission: tx.retransmission,
                     forged: false,
                     iface: 0,
+                    ..PacketMeta::default()
                 },
             };
             self.next_uid += 1;

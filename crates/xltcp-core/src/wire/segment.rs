@@ -250,11 +250,25 @@ pub struct PacketMeta {
     /// packet takes onto the air, or came in on: 0 (the first hop) unless
     /// an agent picks another.
     pub iface: u8,
+    /// Bytes a layer below IP adds to this packet's frame on the air (the
+    /// UCL's security header and tag); the hop's airtime counts them. 0
+    /// off the air and without such a layer.
+    pub link_overhead: u16,
+    /// The handle of the frame bytes a layer below IP carries for this
+    /// packet across the air (the UCL's sealed frame, kept beside the
+    /// packet since the simulator's packets hold no bytes); 0: none.
+    pub link_frame: u64,
 }
 
 impl Packet {
     /// Total IPv4 datagram length in bytes.
     pub fn ip_len(&self) -> usize {
         IPV4_HEADER_LEN + self.tcp.header_len() + self.tcp.payload_len as usize
+    }
+
+    /// Bytes the packet's frame carries above the MAC on the air: the IP
+    /// datagram and [`PacketMeta::link_overhead`].
+    pub fn air_len(&self) -> usize {
+        self.ip_len() + usize::from(self.meta.link_overhead)
     }
 }

@@ -33,6 +33,7 @@ fn packet(uid: u64) -> Packet {
             retransmission: false,
             forged: false,
             iface: 0,
+            ..PacketMeta::default()
         },
     }
 }

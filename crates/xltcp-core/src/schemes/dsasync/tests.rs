@@ -39,6 +39,7 @@ fn data(k: u32) -> Packet {
             retransmission: false,
             forged: false,
             iface: 0,
+            ..PacketMeta::default()
         },
     }
 }

@@ -171,6 +171,7 @@ impl LrBs {
                 retransmission: false,
                 forged: true,
                 iface: 0,
+                ..PacketMeta::default()
             },
         })
     }

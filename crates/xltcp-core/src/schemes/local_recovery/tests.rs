@@ -47,6 +47,7 @@ fn packet(k: u32) -> Packet {
             retransmission: false,
             forged: false,
             iface: 0,
+            ..PacketMeta::default()
         },
     }
 }

@@ -430,6 +430,7 @@ fn forge(data: &Packet, holes: &[(SeqNum, SeqNum)]) -> Packet {
             retransmission: false,
             forged: true,
             iface: 0,
+            ..PacketMeta::default()
         },
     }
 }

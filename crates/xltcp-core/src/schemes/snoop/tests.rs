@@ -35,6 +35,7 @@ pub(crate) fn data(k: u32) -> Packet {
             retransmission: false,
             forged: false,
             iface: 0,
+            ..PacketMeta::default()
         },
     }
 }

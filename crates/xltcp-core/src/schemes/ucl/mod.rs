@@ -8,8 +8,13 @@
 //! - [`security`]: link security: mutual authentication (a Noise XX
 //!   handshake between static X25519 identities), per-frame AEAD sealing
 //!   with replay protection and re-keying, sans-IO over frame bytes.
+//! - [`secure`]: that security run by the UCL pair over the simulated
+//!   hops (`security = "on"`): the handshake's messages and the sealed
+//!   frames cross the air and cost airtime.
 
+pub mod secure;
 pub mod security;
 pub mod select;
 
+pub use secure::{Air, KeySource, SecuritySpec, UclSecStats};
 pub use select::{Rule, Ucl, UclConfig, UclStats};

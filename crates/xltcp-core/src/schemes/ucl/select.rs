@@ -46,10 +46,15 @@
 //!
 //! Before the first report the first interface is used.
 //!
+//! With `security = "on"` the agent also seals every packet it sends and
+//! opens every one it receives ([`super::secure`]); packets wait for the
+//! handshake, and the goodput rule counts the 28 bytes a frame.
+//!
 //! Sans-IO: [`Agent::on_packet`], [`Agent::on_signal`],
 //! [`Agent::on_timeout`] in; [`Agent::poll_action`] and
 //! [`Agent::poll_timeout`] out.
 
+use super::secure::{Air, Inbound, Sec, SecuritySpec, UclSecStats, CONTROL, OVERHEAD};
 use crate::hop::wifi::tcp_capacity;
 use crate::radio::wifi::data_psdu_bytes;
 use crate::radio::wifi::error::{db_to_linear, per};
@@ -88,7 +93,7 @@ pub enum Rule {
 }
 
 /// The UCL's settings (`[[agent]] scheme = "ucl"`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UclConfig {
     /// `rule` (default "goodput") with `threshold` (25), `hysteresis_db`
     /// (3), `gain` (0.1), `margin_db` (0).
@@ -102,6 +107,9 @@ pub struct UclConfig {
     /// `resend`: resend a data packet the MAC gave up on, on another
     /// interface (default true).
     pub resend: bool,
+    /// `security = "on"` (default "off") and its keys: the link's
+    /// handshake and sealed frames (see [`super::secure`]).
+    pub security: Option<SecuritySpec>,
 }
 
 impl UclConfig {
@@ -113,6 +121,7 @@ impl UclConfig {
             barrier: false,
             max_hold: Dur::from_millis(50),
             resend: false,
+            security: None,
         }
     }
 
@@ -127,6 +136,7 @@ impl UclConfig {
             barrier: true,
             max_hold: Dur::from_millis(50),
             resend: true,
+            security: None,
         }
     }
 }
@@ -174,6 +184,9 @@ pub struct UclStats {
     pub switch_log: Vec<Switch>,
     /// Switches past the log's end.
     pub switch_log_cut: u64,
+    /// The link security's counters (with `security = "on"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub security: Option<Box<UclSecStats>>,
 }
 
 impl UclStats {
@@ -193,6 +206,11 @@ impl UclStats {
         let over = self.switch_log.len().saturating_sub(SWITCH_LOG_MAX);
         self.switch_log.truncate(SWITCH_LOG_MAX);
         self.switch_log_cut += o.switch_log_cut + over as u64;
+        match (&mut self.security, &o.security) {
+            (Some(a), Some(b)) => a.merge(b),
+            (a @ None, Some(b)) => *a = Some(b.clone()),
+            _ => {}
+        }
     }
 }
 
@@ -208,8 +226,9 @@ const STEP_DB: f64 = 0.25;
 const STEPS: usize = 321;
 
 impl GoodputTable {
-    /// The table of hop `w` for TCP segments of `tcp`.
-    fn of(w: &WirelessSpec, tcp: &TcpSpec) -> GoodputTable {
+    /// The table of hop `w` for TCP segments of `tcp`, each frame
+    /// carrying `overhead` bytes below IP.
+    fn of(w: &WirelessSpec, tcp: &TcpSpec, overhead: u32) -> GoodputTable {
         let bps = (0..STEPS)
             .map(|k| {
                 let db = LOW_DB + k as f64 * STEP_DB;
@@ -224,7 +243,7 @@ impl GoodputTable {
                         rates
                             .iter()
                             .map(|&rate| {
-                                let cap = tcp_capacity(spec, tcp, rate);
+                                let cap = tcp_capacity(spec, tcp, rate, overhead);
                                 let psdu = data_psdu_bytes(cap.ip_bytes);
                                 let snr = db_to_linear(db);
                                 let p = per(spec.error_model, rate, spec.preamble, snr, psdu);
@@ -291,6 +310,8 @@ pub struct Ucl {
     dests: Vec<Dest>,
     actions: VecDeque<Action>,
     stats: UclStats,
+    /// The link security, with `security = "on"`.
+    sec: Option<Sec>,
 }
 
 impl Ucl {
@@ -302,6 +323,7 @@ impl Ucl {
         host_of: &[u32],
     ) -> Ucl {
         let n = hops.len().max(1);
+        let overhead = if cfg.security.is_some() { OVERHEAD } else { 0 };
         let dest = Dest {
             snr: vec![None; n],
             iface: 0,
@@ -315,13 +337,73 @@ impl Ucl {
             Side::Bs => host_of.iter().map(|&h| h as usize + 1).max().unwrap_or(1),
         };
         Ucl {
-            cfg,
             side,
             host_of: host_of.to_vec(),
-            tables: hops.iter().map(|w| GoodputTable::of(w, tcp)).collect(),
+            tables: hops
+                .iter()
+                .map(|w| GoodputTable::of(w, tcp, overhead))
+                .collect(),
             dests: vec![dest; dests],
             actions: VecDeque::new(),
             stats: UclStats::default(),
+            sec: None,
+            cfg,
+        }
+    }
+
+    /// Turns the BS's security on (with `cfg.security`): `air` shared with
+    /// the hosts' halves, identities from `seed` or the key files,
+    /// `flow_of[h]` a flow of host `h` (the route of its control frames).
+    pub fn secure_bs(&mut self, air: Air, seed: u64, flow_of: &[Option<u32>]) {
+        if let Some(spec) = self.cfg.security.clone() {
+            let n = self.tables.len() as u8;
+            self.sec = Some(Sec::at_bs(spec, air, seed, flow_of, n));
+        }
+    }
+
+    /// Turns host `h`'s security on (see [`Ucl::secure_bs`]).
+    pub fn secure_host(&mut self, air: Air, seed: u64, h: u32, flow: Option<u32>) {
+        if let Some(spec) = self.cfg.security.clone() {
+            let n = self.tables.len() as u8;
+            self.sec = Some(Sec::at_host(spec, air, seed, h, flow, n));
+        }
+    }
+
+    /// The security counters so far (with security on).
+    pub fn security(&self) -> Option<UclSecStats> {
+        self.sec.as_ref().map(Sec::stats)
+    }
+
+    /// Sends the packets guard `i` held, sealed, once its link is up.
+    fn release_held(&mut self, now: Time, i: usize) {
+        let Some(sec) = self.sec.as_mut() else {
+            return;
+        };
+        let held = sec.came_up(now, i);
+        let Some(d) = self.dests.get_mut(i) else {
+            return;
+        };
+        for mut packet in held {
+            packet.meta.iface = d.iface;
+            d.outstanding[d.iface as usize] += 1;
+            self.stats.packets[usize::from(d.iface).min(MAX_IFACES - 1)] += 1;
+            sec.seal(i, &mut packet);
+            self.actions.push_back(Action::Release {
+                packet,
+                via: Via::Air,
+            });
+        }
+    }
+
+    /// Hands the security's control frames to the engine.
+    fn flush_control(&mut self) {
+        if let Some(sec) = self.sec.as_mut() {
+            for packet in sec.outbox.drain(..) {
+                self.actions.push_back(Action::Emit {
+                    packet,
+                    via: Via::Air,
+                });
+            }
         }
     }
 
@@ -432,10 +514,35 @@ impl Ucl {
             packet.meta.iface = d.iface;
             d.outstanding[d.iface as usize] += 1;
             self.stats.packets[usize::from(d.iface).min(MAX_IFACES - 1)] += 1;
+            if let Some(sec) = self.sec.as_mut() {
+                sec.seal(i, &mut packet);
+            }
             self.actions.push_back(Action::Release {
                 packet,
                 via: Via::Air,
             });
+        }
+    }
+
+    /// A packet from the air: with security on, a handshake message
+    /// (consumed) or a frame to open.
+    fn inbound(&mut self, now: Time, p: &mut Packet) -> Verdict {
+        let i = self.dest_of(p);
+        let Some(sec) = self.sec.as_mut() else {
+            return Verdict::Pass;
+        };
+        if i >= sec.guards.len() {
+            return Verdict::Pass;
+        }
+        let (what, came_up) = sec.inbound(now, i, p);
+        if came_up {
+            self.release_held(now, i);
+        }
+        self.flush_control();
+        match what {
+            Inbound::Control => Verdict::Consume,
+            Inbound::Open => Verdict::Pass,
+            Inbound::Drop(reason) => Verdict::Drop(reason),
         }
     }
 
@@ -459,6 +566,10 @@ impl Ucl {
         let Some(p) = s.packet else {
             return false;
         };
+        if p.meta.link_frame & CONTROL != 0 {
+            // A handshake message: its own timer resends it.
+            return true;
+        }
         let i = self.dest_of(&p);
         let k = s.iface as usize;
         let Some(d) = self.dests.get_mut(i) else {
@@ -502,9 +613,12 @@ impl Ucl {
             d.since = Time::ZERO;
             self.switch(now, i, other);
         }
-        let d = &mut self.dests[i];
         let mut copy = local_copy(&p);
         copy.meta.iface = other;
+        if let Some(sec) = self.sec.as_mut() {
+            sec.seal(i, &mut copy);
+        }
+        let d = &mut self.dests[i];
         d.outstanding[other as usize] += 1;
         self.stats.packets[usize::from(other).min(MAX_IFACES - 1)] += 1;
         self.stats.resent += 1;
@@ -517,11 +631,14 @@ impl Ucl {
 }
 
 impl Agent for Ucl {
-    fn on_packet(&mut self, _now: Time, tap: Tap, p: &mut Packet) -> Verdict {
-        let out = match self.side {
-            Side::Bs => tap == Tap::BsDown,
-            Side::Host => tap == Tap::HostOut,
+    fn on_packet(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {
+        let (out, inbound) = match self.side {
+            Side::Bs => (tap == Tap::BsDown, tap == Tap::BsUp),
+            Side::Host => (tap == Tap::HostOut, tap == Tap::HostIn),
         };
+        if inbound {
+            return self.inbound(now, p);
+        }
         if !out {
             return Verdict::Pass;
         }
@@ -530,6 +647,13 @@ impl Agent for Ucl {
             return Verdict::Pass;
         };
         p.meta.iface = d.iface;
+        if let Some(sec) = self.sec.as_mut() {
+            match sec.admit(i, p) {
+                Err(reason) => return Verdict::Drop(reason),
+                Ok(false) => return Verdict::Hold,
+                Ok(true) => {}
+            }
+        }
         if let Some(b) = d.barrier.as_mut() {
             b.held.push_back(*p);
             self.stats.held += 1;
@@ -537,6 +661,9 @@ impl Agent for Ucl {
         }
         d.outstanding[d.iface as usize] += 1;
         self.stats.packets[usize::from(d.iface).min(MAX_IFACES - 1)] += 1;
+        if let Some(sec) = self.sec.as_mut() {
+            sec.seal(i, p);
+        }
         Verdict::Pass
     }
 
@@ -550,6 +677,12 @@ impl Agent for Ucl {
     }
 
     fn on_timeout(&mut self, now: Time) {
+        if let Some(sec) = self.sec.as_mut() {
+            for i in sec.on_timeout(now) {
+                self.release_held(now, i);
+            }
+            self.flush_control();
+        }
         for i in 0..self.dests.len() {
             if self.dests[i]
                 .barrier
@@ -566,9 +699,11 @@ impl Agent for Ucl {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
+        let sec = self.sec.as_ref().and_then(Sec::poll_timeout);
         self.dests
             .iter()
             .filter_map(|d| d.barrier.as_ref().map(|b| b.until))
+            .chain(sec)
             .min()
     }
 
@@ -577,11 +712,14 @@ impl Agent for Ucl {
             .iter()
             .filter_map(|d| d.barrier.as_ref())
             .map(|b| b.held.len() as u64)
-            .sum()
+            .sum::<u64>()
+            + self.sec.as_ref().map_or(0, Sec::held)
     }
 
     fn stats(&self) -> Option<AgentStats> {
-        Some(AgentStats::Ucl(self.stats.clone()))
+        let mut s = self.stats.clone();
+        s.security = self.security().map(Box::new);
+        Some(AgentStats::Ucl(s))
     }
 }
 
