@@ -21,7 +21,7 @@ Definitions used in the tables:
   the mean of ``J`` over the segments; (2) the standard deviation of the
   inter-arrival times, and that over their mean (the coefficient of
   variation: the std alone grows as the rate falls). Both come from the
-  run's ``pcap/wired-<flow>.pcap`` (96-byte snaplen), which is deleted
+  run's ``pcap/wired-<flow>.pcapng`` (96-byte snaplen), which is deleted
   once read.
 """
 
@@ -205,20 +205,36 @@ def run_overhead(
 
 
 def _pcap_packets(path: Path):
-    """(time in s, IPv4 packet bytes) of a raw-IP pcap (micro or nanosecond)."""
+    """(time in s, IPv4 packet bytes) of the records of a pcapng capture
+    as the simulator writes it (little-endian; every interface's records,
+    drop records included: they carry a comment and are skipped)."""
     data = path.read_bytes()
-    magic = struct.unpack("<I", data[:4])[0]
-    if magic == 0xA1B23C4D:
-        scale = 1e-9
-    elif magic == 0xA1B2C3D4:
-        scale = 1e-6
-    else:
-        raise ValueError(f"{path}: not a little-endian pcap")
-    off = 24
-    while off + 16 <= len(data):
-        sec, frac, incl, _orig = struct.unpack("<IIII", data[off : off + 16])
-        yield sec + frac * scale, data[off + 16 : off + 16 + incl]
-        off += 16 + incl
+    if data[:4] != b"\x0a\x0d\x0d\x0a" or data[8:12] != b"\x4d\x3c\x2b\x1a":
+        raise ValueError(f"{path}: not a little-endian pcapng capture")
+    scales: list[float] = []
+    off = 0
+    while off + 12 <= len(data):
+        kind, length = struct.unpack("<II", data[off : off + 8])
+        if length < 12 or off + length > len(data):
+            raise ValueError(f"{path}: a block of {length} bytes at offset {off}")
+        body = data[off + 8 : off + length - 4]
+        if kind == 1:  # Interface Description Block: find if_tsresol
+            scale, i = 1e-6, 8
+            while i + 4 <= len(body):
+                code, n = struct.unpack("<HH", body[i : i + 4])
+                if code == 0:
+                    break
+                if code == 9 and n == 1:
+                    r = body[i + 4]
+                    scale = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0 ** -r
+                i += 4 + (n + 3) // 4 * 4
+            scales.append(scale)
+        elif kind == 6:  # Enhanced Packet Block
+            iface, hi, lo, caplen, _whole = struct.unpack("<IIIII", body[:20])
+            options = body[20 + (caplen + 3) // 4 * 4 :]
+            if len(options) < 4 or options[:2] == b"\x00\x00":
+                yield ((hi << 32) | lo) * scales[iface], body[20 : 20 + caplen]
+        off += length
 
 
 def data_arrivals(path: Path) -> list[tuple[float, int]]:
@@ -304,7 +320,7 @@ def run_jitter(
         run_dir = out / "runs" / f"jitter-{name}" / f"seed-{seed}"
         pcap_dir = run_dir / "pcap"
         flow = s["flows"][0]["name"]
-        rfc, std, cv = jitter(data_arrivals(pcap_dir / f"wired-{flow}.pcap"))
+        rfc, std, cv = jitter(data_arrivals(pcap_dir / f"wired-{flow}.pcapng"))
         # The captures were only for this: keep the results folder small.
         shutil.rmtree(pcap_dir, ignore_errors=True)
         rows.append(
