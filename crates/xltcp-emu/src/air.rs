@@ -6,7 +6,7 @@
 //! The hop sees what it sees in the simulator: the compact [`Packet`] of
 //! each datagram (its uid the slot of the real bytes in the emulator's
 //! slab). Its timers ([`HopTimer`]) go on the emulator's deadline heap as
-//! [`Ev::Hop`] and come back to [`Hop::handle_timer`] at their time; what
+//! [`Ev::Hop`] and come back to [`Hop::handle_timer`](xltcp_core::hop::Hop::handle_timer) at their time; what
 //! it reports ([`HopOut`]) is acted on by the caller in order
 //! ([`crate::hop::Hop`]): `Arrived` delivers the real bytes, `Dropped`
 //! frees them and counts the reason, `Signal` goes to the agents of the
