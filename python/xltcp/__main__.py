@@ -1,5 +1,5 @@
 """``python -m xltcp``: the same as the ``xltcp`` command."""
 
-from xltcp.cli import main
+from xltcp.entry import main
 
 main()

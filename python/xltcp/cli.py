@@ -1003,12 +1003,9 @@ def reproduce(
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
+        from xltcp.entry import version_text
 
-        try:
-            print(f"xltcp {version('xltcp')}")
-        except PackageNotFoundError:
-            print("xltcp (not installed)")
+        print(version_text())
         raise typer.Exit()
 
 

@@ -55,3 +55,28 @@ def test_version_loads_no_heavy_package():
 def test_the_probe_sees_a_heavy_import():
     # The check above can fail: a module that imports scipy is caught.
     assert "scipy" in _loaded_after("import xltcp.stats as s; s.mean_ci([1.0, 2.0])")
+
+
+def test_version_alone_skips_the_command_line_machinery():
+    code = (
+        "import sys\n"
+        "from xltcp.entry import main\n"
+        "sys.argv = ['xltcp', '--version']\n"
+        "main()\n"
+        "print('cli:', ' '.join(sorted({'typer', 'click', 'rich'} & set(sys.modules))))\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(xltcp.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    first, last = result.stdout.splitlines()[0], result.stdout.splitlines()[-1]
+    assert first.startswith("xltcp "), result.stdout
+    assert last.split() == ["cli:"], result.stdout
+    # The full command prints the same line.
+    from xltcp.entry import version_text
+
+    assert first == version_text()
