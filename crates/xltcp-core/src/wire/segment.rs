@@ -257,7 +257,7 @@ pub struct PacketMeta {
     /// The handle of the frame bytes a layer below IP carries for this
     /// packet across the air (the UCL's sealed frame, kept beside the
     /// packet since the simulator's packets hold no bytes); 0: none.
-    pub link_frame: u64,
+    pub link_frame: u32,
 }
 
 impl Packet {

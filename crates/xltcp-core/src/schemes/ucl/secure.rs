@@ -126,17 +126,19 @@ impl Default for SecuritySpec {
 /// Most frames the [`Air`] keeps; older ones are forgotten (counted).
 pub const AIR_FRAMES_MAX: usize = 8192;
 
-/// The high bit of a handle marks a handshake (control) frame.
-pub const CONTROL: u64 = 1 << 63;
+/// The high bit of a handle marks a handshake (control) frame; the
+/// others number frames from 1, wrapping long after the frame they named
+/// left the [`Air`].
+pub const CONTROL: u32 = 1 << 31;
 
 /// Most handshake errors kept in [`UclSecStats::errors`].
 pub const ERRORS_MAX: usize = 16;
 
 #[derive(Debug)]
 struct AirInner {
-    frames: BTreeMap<u64, Vec<u8>>,
-    order: VecDeque<u64>,
-    next: u64,
+    frames: BTreeMap<u32, Vec<u8>>,
+    order: VecDeque<u32>,
+    next: u32,
     tamper_every: u64,
     data_frames: u64,
     rng: Rng,
@@ -170,7 +172,7 @@ impl Air {
     }
 
     /// Puts a frame on the air; its handle, and whether it was tampered.
-    fn put(&self, mut bytes: Vec<u8>, control: bool) -> (u64, bool) {
+    fn put(&self, mut bytes: Vec<u8>, control: bool) -> (u32, bool) {
         let mut a = self.lock();
         let mut tampered = false;
         if !control && !bytes.is_empty() {
@@ -183,7 +185,7 @@ impl Air {
             }
         }
         let handle = a.next | if control { CONTROL } else { 0 };
-        a.next += 1;
+        a.next = if a.next + 1 == CONTROL { 1 } else { a.next + 1 };
         a.frames.insert(handle, bytes);
         a.order.push_back(handle);
         if a.order.len() > AIR_FRAMES_MAX {
@@ -196,7 +198,7 @@ impl Air {
     }
 
     /// The frame under `handle`, if still kept.
-    fn get(&self, handle: u64) -> Option<Vec<u8>> {
+    fn get(&self, handle: u32) -> Option<Vec<u8>> {
         self.lock().frames.get(&handle).cloned()
     }
 
