@@ -48,8 +48,12 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
         parts = sum(float(r[f"{k}_mean"]) for k in ("tcp_rtx", "lr_rtx", "mac_rtx"))
         assert abs(parts - float(r["total_rtx_mean"])) < 1e-4 * max(1.0, parts)
         assert float(r["normalised_mean"]) > 0
+        # The RTO causes add up to the RTO count (means over the same seeds).
+        causes = sum(float(r[f"rto_{k}_mean"]) for k, _ in byun2016.RTO_CAUSES)
+        assert abs(causes - float(r["rto_count_mean"])) < 1e-4 * max(1.0, causes)
     paper = [r for r in rows if r["family"] == "paper"]
     assert all(float(r["mac_rtx_mean"]) == 0 for r in paper), "no MAC retries in the paper family"
+    assert "RTOs by cause (paper)" in (out / "table.md").read_text()
     report = json.loads((out / "reproduce.json").read_text())
     targets = [c["target"] for c in report["checks"]]
     assert targets[0].startswith("paper: ordering")

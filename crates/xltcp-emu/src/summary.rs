@@ -126,6 +126,7 @@ pub fn flow_summaries(
                 // resent per timeout).
                 rto_count: count("TCPTimeouts").saturating_sub(count("TCPSynRetrans")),
                 syn_timeouts: count("TCPSynRetrans"),
+                rto_causes: None,
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,

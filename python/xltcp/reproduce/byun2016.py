@@ -105,6 +105,22 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("lr_buffer_peak", "LR link buffer peak", "{:.0f}"),
 )
 
+#: The causes of the RTOs (``summary.json``'s ``rto_causes``, what the
+#: simulator saw of each timeout): (key, column title).
+RTO_CAUSES: tuple[tuple[str, str], ...] = (
+    ("blockage", "blockage"),
+    ("lost_ack", "lost ACK"),
+    ("lost_retransmission", "lost retransmission"),
+    ("lost_report", "lost report"),
+    ("lost_segment", "lost segment"),
+    ("late", "late ACK"),
+)
+
+#: Every per-run value the table keeps: the metrics, then the RTO causes.
+KEYS: tuple[str, ...] = tuple(k for k, _, _ in METRICS) + tuple(
+    f"rto_{k}" for k, _ in RTO_CAUSES
+)
+
 #: The presets' mean PU OFF period and t_idle (for the ceiling lines).
 PAPER_PU_MEAN_S = 4.0
 PAPER_T_IDLE_S = 1.0
@@ -146,7 +162,9 @@ def _flow_metrics(summary: dict) -> dict:
     lr_rtx = float(lr.get("link_resends", 0))
     mac_rtx = float(up.get("frames_retried", 0))
     sent = float(lr.get("reports_sent", 0))
+    causes = flow.get("rto_causes") or {}
     return {
+        **{f"rto_{k}": float(causes.get(k, 0)) for k, _ in RTO_CAUSES},
         "packets": flow["bytes_delivered"] / mss,
         "goodput_bps": flow["goodput_bps"],
         "rto_count": float(flow["rto_count"]),
@@ -359,7 +377,7 @@ def write_table(
     with open(out / "table.csv", "w", newline="") as f:
         w = csv.writer(f)
         header = ["family", "config", "seeds"]
-        for key, _, _ in METRICS:
+        for key in KEYS:
             header += [f"{key}_mean", f"{key}_ci95"]
         header += ["no_pu_efficiency_mean", "no_pu_efficiency_ci95"]
         header += ["ratio_to_twin_mean", "ratio_to_twin_ci95"]
@@ -369,7 +387,7 @@ def write_table(
             for name, label in CONFIGS:
                 rows = results[family][name]
                 row: list = [family, label, len(rows)]
-                for key in [k for k, _, _ in METRICS] + ["no_pu_efficiency"]:
+                for key in [*KEYS, "no_pu_efficiency"]:
                     c = _cell([r[key] for r in rows])
                     row += [f"{c.mean:.6g}", "" if math.isnan(c.half) else f"{c.half:.6g}"]
                 if name in rat:
@@ -403,6 +421,20 @@ def write_table(
             lines.append(f"| {label} ({family}) | " + " | ".join(cells) + f" | {ratio} |")
         free = _cell([r["no_pu_efficiency"] for r in results[family]["tcp-lr-cr"]])
         lines += ["", f"TCP-LR+CR with no primary user: efficiency {free.text('{:.3f}')}."]
+        lines += [
+            "",
+            f"RTOs by cause ({family}): what kept the ACK of the oldest unacknowledged "
+            "segment from returning before the timer fired (blockage: dropped or held "
+            "while the primary user was on).",
+            "",
+            "| configuration | RTOs | " + " | ".join(t for _, t in RTO_CAUSES) + " |",
+            "|---|---|" + "---|" * len(RTO_CAUSES),
+        ]
+        for name, label in CONFIGS:
+            rows = results[family][name]
+            cells = [_cell([r[f"rto_{k}"] for r in rows]).text("{:.1f}") for k, _ in RTO_CAUSES]
+            total = _cell([r["rto_count"] for r in rows]).text("{:.1f}")
+            lines.append(f"| {label} ({family}) | {total} | " + " | ".join(cells) + " |")
     lines += ["", "## Targets", ""]
     for family, _ in FAMILIES:
         rows = sweep_rows if family == "standard" else ()
@@ -810,7 +842,7 @@ def reproduce(
                 "configs": {
                     name: {
                         key: {"mean": c.mean, "ci95": None if math.isnan(c.half) else c.half}
-                        for key in [k for k, _, _ in METRICS] + ["no_pu_efficiency"]
+                        for key in [*KEYS, "no_pu_efficiency"]
                         for c in [_cell([r[key] for r in results[family][name]])]
                     }
                     for name, _ in CONFIGS

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod flow;
 pub mod oracle;
 pub mod output;
+pub mod rto_cause;
 pub mod summary;
 pub mod topology;
 pub mod world;

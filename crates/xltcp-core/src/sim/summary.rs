@@ -67,6 +67,9 @@ pub struct FlowSummary {
     /// Timeouts of the client's SYN and the server's SYN-ACK, apart from
     /// `rto_count`.
     pub syn_timeouts: u64,
+    /// `rto_count` by cause (the simulator; see [`super::rto_cause`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto_causes: Option<super::rto_cause::RtoCauses>,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Data segments the sender sent (first transmissions and retransmissions).
@@ -399,6 +402,7 @@ impl World {
             retransmissions: s.retransmissions,
             rto_count: s.rto_count,
             syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
+            rto_causes: Some(self.forensics.causes(i)),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,

@@ -13,6 +13,7 @@ use super::agents::{AgentSlot, LocalRxmitStats, SignalStats};
 use super::engine::EventQueue;
 use super::flow::{Flow, Side};
 use super::output::Output;
+use super::rto_cause::{FlowView, Forensics};
 use super::topology::Topology;
 use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, HopTimer, Station, TimerSink, BS};
 use crate::net::availability::Availability;
@@ -127,6 +128,10 @@ pub struct World {
     /// Blocked time of the wireless hop so far, up to `blocked_since`.
     pub(super) blocked_total: Dur,
     blocked_since: Option<Time>,
+    /// When the wireless hop's last blockage ended (`Time::ZERO`: none yet).
+    unblocked_at: Time,
+    /// The drops that explain each flow's RTOs, and the causes found.
+    pub(super) forensics: Forensics,
     pub(super) accounting: Accounting,
     pub(super) next_uid: u64,
     pub(super) output: Output,
@@ -216,6 +221,8 @@ impl World {
             blocked_since: availability.blocked().then_some(Time::ZERO),
             availability,
             blocked_total: Dur::ZERO,
+            unblocked_at: Time::ZERO,
+            forensics: Forensics::new(n),
             accounting: Accounting::default(),
             next_uid: 0,
             output,
@@ -371,6 +378,9 @@ impl World {
 
     fn send_wired(&mut self, now: Time, link: usize, p: Packet) {
         let wake = self.links[link].offer(now, p, true);
+        if let Some(why) = wake.dropped {
+            self.note_drop(now, &p, Some(hop::HopDrop::Link(why)), false);
+        }
         self.apply(now, link, wake, Some(p));
     }
 
@@ -472,6 +482,9 @@ impl World {
                     why,
                 } => {
                     self.accounting.dropped += 1;
+                    // The availability process blocks the first hop only.
+                    let blocked = k == 0 && self.availability.blocked();
+                    self.note_drop(now, packet, Some(*why), blocked);
                     // The sender's direction: the BS sends down.
                     let capture = 2 * self.flows.len() + usize::from(*station != BS);
                     self.output.capture_drop(capture, now, packet, *why);
@@ -514,6 +527,7 @@ impl World {
             self.blocked_since = Some(now);
         } else if let Some(since) = self.blocked_since.take() {
             self.blocked_total += now - since;
+            self.unblocked_at = now;
         }
         self.drive_hop(now, 0, |hop, now, io| hop.set_blocked(now, blocked, io));
         let next = self.availability.next_change();
@@ -561,11 +575,50 @@ impl World {
             f.timer_armed[side] = Time::NEVER;
         }
         match f.ep[side].poll_timeout() {
-            Some(t) if t <= now => f.ep[side].handle_timeout(now),
+            Some(t) if t <= now => {
+                let ep = &f.ep[side];
+                let (rtos, una, rto) = (ep.stats().rto_count, ep.snd_una(), ep.rto());
+                f.ep[side].handle_timeout(now);
+                let sender = f.sender_side() as usize == side;
+                if sender && f.ep[side].stats().rto_count > rtos {
+                    self.classify_rto(now, flow, side, una, rto);
+                }
+            }
             _ => {}
         }
         let s = if side == 0 { Side::Ch } else { Side::Sh };
         self.pump(now, flow, s);
+    }
+
+    /// Puts the data RTO that flow `flow`'s `side` just had (`snd_una` was
+    /// `una`, the expired timer `rto` long) in its cause
+    /// ([`super::rto_cause`]).
+    fn classify_rto(&mut self, now: Time, flow: usize, side: usize, una: SeqNum, rto: Dur) {
+        let held = self.flows[flow].ep[1 - side].rcv_nxt() > una;
+        let s = if side == 0 { Side::Ch } else { Side::Sh };
+        let view = FlowView {
+            sender_addr: self.topology.addresses(flow, s).0,
+            snd_una: una,
+        };
+        let (blocked_now, unblocked_at) = (self.blocked_since.is_some(), self.unblocked_at);
+        self.forensics
+            .classify(now, flow, rto, held, view, |since| {
+                blocked_now || unblocked_at > since
+            });
+    }
+
+    /// Notes a dropped packet for the RTO causes of its flow.
+    fn note_drop(&mut self, now: Time, p: &Packet, why: Option<hop::HopDrop>, blocked: bool) {
+        let flow = p.meta.flow as usize;
+        let Some(f) = self.flows.get(flow) else {
+            return;
+        };
+        let s = f.sender_side();
+        let view = FlowView {
+            sender_addr: self.topology.addresses(flow, s).0,
+            snd_una: f.ep[s as usize].snd_una(),
+        };
+        self.forensics.note_drop(now, p, why, blocked, view);
     }
 
     /// Records the hop's blocked time when flow `flow`'s file transfer has
@@ -689,6 +742,10 @@ impl World {
             let slot = self.slots_of(node)[k] as usize;
             let v = self.agents[slot].agent.on_packet(now, tap, p);
             if v != Verdict::Pass {
+                if let Verdict::Drop(_) = v {
+                    let blocked = self.availability.blocked();
+                    self.note_drop(now, p, None, blocked);
+                }
                 return v;
             }
         }
