@@ -913,14 +913,25 @@ def reproduce(
         ),
     ),
     seeds: Optional[str] = typer.Option(
-        "1..10", "--seeds", metavar="A..B|A,B,C", help="Seeds of every configuration."
+        None,
+        "--seeds",
+        metavar="A..B|A,B,C",
+        help="Seeds of every configuration [default: 1..10; 1..3 with --engine emu].",
     ),
     out: Optional[Path] = typer.Option(
         None,
         "--out",
         "-o",
         metavar="DIR",
-        help="Results folder [default: results/reproduce-PAPER].",
+        help="Results folder [default: results/reproduce-PAPER, or -emu with --engine emu].",
+    ),
+    engine: str = typer.Option(
+        "sim",
+        "--engine",
+        metavar="sim|emu",
+        help="byun2016 only: emu runs each configuration on real Linux TCP through the "
+        "emulator (needs root) beside the simulator, 60 s per run unless --set "
+        "sim.duration says otherwise.",
     ),
     sweeps: bool = typer.Option(False, "--sweeps", help="Also run the parameter sweeps."),
     sensitivity: bool = typer.Option(
@@ -962,7 +973,22 @@ def reproduce(
         raise typer.BadParameter(
             f"--sensitivity is for byun2016 only, not {paper!r}", param_hint="'--sensitivity'"
         )
-    seed_list = _parse_seeds_option(seeds) or [1]
+    if engine not in ("sim", "emu"):
+        raise typer.BadParameter(f"{engine!r}: expected sim or emu", param_hint="'--engine'")
+    if engine == "emu":
+        if paper != "byun2016":
+            raise typer.BadParameter(
+                f"--engine emu is for byun2016 only, not {paper!r}", param_hint="'--engine'"
+            )
+        if sweeps or sensitivity:
+            raise typer.BadParameter(
+                "--engine emu runs the six configurations only, without --sweeps or "
+                "--sensitivity",
+                param_hint="'--engine'",
+            )
+        _reproduce_emu(_parse_seeds_option(seeds), out, set_ or [], quiet)
+        return
+    seed_list = _parse_seeds_option(seeds) or list(range(1, 11))
     out_dir = out or Path("results") / f"reproduce-{paper}"
     papers = sorted(PAPERS) if paper == "all" else [paper]
     total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
@@ -999,6 +1025,35 @@ def reproduce(
         )
         if not no_check:
             raise typer.Exit(TARGETS_MISSED)
+
+
+def _reproduce_emu(
+    seeds: Optional[List[int]], out: Optional[Path], overrides: List[str], quiet: bool
+) -> None:
+    """``xltcp reproduce byun2016 --engine emu``."""
+    from xltcp.reproduce import byun2016_emu, progress_bar
+
+    seed_list = seeds or list(byun2016_emu.DEFAULT_SEEDS)
+    out_dir = out or Path("results") / "reproduce-byun2016-emu"
+    with user_errors():
+        from xltcp import _core
+
+        total = byun2016_emu.total_runs(len(seed_list), overrides)
+        bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
+        # SIGTERM stops the runs like Ctrl-C, so the emulator's teardown runs.
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            with bar as step:
+                byun2016_emu.reproduce(seed_list, out_dir, overrides, step)
+        except _core.EmuUnavailable as e:
+            raise UserError(str(e)) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    if not quiet:
+        out_console.print(
+            (out_dir / "emu.md").read_text(), markup=False, highlight=False, soft_wrap=True
+        )
+        out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
 
 
 def _version(value: bool) -> None:

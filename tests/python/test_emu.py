@@ -139,3 +139,57 @@ def test_a_signal_stops_the_run_and_tears_down(write_toml, tmp_path, signame):
     assert "interrupted" in proc.stderr.read()
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert mine not in listing
+
+
+@needs_emu_core
+def test_reproduce_engine_emu_is_for_byun2016_only(tmp_path):
+    result = invoke("reproduce", "dsasync", "--engine", "emu", "--out", tmp_path / "o")
+    assert result.exit_code == 2
+    assert "byun2016 only" in result.output
+    result = invoke("reproduce", "byun2016", "--engine", "ns3", "--out", tmp_path / "o")
+    assert result.exit_code == 2
+    assert "sim or emu" in result.output
+    result = invoke("reproduce", "byun2016", "--engine", "emu", "--sweeps", "-o", tmp_path / "o")
+    assert result.exit_code == 2
+
+
+@needs_emu_core
+def test_reproduce_emu_plans_every_configuration_with_the_emulators_refusals():
+    from xltcp.reproduce import byun2016, byun2016_emu
+
+    configs = byun2016_emu.plan(byun2016_emu.with_duration([]))
+    assert len(configs) == len(byun2016.CONFIGS) * len(byun2016.FAMILIES)
+    runs = {(c.family, c.name) for c in configs if c.refusal is None}
+    # The BS-side and CR-aware configurations run on Linux TCP.
+    assert {("paper", "newreno"), ("standard", "newreno-cr")} <= runs
+    for c in configs:
+        if c.refusal is not None:
+            assert c.refusal.strip(), c
+    assert byun2016_emu.with_duration(['sim.duration="5s"']) == ['sim.duration="5s"']
+
+
+@needs_emu_core
+@needs_machine
+def test_reproduce_byun2016_on_the_emulator(tmp_path):
+    out = tmp_path / "emu"
+    result = invoke(
+        "reproduce", "byun2016", "--engine", "emu", "--seeds", "1",
+        "--set", 'sim.duration="4s"', "--out", out, "--quiet",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "reproduce-emu.json").read_text())
+    ran = {(r["family"], r["config"]) for r in report["rows"]}
+    assert ("standard", "newreno-cr") in ran
+    for r in report["rows"]:
+        assert r["sim"]["packets"] > 0 and r["emu"]["packets"] > 0, r
+    text = (out / "emu.md").read_text()
+    assert "NewReno+CR (standard)" in text
+    rows = (out / "emu.csv").read_text().splitlines()
+    assert len(rows) == 1 + 3 * len(report["rows"])
+    # A second run finds every run done and changes nothing.
+    before = (out / "emu.csv").read_text()
+    assert invoke(
+        "reproduce", "byun2016", "--engine", "emu", "--seeds", "1",
+        "--set", 'sim.duration="4s"', "--out", out, "--quiet",
+    ).exit_code == 0  # fmt: skip
+    assert (out / "emu.csv").read_text() == before

@@ -193,6 +193,17 @@ fn emu(
     }
 }
 
+/// Why the emulator would refuse the scenario at `path` with `overrides`
+/// (what it does not model, one reason per line), or `None` if it runs it.
+/// Does not look at the machine (root, TUN, iperf3): `emu` says that.
+/// Raises ScenarioError for an invalid scenario.
+#[pyfunction]
+#[pyo3(signature = (path, overrides = Vec::new()))]
+fn emu_refusal(path: &str, overrides: Vec<String>) -> PyResult<Option<String>> {
+    let s = load(path, &overrides)?;
+    Ok(xltcp_emu::supported(&s).err().map(|e| e.to_string()))
+}
+
 // --- 802.11 frame errors ------------------------------------------------------
 
 /// The frame error rate of the 802.11 hop's error model: the probability
@@ -283,6 +294,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("EmuUnavailable", m.py().get_type::<EmuUnavailable>())?;
     m.add_function(wrap_pyfunction!(emu, m)?)?;
+    m.add_function(wrap_pyfunction!(emu_refusal, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;

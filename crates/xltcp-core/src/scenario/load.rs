@@ -215,6 +215,10 @@ fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
 }
 
 const PROFILES: &[(&str, TcpProfile)] = &[("rfc", TcpProfile::Rfc), ("ns3", TcpProfile::Ns3)];
+const MIN_RTO_MODES: &[(&str, MinRtoMode)] = &[
+    ("rfc6298", MinRtoMode::Rfc6298),
+    ("linux", MinRtoMode::Linux),
+];
 const RECOVERIES: &[(&str, RecoverySpec)] = &[
     ("newreno", RecoverySpec::NewReno),
     ("sack", RecoverySpec::Sack),
@@ -249,6 +253,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         initial_rto: t.read(cx, "initial_rto", b.initial_rto, rd::dur),
         min_rto: t.read(cx, "min_rto", b.min_rto, rd::dur),
         max_rto: t.read(cx, "max_rto", b.max_rto, rd::dur),
+        min_rto_mode: t.read(
+            cx,
+            "min_rto_mode",
+            b.min_rto_mode,
+            rd::choice(MIN_RTO_MODES),
+        ),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

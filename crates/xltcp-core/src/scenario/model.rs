@@ -152,6 +152,10 @@ pub use crate::tcp::Profile as TcpProfile;
 /// peer does not permit SACK).
 pub use crate::tcp::Recovery as RecoverySpec;
 
+/// Where the minimum RTO applies (`min_rto_mode`): the endpoint's own
+/// [`crate::tcp::MinRtoMode`].
+pub use crate::tcp::MinRtoMode;
+
 /// `[tcp]` (and `[flow.tcp]` overrides).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
@@ -185,6 +189,10 @@ pub struct TcpSpec {
     pub min_rto: Dur,
     /// `max_rto`: default "60s"; >= min_rto.
     pub max_rto: Dur,
+    /// `min_rto_mode`: "rfc6298" (default: RTO = max(SRTT + 4·RTTVAR,
+    /// min_rto)) or "linux" (RTO = SRTT + max(4·RTTVAR, min_rto), as
+    /// Linux computes it).
+    pub min_rto_mode: MinRtoMode,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -799,6 +807,7 @@ impl Default for TcpSpec {
             initial_rto: c.initial_rto,
             min_rto: c.min_rto,
             max_rto: c.max_rto,
+            min_rto_mode: c.min_rto_mode,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -821,6 +830,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             initial_rto: spec.initial_rto,
             min_rto: spec.min_rto,
             max_rto: spec.max_rto,
+            min_rto_mode: spec.min_rto_mode,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

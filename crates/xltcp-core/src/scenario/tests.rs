@@ -86,6 +86,7 @@ delayed_ack_timeout = "40ms"
 initial_rto = "3s"
 min_rto = "200ms"
 max_rto = "120s"
+min_rto_mode = "linux"
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -136,6 +137,7 @@ timeseries = false
         initial_rto: Dur::from_secs(3),
         min_rto: Dur::from_millis(200),
         max_rto: Dur::from_secs(120),
+        min_rto_mode: MinRtoMode::Linux,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };

@@ -24,6 +24,18 @@ pub enum Profile {
     Ns3,
 }
 
+/// Where the minimum RTO applies (`min_rto_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MinRtoMode {
+    /// RFC 6298 (2.4): RTO = max(SRTT + max(G, 4·RTTVAR), min_rto).
+    #[default]
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator` / `__tcp_set_rto`): the minimum bounds
+    /// the variance term, RTO = SRTT + max(4·RTTVAR, min_rto), so the RTO
+    /// is never below SRTT + min_rto.
+    Linux,
+}
+
 /// Configuration of one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -52,6 +64,8 @@ pub struct Config {
     pub min_rto: Dur,
     /// Upper bound of the RTO (RFC 6298 (2.5)).
     pub max_rto: Dur,
+    /// Where `min_rto` applies.
+    pub min_rto_mode: MinRtoMode,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -77,6 +91,7 @@ impl Default for Config {
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
+            min_rto_mode: MinRtoMode::Rfc6298,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -108,7 +108,7 @@ mod tests_recovery;
 mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
-pub use config::{Config, Profile, Recovery};
+pub use config::{Config, MinRtoMode, Profile, Recovery};
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
 pub use stats::Stats;
@@ -328,7 +328,10 @@ pub struct Endpoint {
 impl Endpoint {
     /// A closed endpoint. `iss` is the initial send sequence number (the caller draws it).
     pub fn new(config: Config, local_port: u16, remote_port: u16, iss: SeqNum) -> Endpoint {
-        let rtt = RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto);
+        let mut rtt = RttEstimator::new(config.initial_rto, config.min_rto, config.max_rto);
+        if config.min_rto_mode == MinRtoMode::Linux {
+            rtt = rtt.with_min_on_variance();
+        }
         let smss = config.mss.max(1);
         let recovery = config.recovery;
         Endpoint {

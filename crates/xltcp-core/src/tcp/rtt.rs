@@ -22,6 +22,8 @@ pub struct RttEstimator {
     /// Back-offs of the handshake that `max_rto` does not cap (ns-3's SYN
     /// retries), until [`RttEstimator::end_syn_backoff`].
     uncapped: bool,
+    /// `min_rto` bounds 4·RTTVAR rather than the RTO (Linux).
+    min_on_variance: bool,
 }
 
 impl RttEstimator {
@@ -35,7 +37,15 @@ impl RttEstimator {
             min_rto,
             max_rto,
             uncapped: false,
+            min_on_variance: false,
         }
+    }
+
+    /// As Linux computes it: `min_rto` bounds the variance term, RTO =
+    /// SRTT + max(4·RTTVAR, min_rto) ([`crate::tcp::MinRtoMode::Linux`]).
+    pub fn with_min_on_variance(mut self) -> RttEstimator {
+        self.min_on_variance = true;
+        self
     }
 
     /// Feeds one RTT measurement `r`; clears the back-off (RFC 6298 (5.7)).
@@ -55,8 +65,14 @@ impl RttEstimator {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        // RFC 6298 (2.2)/(2.3): RTO = SRTT + max(G, K*RTTVAR), K = 4.
-        self.base_rto = srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(4));
+        // RFC 6298 (2.2)/(2.3): RTO = SRTT + max(G, K*RTTVAR), K = 4; Linux
+        // puts its minimum in place of G.
+        let floor = if self.min_on_variance {
+            self.min_rto.max(CLOCK_GRANULARITY)
+        } else {
+            CLOCK_GRANULARITY
+        };
+        self.base_rto = srtt + floor.max(self.rttvar.saturating_mul(4));
         self.backoff = 0;
     }
 
@@ -169,5 +185,24 @@ mod tests {
         let mut e = RttEstimator::new(Dur::from_secs(1), Dur::ZERO, Dur::from_secs(60));
         e.on_sample(Dur::ZERO);
         assert_eq!(e.rto(), CLOCK_GRANULARITY);
+    }
+
+    #[test]
+    fn linux_puts_the_minimum_on_the_variance_term() {
+        let (one, min) = (Dur::from_secs(1), Dur::from_millis(1000));
+        let mut rfc = RttEstimator::new(one, min, Dur::from_secs(60));
+        let mut linux = RttEstimator::new(one, min, Dur::from_secs(60)).with_min_on_variance();
+        for _ in 0..50 {
+            rfc.on_sample(Dur::from_millis(170));
+            linux.on_sample(Dur::from_millis(170));
+        }
+        // A steady 170 ms path: RFC 6298 rounds up to 1 s, Linux adds SRTT.
+        assert_eq!(rfc.rto(), min);
+        let srtt = linux.srtt().unwrap();
+        assert_eq!(linux.rto(), srtt + min);
+        assert!(linux.rto() > Dur::from_millis(1160));
+        // Doubling starts from there.
+        linux.back_off();
+        assert_eq!(linux.rto(), (srtt + min).saturating_mul(2));
     }
 }

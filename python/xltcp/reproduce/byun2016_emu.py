@@ -1,0 +1,250 @@
+"""Paper 000 on real Linux TCP: ``xltcp reproduce byun2016 --engine emu``.
+
+Every configuration of both preset families runs through the emulator
+(Linux ``reno`` across the simulator's own 802.15.4 hop, primary user and
+detectors in real time), seed by seed and one run at a time (the emulator
+needs the machine's cores to keep time), and in the simulator on the same
+scenario, seed and duration. ``emu.md`` and ``emu.csv`` put the two engines
+side by side, with a third column: the simulator with Linux's RTO rule
+(``tcp.min_rto_mode = "linux"``: RTO = SRTT + max(4·RTTVAR, min_rto),
+where RFC 6298 takes max(SRTT + 4·RTTVAR, min_rto)), which decides how long
+a sender waits after each primary-user period. A configuration the
+emulator refuses (a scheme whose host half would have to run inside
+Linux's TCP) is listed with the emulator's own reason instead of a row.
+
+Runs are shorter than the paper's 600 s by default (``DEFAULT_DURATION``,
+a ``--set sim.duration=...`` replaces it) and use seeds 1-3 unless told.
+A run already in the results folder (its ``summary.json`` written) is not
+run again.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from xltcp import runner
+from xltcp.reproduce import byun2016
+from xltcp.stats import mean_ci
+
+#: Seeds when none are given.
+DEFAULT_SEEDS: tuple[int, ...] = (1, 2, 3)
+
+#: Emulated seconds per run when the overrides do not set ``sim.duration``.
+DEFAULT_DURATION = "60s"
+
+#: The override that gives the simulator Linux's RTO rule.
+LINUX_RTO = 'tcp.min_rto_mode="linux"'
+
+#: The engines of a row: (key, column title).
+ENGINES: tuple[tuple[str, str], ...] = (
+    ("sim", "sim"),
+    ("sim_linux_rto", "sim, Linux RTO"),
+    ("emu", "emu"),
+)
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration of a family, and why the emulator refuses it."""
+
+    family: str
+    name: str
+    label: str
+    path: Path
+    refusal: str | None
+
+
+def with_duration(overrides: Sequence[str]) -> list[str]:
+    """The overrides, with :data:`DEFAULT_DURATION` unless they set one."""
+    keys = {o.partition("=")[0].strip() for o in overrides}
+    if "sim.duration" in keys:
+        return list(overrides)
+    return [f'sim.duration="{DEFAULT_DURATION}"', *overrides]
+
+
+def plan(overrides: Sequence[str] = ()) -> list[Config]:
+    """Every configuration of both families, each with the emulator's
+    refusal (``None``: it runs)."""
+    from xltcp import _core
+
+    out = []
+    for family, _ in byun2016.FAMILIES:
+        for name, label in byun2016.CONFIGS:
+            path = byun2016.preset(name, family)
+            out.append(
+                Config(family, name, label, path, _core.emu_refusal(str(path), list(overrides)))
+            )
+    return out
+
+
+def total_runs(seeds: int, overrides: Sequence[str] = ()) -> int:
+    """Seed runs (each in both engines) :func:`reproduce` makes."""
+    return seeds * sum(1 for c in plan(with_duration(overrides)) if c.refusal is None)
+
+
+def _done(folder: Path) -> dict | None:
+    """The summary of a run already written in ``folder``, if any."""
+    done = folder / "summary.json"
+    return json.loads(done.read_text()) if done.is_file() else None
+
+
+def _metrics(summary: dict) -> dict:
+    m = byun2016._flow_metrics(summary)
+    late = (summary.get("emu") or {}).get("lateness") or {}
+    m["p99_us"] = float(late.get("p99_us", math.nan))
+    return m
+
+
+def run(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> tuple[list[dict], list[Config]]:
+    """Both engines on every configuration the emulator runs; the per-seed
+    rows and the refused configurations."""
+    from xltcp import _core
+
+    overrides = with_duration(overrides)
+    rows, refused = [], []
+    for c in plan(overrides):
+        if c.refusal is not None:
+            refused.append(c)
+            continue
+        for seed in seeds:
+            if progress:
+                progress(f"{c.family} {c.label} seed {seed}")
+            where = f"{c.family}-{c.name}/seed-{seed}"
+            sim_dir, emu_dir = out / "sim" / where, out / "emu" / where
+            sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, overrides)
+            lin_dir = out / "sim-linux-rto" / where
+            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*overrides, LINUX_RTO])
+            emu = _done(emu_dir)
+            if emu is None:
+                emu_dir.mkdir(parents=True, exist_ok=True)
+                text = _core.emu(str(c.path), seed, str(emu_dir), overrides, None, None, None)
+                emu = json.loads(text)
+            rows.append(
+                {
+                    "family": c.family,
+                    "config": c.name,
+                    "label": c.label,
+                    "seed": seed,
+                    "sim": _metrics(sim),
+                    "sim_linux_rto": _metrics(lin),
+                    "emu": _metrics(emu),
+                }
+            )
+    return rows, refused
+
+
+#: Columns compared: (key, title, format).
+COMPARED: tuple[tuple[str, str, str], ...] = (
+    ("packets", "delivered packets", "{:.0f}"),
+    ("rto_count", "RTOs", "{:.1f}"),
+    ("tcp_rtx", "TCP rtx", "{:.0f}"),
+)
+
+
+def _text(values: Sequence[float], fmt: str) -> str:
+    mean, half = mean_ci(list(values), 0.95)
+    if math.isnan(half):
+        return fmt.format(mean)
+    return f"{fmt.format(mean)} ± {fmt.format(half)}"
+
+
+def _gap(emu: Sequence[float], sim: Sequence[float]) -> str:
+    a, b = sum(emu) / len(emu), sum(sim) / len(sim)
+    return "" if b == 0 else f"{100 * (a - b) / b:+.0f}%"
+
+
+def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[int]) -> None:
+    """``emu.csv`` (a row per configuration, seed and engine) and ``emu.md``."""
+    out.mkdir(parents=True, exist_ok=True)
+    keys = [k for k, _, _ in COMPARED] + ["efficiency", "lr_rtx", "mac_rtx", "p99_us"]
+    with open(out / "emu.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["family", "config", "seed", "engine", *keys])
+        for r in rows:
+            for engine, _ in ENGINES:
+                values = [r[engine][k] for k in keys]
+                w.writerow(
+                    [r["family"], r["label"], r["seed"], engine]
+                    + ["" if math.isnan(v) else f"{v:.6g}" for v in values]
+                )
+    lines = [
+        "# Byun 2016 (paper 000) on real Linux TCP: the emulator beside the simulator",
+        "",
+        f"Seeds {', '.join(map(str, seeds))}; mean ± 95 % confidence half width; "
+        "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
+        "and detectors in real time) against the simulator's NewReno on the same "
+        "scenario, seed and duration, as shipped and with Linux's RTO rule "
+        "(min_rto_mode = linux). gap = emulator / simulator - 1, against each.",
+        "",
+        "| configuration | "
+        + " | ".join(" | ".join(f"{e} {t}" for _, e in ENGINES) + " | gaps" for _, t, _ in COMPARED)
+        + " | emu lateness p99 (µs) |",
+        "|---|" + ("---|" * (len(ENGINES) + 1)) * len(COMPARED) + "---|",
+    ]
+    for family, _ in byun2016.FAMILIES:
+        for name, label in byun2016.CONFIGS:
+            mine = [r for r in rows if r["family"] == family and r["config"] == name]
+            if not mine:
+                continue
+            cells = []
+            for key, _, fmt in COMPARED:
+                values = {e: [r[e][key] for r in mine] for e, _ in ENGINES}
+                cells += [_text(values[e], fmt) for e, _ in ENGINES]
+                emu = values["emu"]
+                gaps = [_gap(emu, values[e]) for e in ("sim", "sim_linux_rto")]
+                cells.append(", ".join(g for g in gaps if g))
+            p99 = [r["emu"]["p99_us"] for r in mine if not math.isnan(r["emu"]["p99_us"])]
+            late = _text(p99, "{:.0f}") if p99 else ""
+            lines.append(f"| {label} ({family}) | " + " | ".join(cells) + f" | {late} |")
+    if refused:
+        lines += ["", "Not run on Linux TCP (the emulator's reasons):", ""]
+        by_reason: dict[str, list[str]] = {}
+        for c in refused:
+            by_reason.setdefault(_reason(c.refusal or ""), []).append(f"{c.label} ({c.family})")
+        for why, names in by_reason.items():
+            lines.append(f"- {', '.join(names)}: {why}")
+    (out / "emu.md").write_text("\n".join(lines) + "\n")
+
+
+def _reason(refusal: str) -> str:
+    """The scheme-specific part of the emulator's refusal (its first line
+    only says that host agents would have to run inside Linux TCP), on one
+    line."""
+    lines = [line.strip() for line in refusal.splitlines() if line.strip()]
+    return " ".join(lines[1:] if len(lines) > 1 else lines)
+
+
+def reproduce(
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> dict:
+    """Run and write; returns what ``emu.md`` says, as a dict (no paper
+    target is checked on the emulator: ``checks`` is empty)."""
+    out = Path(out)
+    rows, refused = run(seeds, out, overrides, progress)
+    write(rows, refused, out, seeds)
+    report = {
+        "paper": "byun2016",
+        "engine": "emu",
+        "seeds": list(seeds),
+        "overrides": with_duration(overrides),
+        "rows": rows,
+        "refused": {f"{c.family} {c.name}": c.refusal for c in refused},
+        "checks": [],
+    }
+    (out / "reproduce-emu.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
