@@ -13,6 +13,9 @@ difference.
     python3 bench/agreement.py                        # p in 0,0.001,0.01,0.05; seeds 1..5
     python3 bench/agreement.py --profile ns3          # xltcp with its ns-3 behaviour profile
     python3 bench/agreement.py --ns3-json FILE        # reuse earlier ns-3 results
+    python3 bench/agreement.py --ns3-variants bench/ns3/results/ns3_lossy_20seeds.json
+        # every ns-3 variant of that file (bench/ns3/run_variants.py) beside xltcp's
+        # profiles, over the file's loss rates and seeds; markdown table
 """
 
 from __future__ import annotations
@@ -46,8 +49,40 @@ def ns3_run(p: float, seed: int, duration: int) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def variants_table(path: Path, profiles: list[str]) -> int:
+    """xltcp's profiles beside every ns-3 variant of a run_variants.py file."""
+    data = json.loads(path.read_text())
+    duration = int(data["duration_s"])
+    runs = data["runs"]
+    variants = list(dict.fromkeys(r["variant"] for r in runs))
+    ps = sorted({r["loss"] for r in runs})
+    head = "| p | tool | goodput Mbit/s | RTOs | retransmissions |" + "".join(f" vs {v} |" for v in variants)
+    print(head)
+    print("|---" * (5 + len(variants)) + "|")
+    rows = []
+    for p in ps:
+        groups = {v: [r for r in runs if r["variant"] == v and r["loss"] == p] for v in variants}
+        seeds = sorted({r["seed"] for r in groups[variants[0]]})
+        means = {v: mean_ci([r["goodput_bps"] / 1e6 for r in g]) for v, g in groups.items()}
+        tools = [(f"ns-3 3.44, {v}", groups[v]) for v in variants]
+        tools += [(f"xltcp ({pr})", [xltcp_run(p, s, pr, duration) for s in seeds]) for pr in profiles]
+        for name, xs in tools:
+            m, h = mean_ci([r["goodput_bps"] / 1e6 for r in xs])
+            rto = sum(r["rto_count"] for r in xs) / len(xs)
+            retx = sum(r["retransmissions"] for r in xs) / len(xs)
+            diffs = "".join(
+                f" {(m / means[v][0] - 1) * 100:+.1f}% |" if means[v][0] else " |" for v in variants
+            )
+            print(f"| {p:g} | {name} | {m:.3f} ± {h:.3f} | {rto:.1f} | {retx:.0f} |{diffs}")
+            rows.append({"p": p, "tool": name, "n": len(xs), "goodput_mbps": m, "ci95": h,
+                         "rto_count": rto, "retransmissions": retx})
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns3-variants", type=Path, help="a bench/ns3/run_variants.py lossy file: compare with each of its variants")
+    ap.add_argument("--profiles", default="ns3,rfc", help="xltcp profiles of the --ns3-variants table")
     ap.add_argument("--p", default="0,0.001,0.01,0.05")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--duration", type=int, default=60)
@@ -55,6 +90,8 @@ def main() -> int:
     ap.add_argument("--ns3-json", type=Path, help="ns-3 results of an earlier run (bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
     args = ap.parse_args()
+    if args.ns3_variants:
+        return variants_table(args.ns3_variants, args.profiles.split(","))
     ps = [float(x) for x in args.p.split(",")]
     seeds = range(1, args.seeds + 1)
 

@@ -118,13 +118,32 @@ class GilbertErrorModel : public ErrorModel
 
     bool DoCorrupt(Ptr<Packet> /* p */) override
     {
-        return Next();
+        bool lost = Next();
+        ++m_dataFrames;
+        m_dataLost += lost ? 1 : 0;
+        return lost;
     }
 
     void DoReset() override
     {
     }
 
+  public:
+    /// Frames of the data direction (those this model is attached to).
+    uint64_t DataFrames() const
+    {
+        return m_dataFrames;
+    }
+
+    /// Of which lost.
+    uint64_t DataLost() const
+    {
+        return m_dataLost;
+    }
+
+  private:
+    uint64_t m_dataFrames{0};
+    uint64_t m_dataLost{0};
     double m_p{0};
     double m_r{1};
     Order m_order{kDecideThenStep};
@@ -138,6 +157,62 @@ class GilbertErrorModel : public ErrorModel
 };
 
 NS_OBJECT_ENSURE_REGISTERED(GilbertErrorModel);
+
+/**
+ * The other direction's view of the same chain (--ackChain): every frame
+ * arriving at BS (the TCP ACKs) steps the data direction's chain too; with
+ * `lose` it is also lost when the chain says so, otherwise it always passes.
+ * Counts its own frames and losses so that the data direction's can be told
+ * apart.
+ */
+class ChainTap : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("xltcp::ChainTap")
+                                .SetParent<ErrorModel>()
+                                .SetGroupName("Network")
+                                .AddConstructor<ChainTap>();
+        return tid;
+    }
+
+    void Setup(Ptr<GilbertErrorModel> chain, bool lose)
+    {
+        m_chain = chain;
+        m_lose = lose;
+    }
+
+    uint64_t Frames() const
+    {
+        return m_frames;
+    }
+
+    uint64_t Lost() const
+    {
+        return m_lost;
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> /* p */) override
+    {
+        bool lost = m_chain->Next() && m_lose;
+        ++m_frames;
+        m_lost += lost ? 1 : 0;
+        return lost;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    Ptr<GilbertErrorModel> m_chain;
+    bool m_lose{false};
+    uint64_t m_frames{0};
+    uint64_t m_lost{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(ChainTap);
 
 /// Counters filled by trace sinks during the run.
 struct Counters
@@ -188,9 +263,16 @@ OnSenderRetransmission(Ptr<const Packet> /* p */,
     ++g_counters.retransmissions;
 }
 
+bool g_traceRto = false;
+
 void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
+    if (g_traceRto)
+    {
+        socket->SetTraceRto(true);
+        socket->EnableSendCount();
+    }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
     socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
 }
@@ -245,6 +327,12 @@ main(int argc, char* argv[])
     bool fixEmulatedSack = true;
     uint32_t queuePackets = 100;
     double connTimeout = 1.0;
+    uint32_t sendSize = 16 * kSegmentSize;
+    bool bulkSendWrites = false;
+    uint32_t wiredQueuePackets = 0;
+    std::string rngLayout = "run";
+    std::string ackChain = "none";
+    bool traceRto = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("meanLoss", "stationary loss probability P_L of the Gilbert chain", meanLoss);
@@ -260,10 +348,52 @@ main(int argc, char* argv[])
                  fixEmulatedSack);
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.AddValue("sendSize", "bytes per application write", sendSize);
+    cmd.AddValue("bulkSendWrites",
+                 "write as BulkSendApplication: from connection set-up, whole sendSize chunks only",
+                 bulkSendWrites);
+    cmd.AddValue("wiredQueue",
+                 "DropTail queue size of the wired devices (CH, BS), packets; 0: same as --queue",
+                 wiredQueuePackets);
+    cmd.AddValue("rngLayout",
+                 "run: RngSeed 1, RngRun = seed; seed: RngSeed = seed, RngRun 1",
+                 rngLayout);
+    cmd.AddValue("ackChain",
+                 "frames arriving at BS (ACKs): none (do not touch the chain), step (step it, "
+                 "never lost) or lose (step it and are lost in Bad)",
+                 ackChain);
+    cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", traceRto);
     cmd.Parse(argc, argv);
 
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(seed);
+    if (rngLayout == "run")
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(seed);
+    }
+    else if (rngLayout == "seed")
+    {
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(1);
+    }
+    else
+    {
+        std::fprintf(stderr, "--rngLayout must be run or seed\n");
+        return 2;
+    }
+    if (ackChain != "none" && ackChain != "step" && ackChain != "lose")
+    {
+        std::fprintf(stderr, "--ackChain must be none, step or lose\n");
+        return 2;
+    }
+    if (sendSize == 0)
+    {
+        std::fprintf(stderr, "--sendSize must be positive\n");
+        return 2;
+    }
+    if (wiredQueuePackets == 0)
+    {
+        wiredQueuePackets = queuePackets;
+    }
 
     if (order != "decide-then-step" && order != "step-then-decide")
     {
@@ -301,8 +431,15 @@ main(int argc, char* argv[])
             .Int("chain_frames", loss->Frames())
             .Int("chain_losses", loss->Lost())
             .Int("loss_bursts", loss->Bursts())
+            .Int("data_frames", loss->DataFrames())
+            .Int("data_losses", loss->DataLost())
+            // The data direction's frames when the network ran (they are all
+            // the chain's frames unless --ackChain steps it too), else the chain's.
             .Num("observed_loss_rate",
-                 loss->Frames() ? static_cast<double>(loss->Lost()) / loss->Frames() : -1.0)
+                 loss->DataFrames()
+                     ? static_cast<double>(loss->DataLost()) / loss->DataFrames()
+                     : (loss->Frames() ? static_cast<double>(loss->Lost()) / loss->Frames()
+                                       : -1.0))
             .Num("mean_observed_burst",
                  loss->Bursts() ? static_cast<double>(loss->Lost()) / loss->Bursts() : -1.0);
     };
@@ -330,7 +467,9 @@ main(int argc, char* argv[])
     PointToPointHelper wired;
     wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
     wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    wired.SetQueue("ns3::DropTailQueue<Packet>",
+                   "MaxSize",
+                   StringValue(std::to_string(wiredQueuePackets) + "p"));
     PointToPointHelper wireless;
     wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
     wireless.SetChannelAttribute("Delay", StringValue("1ms"));
@@ -354,6 +493,13 @@ main(int argc, char* argv[])
 
     // Gilbert loss on the data direction of the wireless hop (into SH).
     bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    Ptr<ChainTap> tap;
+    if (ackChain != "none")
+    {
+        tap = CreateObject<ChainTap>();
+        tap->Setup(loss, ackChain == "lose");
+        bsSh.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(tap));
+    }
 
     const uint16_t port = 5000;
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
@@ -364,6 +510,8 @@ main(int argc, char* argv[])
 
     Ptr<BulkSource> source = CreateObject<BulkSource>();
     source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+    source->SetSendSize(sendSize, bulkSendWrites);
+    g_traceRto = traceRto;
     source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
     ch->AddApplication(source);
     source->SetStartTime(Seconds(0));
@@ -382,6 +530,14 @@ main(int argc, char* argv[])
     JsonObject out;
     out.Int("seed", seed).Num("duration_s", duration);
     chainFields(out);
+    out.Int("send_size", sendSize)
+        .Bool("bulk_send_writes", bulkSendWrites)
+        .Int("queue_p", queuePackets)
+        .Int("wired_queue_p", wiredQueuePackets)
+        .Str("rng_layout", rngLayout)
+        .Str("ack_chain", ackChain)
+        .Int("ack_frames", tap ? tap->Frames() : 0)
+        .Int("ack_losses", tap ? tap->Lost() : 0);
     out.Bool("fix_emulated_sack", fixEmulatedSack)
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
         .Int("bytes_delivered", delivered)

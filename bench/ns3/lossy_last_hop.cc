@@ -65,9 +65,18 @@ OnSenderRetransmission(Ptr<const Packet> /* p */,
     ++g_counters.retransmissions;
 }
 
+bool g_traceRto = false;
+XlSenderSocket::FixRule g_fixRule = XlSenderSocket::FixRule::kLinux;
+
 void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
+    socket->SetFixRule(g_fixRule);
+    if (g_traceRto)
+    {
+        socket->SetTraceRto(true);
+        socket->EnableSendCount();
+    }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
     socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
 }
@@ -128,6 +137,14 @@ main(int argc, char* argv[])
     uint32_t queuePackets = 100;
     bool stockSender = false;
     double connTimeout = 1.0;
+    uint32_t sendSize = 16 * kSegmentSize;
+    bool bulkSendWrites = false;
+    uint32_t wiredQueuePackets = 0;
+    std::string rngLayout = "run";
+    int64_t lossStream = -1;
+    std::string fixRule = "linux";
+    std::string recovery = "classic";
+    uint32_t delAckCount = 2;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
@@ -141,11 +158,82 @@ main(int argc, char* argv[])
                  stockSender);
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.AddValue("sendSize", "bytes per application write", sendSize);
+    cmd.AddValue("bulkSendWrites",
+                 "write as BulkSendApplication: from connection set-up, whole sendSize chunks only",
+                 bulkSendWrites);
+    cmd.AddValue("wiredQueue",
+                 "DropTail queue size of the wired devices (CH, BS), packets; 0: same as --queue",
+                 wiredQueuePackets);
+    cmd.AddValue("rngLayout",
+                 "run: RngSeed 1, RngRun = seed; seed: RngSeed = seed, RngRun 1",
+                 rngLayout);
+    cmd.AddValue("lossStream",
+                 "stream number of the error model's generator; -1: ns-3's automatic assignment",
+                 lossStream);
+    cmd.AddValue("fixRule",
+                 "when the fix drops the marks: linux, recovery-exit or every-ack",
+                 fixRule);
+    cmd.AddValue("recovery",
+                 "fast recovery: classic (RFC 6582) or prr (ns-3's default, RFC 6937)",
+                 recovery);
+    cmd.AddValue("delAckCount", "segments the receiver waits for before it ACKs", delAckCount);
+    cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", g_traceRto);
     cmd.Parse(argc, argv);
 
-    RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(seed);
+    if (rngLayout == "run")
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(seed);
+    }
+    else if (rngLayout == "seed")
+    {
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(1);
+    }
+    else
+    {
+        std::fprintf(stderr, "--rngLayout must be run or seed\n");
+        return 2;
+    }
+    if (fixRule == "linux")
+    {
+        g_fixRule = XlSenderSocket::FixRule::kLinux;
+    }
+    else if (fixRule == "recovery-exit")
+    {
+        g_fixRule = XlSenderSocket::FixRule::kRecoveryExit;
+    }
+    else if (fixRule == "every-ack")
+    {
+        g_fixRule = XlSenderSocket::FixRule::kEveryAck;
+    }
+    else
+    {
+        std::fprintf(stderr, "--fixRule must be linux, recovery-exit or every-ack\n");
+        return 2;
+    }
+    if (recovery != "classic" && recovery != "prr")
+    {
+        std::fprintf(stderr, "--recovery must be classic or prr\n");
+        return 2;
+    }
+    if (sendSize == 0)
+    {
+        std::fprintf(stderr, "--sendSize must be positive\n");
+        return 2;
+    }
+    if (wiredQueuePackets == 0)
+    {
+        wiredQueuePackets = queuePackets;
+    }
     ConfigureTcpDefaults(Seconds(connTimeout));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    if (recovery == "prr")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TcpPrrRecovery::GetTypeId()));
+    }
 
     NodeContainer nodes;
     nodes.Create(3);
@@ -157,7 +245,9 @@ main(int argc, char* argv[])
     PointToPointHelper wired;
     wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
     wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    wired.SetQueue("ns3::DropTailQueue<Packet>",
+                   "MaxSize",
+                   StringValue(std::to_string(wiredQueuePackets) + "p"));
     PointToPointHelper wireless;
     wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
     wireless.SetChannelAttribute("Delay", StringValue("1ms"));
@@ -183,6 +273,10 @@ main(int argc, char* argv[])
     Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
     loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
     loss->SetRate(p);
+    if (lossStream >= 0)
+    {
+        loss->AssignStreams(lossStream);
+    }
     bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
 
     const uint16_t port = 5000;
@@ -198,7 +292,7 @@ main(int argc, char* argv[])
         // Cross-check: ns-3's own BulkSendApplication and TcpSocketBase.
         BulkSendHelper bulk("ns3::TcpSocketFactory",
                             InetSocketAddress(bsShIf.GetAddress(1), port));
-        bulk.SetAttribute("SendSize", UintegerValue(16 * kSegmentSize));
+        bulk.SetAttribute("SendSize", UintegerValue(sendSize));
         bulk.Install(ch).Start(Seconds(0));
         Simulator::Schedule(MilliSeconds(1), &ConnectStockSenderTraces);
     }
@@ -206,6 +300,7 @@ main(int argc, char* argv[])
     {
         source = CreateObject<BulkSource>();
         source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+        source->SetSendSize(sendSize, bulkSendWrites);
         source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
         ch->AddApplication(source);
         source->SetStartTime(Seconds(0));
@@ -228,6 +323,15 @@ main(int argc, char* argv[])
         .Num("duration_s", duration)
         .Bool("fix_emulated_sack", fixEmulatedSack && !stockSender)
         .Bool("stock_sender", stockSender)
+        .Int("send_size", sendSize)
+        .Bool("bulk_send_writes", bulkSendWrites)
+        .Int("queue_p", queuePackets)
+        .Int("wired_queue_p", wiredQueuePackets)
+        .Str("rng_layout", rngLayout)
+        .Str("fix_rule", fixRule)
+        .Str("recovery", recovery)
+        .Int("del_ack_count", delAckCount)
+        .Num("loss_stream", static_cast<double>(lossStream))
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
         .Int("bytes_delivered", delivered)
         .Int("data_segments_sent", g_counters.dataSegmentsSent)

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,7 +106,8 @@ class XlSenderSocket : public TcpSocketBase
     /// Copy used by Fork(): keeps the fix setting, restarts the counters.
     XlSenderSocket(const XlSenderSocket& sock)
         : TcpSocketBase(sock),
-          m_fixEmulatedSack(sock.m_fixEmulatedSack)
+          m_fixEmulatedSack(sock.m_fixEmulatedSack),
+          m_fixRule(sock.m_fixRule)
     {
     }
 
@@ -113,6 +115,29 @@ class XlSenderSocket : public TcpSocketBase
     void SetFixEmulatedSack(bool on)
     {
         m_fixEmulatedSack = on;
+    }
+
+    /// When the fix drops the marks (all on an ACK that advances SND.UNA).
+    enum class FixRule
+    {
+        /// Outside fast recovery, and on the ACK that ends it (Linux; the default).
+        kLinux,
+        /// Only on the ACK that ends fast recovery.
+        kRecoveryExit,
+        /// On every such ACK, partial ACKs in fast recovery included.
+        kEveryAck,
+    };
+
+    /// Chooses the fix's rule (see FixRule).
+    void SetFixRule(FixRule rule)
+    {
+        m_fixRule = rule;
+    }
+
+    /// Prints one JSON line per retransmission timeout to stderr (see ReTxTimeout).
+    void SetTraceRto(bool on)
+    {
+        m_traceRto = on;
     }
 
     /// Retransmission timeouts that fired with data outstanding.
@@ -140,9 +165,22 @@ class XlSenderSocket : public TcpSocketBase
         {
             SequenceNumber32 ack = tcpHeader.GetAckNumber();
             bool advances = ack > m_txBuffer->HeadSequence();
-            bool partialInRecovery =
-                m_tcb->m_congState == TcpSocketState::CA_RECOVERY && ack < m_recover;
-            if (advances && !partialInRecovery)
+            bool inRecovery = m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
+            bool partialInRecovery = inRecovery && ack < m_recover;
+            bool reset = false;
+            switch (m_fixRule)
+            {
+            case FixRule::kLinux:
+                reset = advances && !partialInRecovery;
+                break;
+            case FixRule::kRecoveryExit:
+                reset = advances && inRecovery && !partialInRecovery;
+                break;
+            case FixRule::kEveryAck:
+                reset = advances;
+                break;
+            }
+            if (reset)
             {
                 // Like Linux tcp_reset_reno_sack: recovery is over (or never
                 // started), so the dupACK-derived marks say nothing any more.
@@ -160,12 +198,64 @@ class XlSenderSocket : public TcpSocketBase
         if (established && m_txBuffer->Size() > 0)
         {
             ++m_rtoCount;
+            if (m_traceRto)
+            {
+                PrintRto();
+            }
         }
         TcpSocketBase::ReTxTimeout();
     }
 
   private:
+    // The state the timeout found: when, which segment (sequence numbers
+    // relative to the first data byte, in segments), the window, the
+    // congestion state before the timeout, the RTO that expired, and how
+    // often the head segment had already been sent (2 or more: a
+    // retransmission of it was lost, or its ACK was).
+    void PrintRto() const
+    {
+        static const char* kStates[] = {"open", "disorder", "cwr", "recovery", "loss"};
+        SequenceNumber32 head = m_txBuffer->HeadSequence();
+        uint32_t headSeg = (head.GetValue() - 1) / m_tcb->m_segmentSize;
+        auto sent = m_sendCount.find(head.GetValue());
+        uint32_t cong = static_cast<uint32_t>(m_tcb->m_congState.Get());
+        std::fprintf(stderr,
+                     "{\"rto\": %lu, \"t\": %.6f, \"head_seg\": %u, \"high_seg\": %u, "
+                     "\"cwnd_seg\": %.2f, \"ssthresh_seg\": %.2f, \"in_flight_seg\": %.2f, "
+                     "\"state\": \"%s\", \"rto_s\": %.3f, \"head_sent\": %u}\n",
+                     static_cast<unsigned long>(m_rtoCount),
+                     Simulator::Now().GetSeconds(),
+                     headSeg,
+                     (m_tcb->m_highTxMark.Get().GetValue() - 1) / m_tcb->m_segmentSize,
+                     m_tcb->m_cWnd.Get() / double(m_tcb->m_segmentSize),
+                     m_tcb->m_ssThresh.Get() / double(m_tcb->m_segmentSize),
+                     m_tcb->m_bytesInFlight.Get() / double(m_tcb->m_segmentSize),
+                     cong < 5 ? kStates[cong] : "?",
+                     m_rto.Get().GetSeconds(),
+                     sent == m_sendCount.end() ? 0 : sent->second);
+    }
+
+    // Counts transmissions per start sequence number for the RTO trace.
+    void CountSend(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
+    {
+        if (packet->GetSize() > 0)
+        {
+            ++m_sendCount[header.GetSequenceNumber().GetValue()];
+        }
+    }
+
+  public:
+    /// Starts counting transmissions per segment (needed by the RTO trace).
+    void EnableSendCount()
+    {
+        TraceConnectWithoutContext("Tx", MakeCallback(&XlSenderSocket::CountSend, this));
+    }
+
+  private:
     bool m_fixEmulatedSack{true};
+    bool m_traceRto{false};
+    FixRule m_fixRule{FixRule::kLinux};
+    std::map<uint32_t, uint32_t> m_sendCount;
     uint64_t m_rtoCount{0};
     uint64_t m_markResets{0};
 };
@@ -227,6 +317,19 @@ class BulkSource : public Application
         m_fix = fixEmulatedSack;
     }
 
+    /// Bytes per write to the socket (default 16 segments). With
+    /// `bulkSendStyle` false (the default) the source fills the send buffer
+    /// from the start (before the handshake completes) and shortens a write
+    /// to the room left; with it true it writes as ns-3's BulkSendApplication
+    /// does: nothing until the connection is established, then only whole
+    /// `bytes` chunks (BulkSend's Send fails when a chunk does not fit, and it
+    /// waits for the next send callback).
+    void SetSendSize(uint32_t bytes, bool bulkSendStyle)
+    {
+        m_sendSize = bytes;
+        m_bulkSendStyle = bulkSendStyle;
+    }
+
     /// The sender socket (null before the application starts).
     Ptr<XlSenderSocket> GetSocket() const
     {
@@ -258,7 +361,22 @@ class BulkSource : public Application
         m_socket->Connect(m_peer);
         m_socket->ShutdownRecv();
         m_socket->SetSendCallback(MakeCallback(&BulkSource::Fill, this));
-        Fill(m_socket, m_socket->GetTxAvailable());
+        if (m_bulkSendStyle)
+        {
+            m_socket->SetConnectCallback(MakeCallback(&BulkSource::Connected, this),
+                                         MakeNullCallback<void, Ptr<Socket>>());
+        }
+        else
+        {
+            m_connected = true;
+            Fill(m_socket, m_socket->GetTxAvailable());
+        }
+    }
+
+    void Connected(Ptr<Socket> socket)
+    {
+        m_connected = true;
+        Fill(socket, socket->GetTxAvailable());
     }
 
     void StopApplication() override
@@ -272,10 +390,18 @@ class BulkSource : public Application
     // Tops the send buffer up; the payload is virtual (zero-filled) bytes.
     void Fill(Ptr<Socket> socket, uint32_t /* available */)
     {
+        if (!m_connected)
+        {
+            return;
+        }
         uint32_t room = socket->GetTxAvailable();
         while (room > 0)
         {
-            uint32_t chunk = std::min(room, 16 * kSegmentSize);
+            if (m_bulkSendStyle && room < m_sendSize)
+            {
+                break;
+            }
+            uint32_t chunk = std::min(room, m_sendSize);
             if (socket->Send(Create<Packet>(chunk)) < 0)
             {
                 break;
@@ -286,6 +412,9 @@ class BulkSource : public Application
 
     Address m_peer;
     bool m_fix{true};
+    uint32_t m_sendSize{16 * kSegmentSize};
+    bool m_bulkSendStyle{false};
+    bool m_connected{false};
     Ptr<XlSenderSocket> m_socket;
     Callback<void, Ptr<XlSenderSocket>> m_created;
 };

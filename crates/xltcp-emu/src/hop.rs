@@ -32,7 +32,7 @@ use xltcp_core::net::availability::Availability;
 use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
-use xltcp_core::scenario::{Direction, Scenario};
+use xltcp_core::scenario::{Direction, LossSpec, LossSteps, Scenario};
 use xltcp_core::schemes::{Action, Node, NodeSignal, Tap, Verdict, Via};
 use xltcp_core::signal::UndeliveredReason;
 use xltcp_core::sim::emu_section::FreezeReport;
@@ -94,6 +94,9 @@ pub struct Hop {
     pub links: Vec<Link>,
     wl_down: usize,
     wl_up: usize,
+    /// `[wireless.loss.<dir>] steps = "both"`, down then up: the other
+    /// direction's frames step that direction's chain too.
+    cross: [bool; 2],
     flows: u32,
     availability: Availability,
     blocked_total: Dur,
@@ -211,10 +214,20 @@ impl Hop {
         deadlines.schedule(end, Ev::End);
         let availability_blocked = availability.blocked();
         let air = Air::new(scenario, seed, &mut deadlines);
+        let both = |spec: &LossSpec| {
+            matches!(
+                spec,
+                LossSpec::Gilbert {
+                    steps: LossSteps::Both,
+                    ..
+                }
+            )
+        };
         let mut hop = Hop {
             links,
             wl_down,
             wl_up,
+            cross: [both(&wl.loss_down), both(&wl.loss_up)],
             flows: n as u32,
             blocked_since: availability.blocked().then_some(Time::ZERO),
             availability,
@@ -462,6 +475,20 @@ impl Hop {
                     .in_tx()
                     .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
                 let open = self.open(link);
+                // A frame of one wireless direction ends: it steps the other
+                // direction's chain if that one is shared (steps = "both").
+                let other = if link == self.wl_down {
+                    Some((self.wl_up, self.cross[1]))
+                } else if link == self.wl_up {
+                    Some((self.wl_down, self.cross[0]))
+                } else {
+                    None
+                };
+                if let Some((other, true)) = other {
+                    if self.links[link].is_current(gen) {
+                        self.links[other].step_loss();
+                    }
+                }
                 let wake = self.links[link].tx_done(at, gen, open);
                 self.apply(at, link, wake, victim);
             }

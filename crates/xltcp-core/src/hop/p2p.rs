@@ -14,6 +14,11 @@
 //!   ends) is destroyed when its airtime ends, counted as `blocked`. The
 //!   loss process is not drawn for a destroyed frame.
 //!
+//! A Gilbert chain with `steps = "both"` is also advanced, without a loss
+//! decision, by every frame the other direction puts on the air (whose end
+//! is not a blockage's), as one per-packet error model on both devices of a
+//! link is in ns-3.
+//!
 //! Oracle capacity: `R * MSS / (MSS + headers + frame_overhead) / (1 + p)`
 //! (see [`crate::sim::oracle`]).
 
@@ -21,7 +26,7 @@ use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink
 use crate::net::link::{Dest, Link, LinkStats, Wake};
 use crate::net::loss::LossProcess;
 use crate::rng::stream;
-use crate::scenario::{BlockedMode, FlowSpec, WirelessSpec};
+use crate::scenario::{BlockedMode, FlowSpec, LossSpec, LossSteps, WirelessSpec};
 use crate::sim::oracle;
 use crate::time::Time;
 use crate::wire::Packet;
@@ -41,6 +46,8 @@ pub struct P2pHop {
     hit: [bool; 2],
     rate_bps: u64,
     frame_overhead: u32,
+    /// `cross[d]`: frames of the other direction step direction d's chain.
+    cross: [bool; 2],
 }
 
 impl P2pHop {
@@ -74,6 +81,15 @@ impl P2pHop {
             hit: [false; 2],
             rate_bps: l.rate_bps,
             frame_overhead: wl.frame_overhead,
+            cross: [&wl.loss_down, &wl.loss_up].map(|spec| {
+                matches!(
+                    spec,
+                    LossSpec::Gilbert {
+                        steps: LossSteps::Both,
+                        ..
+                    }
+                )
+            }),
         }
     }
 
@@ -162,6 +178,9 @@ impl Hop for P2pHop {
                 let wake = if self.hit[d] {
                     self.links[d].tx_done_blocked(now, t.b as u32, self.open())
                 } else {
+                    if self.cross[1 - d] && self.links[d].is_current(t.b as u32) {
+                        self.links[1 - d].step_loss();
+                    }
                     self.links[d].tx_done(now, t.b as u32, self.open())
                 };
                 self.apply(d, wake, victim, &mut io);
@@ -229,5 +248,124 @@ impl Hop for P2pHop {
             self.frame_overhead + flow.link_overhead,
         );
         self.rate_bps as f64 * share / (1.0 + self.links[d].mean_loss())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::loss::LossProcess;
+    use crate::scenario::load_str;
+    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, TcpOptions};
+    use std::net::Ipv4Addr;
+
+    #[derive(Default)]
+    struct Timers(Vec<(Time, HopTimer)>);
+
+    impl TimerSink for Timers {
+        fn schedule(&mut self, at: Time, timer: HopTimer) {
+            self.0.push((at, timer));
+        }
+    }
+
+    fn frame(uid: u64) -> Packet {
+        Packet {
+            src: Ipv4Addr::new(10, 1, 0, 1),
+            dst: Ipv4Addr::new(10, 2, 0, 1),
+            ip_id: uid as u16,
+            ttl: 64,
+            tcp: Segment {
+                src_port: 5201,
+                dst_port: 49152,
+                seq: SeqNum(1),
+                ack: SeqNum(1),
+                flags: TcpFlags::ACK,
+                window: 1000,
+                options: TcpOptions::default(),
+                payload_len: 1000,
+            },
+            meta: PacketMeta {
+                uid,
+                ..PacketMeta::default()
+            },
+        }
+    }
+
+    const SCENARIO: &str = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+
+[wireless]
+rate = "10Mbps"
+delay = "1ms"
+
+[wireless.loss.down]
+model = "gilbert"
+mean_loss = 0.3
+mean_burst = 3
+steps = "STEPS"
+
+[[flow]]
+direction = "down"
+"#;
+
+    /// One frame at a time, alternately down and up, each carried to its
+    /// end before the next; the fates of the down frames (true: lost).
+    fn down_fates(steps: &str, frames: u64) -> Vec<bool> {
+        let text = SCENARIO.replace("STEPS", steps);
+        let s = load_str(&text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        let mut hop = P2pHop::new(&s.wireless, 7);
+        let mut now = Time::ZERO;
+        let mut fates = Vec::new();
+        for uid in 0..frames {
+            let (from, to) = if uid % 2 == 0 { (BS, 1) } else { (1, BS) };
+            let (mut timers, mut out) = (Timers::default(), Vec::new());
+            let io = HopIo {
+                timers: &mut timers,
+                out: &mut out,
+                capture: false,
+            };
+            hop.enqueue(now, from, to, &frame(uid), io);
+            while !timers.0.is_empty() {
+                let i = (0..timers.0.len()).min_by_key(|&i| timers.0[i]).unwrap();
+                let (at, t) = timers.0.swap_remove(i);
+                now = at;
+                let io = HopIo {
+                    timers: &mut timers,
+                    out: &mut out,
+                    capture: false,
+                };
+                hop.handle_timer(at, t, io);
+            }
+            if from == BS {
+                fates.push(out.iter().any(|o| matches!(o, HopOut::Dropped { .. })));
+            }
+            now = Time(now.0 + 1_000_000);
+        }
+        fates
+    }
+
+    /// The down direction's chain, decided on every frame of its stream.
+    fn chain(frames: usize) -> Vec<bool> {
+        let spec = LossSpec::Gilbert {
+            mean_loss: 0.3,
+            mean_burst: 3.0,
+            steps: LossSteps::Own,
+        };
+        let mut lp = LossProcess::new(&spec, stream(7, "wireless.down.loss"));
+        (0..frames).map(|_| lp.lose_next()).collect()
+    }
+
+    #[test]
+    fn own_steps_see_consecutive_states_and_both_every_other() {
+        let full = chain(400);
+        // "own": the up frames leave the down chain alone.
+        assert_eq!(down_fates("own", 400), full[..200].to_vec());
+        // "both": each up frame takes a step between two down frames.
+        let every_other: Vec<bool> = full.iter().step_by(2).copied().collect();
+        let both = down_fates("both", 400);
+        assert_eq!(both, every_other);
+        assert!(both.iter().any(|&l| l) && both.iter().any(|&l| !l));
     }
 }

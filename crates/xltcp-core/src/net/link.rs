@@ -152,6 +152,18 @@ impl Link {
         (self.queue.len() + self.in_tx.is_some() as usize + self.pipe.len()) as u64
     }
 
+    /// Whether the transmission of generation `gen` is the frame on the
+    /// air (its end is not stale).
+    pub fn is_current(&self, gen: u32) -> bool {
+        gen == self.tx_gen && self.in_tx.is_some()
+    }
+
+    /// Advances the loss process by one frame of the other direction
+    /// (`steps = "both"`); decides nothing.
+    pub fn step_loss(&mut self) {
+        self.loss.step();
+    }
+
     /// Long-run frame-loss probability of the link.
     pub fn mean_loss(&self) -> f64 {
         self.loss.mean_loss()

@@ -5,6 +5,8 @@
 
 use crate::rng::Rng;
 use crate::scenario::LossSpec;
+#[cfg(test)]
+use crate::scenario::LossSteps;
 use rand::RngExt;
 
 /// A per-frame loss process.
@@ -45,6 +47,7 @@ impl LossProcess {
             LossSpec::Gilbert {
                 mean_loss,
                 mean_burst,
+                ..
             } => {
                 // SPECS §8: r = 1/L_b, p = P_L / (L_b (1 - P_L)).
                 let r = 1.0 / mean_burst;
@@ -66,6 +69,16 @@ impl LossProcess {
                 *bad = if *bad { u >= *r } else { u < *p };
                 lost
             }
+        }
+    }
+
+    /// Advances the process by one frame without deciding a frame's fate
+    /// (`steps = "both"`: a frame of the other direction went by). Only a
+    /// Gilbert chain has a state to advance; it draws as
+    /// [`lose_next`](Self::lose_next) does.
+    pub fn step(&mut self) {
+        if let LossProcess::Gilbert { .. } = self {
+            self.lose_next();
         }
     }
 
@@ -110,10 +123,40 @@ mod tests {
         let spec = LossSpec::Gilbert {
             mean_loss: 0.05,
             mean_burst: 3.0,
+            steps: LossSteps::Own,
         };
         let (pl, burst) = measure(spec, 1_000_000);
         assert!((pl - 0.05).abs() < 0.05 * 0.02, "measured loss {pl}");
         assert!((burst - 3.0).abs() < 3.0 * 0.02, "measured burst {burst}");
+    }
+
+    /// A step is a decision whose outcome is thrown away: interleaving steps
+    /// with decisions consumes the stream exactly as deciding every frame
+    /// does, so the frames decided see a subsequence of the same chain.
+    #[test]
+    fn a_step_advances_the_chain_like_a_decision() {
+        let spec = LossSpec::Gilbert {
+            mean_loss: 0.2,
+            mean_burst: 3.0,
+            steps: LossSteps::Both,
+        };
+        let mut all = LossProcess::new(&spec, stream(9, "test.loss"));
+        let mut mixed = LossProcess::new(&spec, stream(9, "test.loss"));
+        let full: Vec<bool> = (0..10_000).map(|_| all.lose_next()).collect();
+        for (i, lost) in full.iter().enumerate() {
+            if i % 3 == 1 {
+                mixed.step();
+            } else {
+                assert_eq!(mixed.lose_next(), *lost, "frame {i}");
+            }
+        }
+        // i.i.d. loss has no state: a step draws nothing.
+        let mut iid = LossProcess::new(&LossSpec::Iid { p: 0.5 }, stream(9, "test.loss"));
+        let mut iid2 = LossProcess::new(&LossSpec::Iid { p: 0.5 }, stream(9, "test.loss"));
+        iid.step();
+        let a: Vec<bool> = (0..100).map(|_| iid.lose_next()).collect();
+        let b: Vec<bool> = (0..100).map(|_| iid2.lose_next()).collect();
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -233,7 +233,15 @@ fn loss(l: &LossSpec) -> Value {
         LossSpec::Gilbert {
             mean_loss,
             mean_burst,
+            steps: LossSteps::Own,
         } => json!({ "model": "gilbert", "mean_loss": mean_loss, "mean_burst": mean_burst }),
+        LossSpec::Gilbert {
+            mean_loss,
+            mean_burst,
+            steps: LossSteps::Both,
+        } => json!({
+            "model": "gilbert", "mean_loss": mean_loss, "mean_burst": mean_burst, "steps": "both"
+        }),
     }
 }
 

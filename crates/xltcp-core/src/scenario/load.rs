@@ -451,10 +451,10 @@ fn read_wireless(
     }
     let mut loss = t.table(cx, "loss");
     let mut down = loss.table(cx, "down");
-    let loss_down = read_loss(cx, &mut down);
+    let loss_down = read_loss(cx, &mut down, kind == 0);
     down.finish(cx);
     let mut up = loss.table(cx, "up");
-    let loss_up = read_loss(cx, &mut up);
+    let loss_up = read_loss(cx, &mut up, kind == 0);
     up.finish(cx);
     loss.finish(cx);
     let mut av = t.table(cx, "availability");
@@ -497,8 +497,12 @@ const BLOCKED_MODES: &[(&str, BlockedMode)] =
 
 const LOSS_MODELS: &[(&str, u8)] = &[("none", 0), ("iid", 1), ("gilbert", 2)];
 
-/// `[wireless.loss.down]` / `[wireless.loss.up]`.
-fn read_loss(cx: &mut Cx, t: &mut Tab) -> LossSpec {
+const LOSS_STEPS: &[(&str, LossSteps)] = &[("own", LossSteps::Own), ("both", LossSteps::Both)];
+
+/// `[wireless.loss.down]` / `[wireless.loss.up]`; `p2p` says whether the hop
+/// is the point-to-point one (the only one whose chain `steps = "both"` can
+/// share).
+fn read_loss(cx: &mut Cx, t: &mut Tab, p2p: bool) -> LossSpec {
     if !t.exists() {
         return LossSpec::None;
     }
@@ -531,9 +535,15 @@ fn read_loss(cx: &mut Cx, t: &mut Tab) -> LossSpec {
                     "mean_loss <= mean_burst / (1 + mean_burst)",
                 );
             }
+            let steps = t.read(cx, "steps", LossSteps::Own, rd::choice(LOSS_STEPS));
+            if steps == LossSteps::Both && !p2p {
+                let msg = "the 802.15.4 and 802.11 hops draw each direction's losses apart";
+                t.invalid(cx, "steps", msg, "steps = \"both\" with kind = \"p2p\"");
+            }
             LossSpec::Gilbert {
                 mean_loss,
                 mean_burst,
+                steps,
             }
         }
         _ => LossSpec::None,

@@ -240,7 +240,24 @@ pub enum LossSpec {
         mean_loss: f64,
         /// Mean burst length L_b, in frames.
         mean_burst: f64,
+        /// `steps`: which frames advance the chain.
+        steps: LossSteps,
     },
+}
+
+/// Which frames advance a Gilbert chain (`[wireless.loss.<dir>] steps`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossSteps {
+    /// `"own"` (default): one step per frame of this direction.
+    #[default]
+    Own,
+    /// `"both"` (point-to-point hop only): also one step, without a loss
+    /// decision, per frame the other direction of the hop puts on the air,
+    /// as a per-packet error model shared by both devices of a link does in
+    /// ns-3 (the other direction's frames keep their own loss process). The
+    /// chain's mean loss and burst then hold per frame of the hop, not per
+    /// frame of this direction.
+    Both,
 }
 
 /// How long each ON or OFF period lasts.

@@ -164,6 +164,7 @@ timeseries = false
             loss_down: LossSpec::Gilbert {
                 mean_loss: 0.05,
                 mean_burst: 3.0,
+                steps: LossSteps::Own,
             },
             loss_up: LossSpec::Iid { p: 0.001 },
             availability: AvailabilitySpec::OnOff {
@@ -361,6 +362,8 @@ fn each_rule_is_enforced() {
         ("[wireless.loss.down]\nmodel = \"iid\"\np = 0.1\nmean_burst = 2", "wireless.loss.down.mean_burst", "unknown key"),
         ("[wireless.loss.up]\nmodel = \"gilbert\"\nmean_loss = 0.8\nmean_burst = 3", "wireless.loss.up.mean_loss", "mean_burst / (1 + mean_burst) = 0.7500"),
         ("[wireless.loss.up]\nmodel = \"gilbert\"\nmean_loss = 0.1\nmean_burst = 0.5", "wireless.loss.up.mean_burst", ">= 1"),
+        ("[wireless.loss.down]\nmodel = \"gilbert\"\nmean_loss = 0.1\nmean_burst = 3\nsteps = \"all\"", "wireless.loss.down.steps", "\"own\", \"both\""),
+        ("[wireless.loss.down]\nmodel = \"iid\"\np = 0.1\nsteps = \"both\"", "wireless.loss.down.steps", "unknown key"),
         ("[wireless.availability]\nmodel = \"onoff\"\non = \"exp(4s)\"", "wireless.availability.off", "missing"),
         ("[wireless.availability]\nmodel = \"onoff\"\non = \"0s\"\noff = \"1s\"", "wireless.availability.on", "longer than 0"),
         ("[wireless.availability]\nmodel = \"onoff\"\non = 4\noff = \"1s\"", "wireless.availability.on", "bare number"),
@@ -560,6 +563,7 @@ fn shipped_scenarios_say_what_their_briefs_say() {
     let gilbert = LossSpec::Gilbert {
         mean_loss: 0.01,
         mean_burst: 3.0,
+        steps: LossSteps::Own,
     };
     assert_eq!(demo.wireless.loss_down, gilbert);
     assert_eq!(

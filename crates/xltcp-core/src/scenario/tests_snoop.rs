@@ -137,6 +137,7 @@ fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_and_direction() {
             let burst = LossSpec::Gilbert {
                 mean_loss: 0.05,
                 mean_burst: 3.0,
+                steps: LossSteps::Own,
             };
             let lossy = if d == "down" {
                 &s.wireless.loss_down

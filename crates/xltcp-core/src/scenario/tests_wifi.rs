@@ -395,3 +395,42 @@ fn dsasync_needs_the_wifi_hop_and_the_bs() {
     let bad = all_errors(&agent, &["agent.0.smoothing=\"fast\""]);
     assert!(bad.contains("agent.0.smoothing: expected one of"), "{bad}");
 }
+
+#[test]
+fn a_chain_stepped_by_both_directions_is_for_the_p2p_hop_only() {
+    let gilbert = [
+        "wireless.loss.down.model=\"gilbert\"",
+        "wireless.loss.down.mean_loss=0.05",
+        "wireless.loss.down.mean_burst=3",
+        "wireless.loss.down.steps=\"both\"",
+    ];
+    let all = all_errors(WIFI, &gilbert);
+    assert!(all.contains("wireless.loss.down.steps"), "{all}");
+    assert!(all.contains("kind = \"p2p\""), "{all}");
+    let p2p = WIFI.replace(
+        "kind = \"wifi\"\nstandard = \"11b\"",
+        "rate = \"1Mbps\"\ndelay = \"1ms\"",
+    );
+    let s = load(&p2p, &gilbert).unwrap();
+    assert_eq!(
+        s.wireless.loss_down,
+        LossSpec::Gilbert {
+            mean_loss: 0.05,
+            mean_burst: 3.0,
+            steps: LossSteps::Both,
+        }
+    );
+    // The default, and the echo names the key only when it is not.
+    let own = load(&p2p, &gilbert[..3]).unwrap();
+    assert!(matches!(
+        own.wireless.loss_down,
+        LossSpec::Gilbert {
+            steps: LossSteps::Own,
+            ..
+        }
+    ));
+    assert!(!echo(&own).to_string().contains("steps"));
+    assert!(echo(&s).to_string().contains("\"steps\":\"both\""));
+    let again = load(&to_toml(&s), &[]).unwrap();
+    assert_eq!(again.wireless.loss_down, s.wireless.loss_down);
+}
