@@ -257,6 +257,10 @@ impl Hop {
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
         }
+        // Agents with something to do from the start (the UCL's handshake).
+        if !hop.agents.is_empty() {
+            hop.drain_agents(Time::ZERO);
+        }
         hop
     }
 
