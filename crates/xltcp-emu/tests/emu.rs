@@ -517,3 +517,59 @@ fn a_scenario_with_agents_at_the_hosts_exits_2_naming_the_scheme() {
     }
     assert!(!err.contains("[schemes] cr_aware"), "{err}");
 }
+
+/// Paper 003's location L1 (10 MB to a host with an 802.11a and an
+/// 802.11b interface) with the UCL's link security on and one sealed data
+/// frame in `every` tampered on the air.
+fn ucl_location_tampered(every: u64) -> xltcp_core::scenario::Scenario {
+    use xltcp_core::scenario::AgentScheme;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let sets = ["sim.duration=10s".to_string()];
+    let mut s = xltcp_core::scenario::load_file(&root.join("ucl/location-ucl.toml"), &sets)
+        .expect("shipped scenario loads");
+    for a in &mut s.agents {
+        if let AgentScheme::Ucl(cfg) = &mut a.scheme {
+            cfg.security = Some(xltcp_core::schemes::ucl::SecuritySpec {
+                tamper_every: every,
+                ..Default::default()
+            });
+        }
+    }
+    s
+}
+
+#[test]
+fn tampered_frames_on_the_air_are_dropped_by_reason_and_linux_sees_no_bad_byte() {
+    let Some(_one) = emu_or_skip("tampered_frames_on_the_air_are_dropped") else {
+        return;
+    };
+    let s = ucl_location_tampered(50);
+    let sum = xltcp_emu::run(&s, EmuOptions::default()).expect("emulation runs");
+    let emu = sum.emu.as_ref().expect("emu section");
+    let sec = sum
+        .ucl()
+        .and_then(|u| u.security.as_deref())
+        .expect("the UCL's security ran");
+    // The link came up over the air, and every tampered frame that reached
+    // the far end was dropped there by its reason: the tag failed, or the
+    // flipped byte made the frame's header malformed.
+    assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
+    assert!(sec.tampered_on_air > 20, "{sec:?}");
+    let dropped = sec.link.tampered + sec.link.malformed;
+    assert!(dropped > 0 && dropped <= sec.tampered_on_air, "{sec:?}");
+    let by_reason = |r: &str| emu.dropped_other.get(r).copied().unwrap_or(0);
+    assert_eq!(by_reason("ucl.tampered"), sec.link.tampered);
+    assert_eq!(by_reason("ucl.malformed"), sec.link.malformed);
+    assert_eq!(sec.mismatch + sec.link.not_authenticated, 0, "{sec:?}");
+    assert!(sum.accounting.balances(), "{:?}", sum.accounting);
+    // Linux received the whole file, and not one segment with a bad
+    // checksum: a tampered frame opened and written would have been one
+    // (the cipher flips the plaintext's byte where the frame's was).
+    for ns in ["ch", "sh"] {
+        let bad = emu.linux_tcp[ns].get("InCsumErrors");
+        assert_eq!(bad, Some(&0), "{ns}: {:?}", emu.linux_tcp[ns]);
+    }
+    let f = &sum.flows[0];
+    assert!(f.completion_s.is_some(), "{f:?}");
+    assert!(emu.app_bytes[0] >= 10_000_000, "{:?}", emu.app_bytes);
+}
