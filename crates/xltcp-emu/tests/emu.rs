@@ -469,11 +469,22 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
     let mut lrwpan = p2p.clone();
     lrwpan.wireless.kind = xltcp_core::scenario::HopKind::Lrwpan(Default::default());
     assert!(xltcp_emu::supported(&lrwpan).is_ok());
+    // Hosts with several interfaces ([[wireless]] entries), and the UCL
+    // at both ends with its security.
     let mut two = p2p.clone();
     two.more_hops.push(p2p.wireless.clone());
-    let err = xltcp_emu::supported(&two).unwrap_err();
+    assert!(xltcp_emu::supported(&two).is_ok());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let ucl = xltcp_core::scenario::load_file(&root.join("ucl/moving-ucl-ours-secured.toml"), &[])
+        .expect("shipped scenario loads");
+    assert!(xltcp_emu::supported(&ucl).is_ok());
+    // An agent that would run inside the host's TCP is refused, named.
+    let snack = scenario(&format!(
+        "{HOP}\n[[flow]]\n[[agent]]\nscheme = \"snack\"\nat = \"hosts\"\n"
+    ));
+    let err = xltcp_emu::supported(&snack).unwrap_err();
     assert!(
-        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("[[wireless]]"),
+        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("snack"),
         "{err}"
     );
     let mut up = p2p.clone();
