@@ -44,9 +44,17 @@
 //!   security on, the real datagrams are sealed and opened through the
 //!   pair's [`ucl::Air`] ([`BsAgents::ucl_air`]; see
 //!   [`xltcp_core::schemes::ucl::secure`]).
+//! - PHY-LR (local recovery's sender agent, `local_recovery = "phy"`)
+//!   keeps the host's data frames it saw leave ([`Tap::HostOut`]) and
+//!   resends the ones a BS report marks lost; the emulator keeps the real
+//!   bytes of the host's recent data frames at its interface
+//!   ([`crate::hop::Hop`]) and sends a resend with the bytes of the frame
+//!   it copies. The BS's reports reach the agent at [`Tap::HostIn`] and
+//!   are consumed there, never written to Linux. TCP-LR, which commands
+//!   the sender's TCP, is refused.
 
 use crate::sched::{Deadlines, Ev};
-use xltcp_core::scenario::Scenario;
+use xltcp_core::scenario::{AgentScheme, LocalRecoverySpec, Scenario};
 use xltcp_core::schemes::{self, ucl, Action, Agent, AgentStats, Node, NodeSignal, Tap, Verdict};
 use xltcp_core::sim::agents::AgentSlot;
 use xltcp_core::sim::summary::{agent_sections, Sections};
@@ -56,8 +64,40 @@ use xltcp_core::time::Time;
 use xltcp_core::wire::Packet;
 
 /// Schemes whose host agents the emulator runs on the host's behalf
-/// (see the module doc), by section name.
-pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware", "ucl"];
+/// (see the module doc), by section name; local recovery's only as PHY-LR
+/// (see [`phy_lr`]).
+pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware", "ucl", "local_recovery"];
+
+/// Whether `scenario` runs local recovery's sender agent as PHY-LR (it
+/// resends from a link buffer of the host's own frames, which the
+/// emulator keeps at the host's interface).
+pub fn phy_lr(scenario: &Scenario) -> bool {
+    scenario.schemes.local_recovery == LocalRecoverySpec::Phy
+        || scenario.agents.iter().any(|a| {
+            matches!(
+                a.scheme,
+                AgentScheme::LrSender {
+                    mode: LocalRecoverySpec::Phy,
+                    ..
+                }
+            )
+        })
+}
+
+/// Whether `scenario` runs local recovery's sender agent as TCP-LR (it
+/// commands the sender's TCP to retransmit a range).
+fn tcp_lr(scenario: &Scenario) -> bool {
+    scenario.schemes.local_recovery == LocalRecoverySpec::Tcp
+        || scenario.agents.iter().any(|a| {
+            matches!(
+                a.scheme,
+                AgentScheme::LrSender {
+                    mode: LocalRecoverySpec::Tcp,
+                    ..
+                }
+            )
+        })
+}
 
 /// A TCP command a host agent gave its host's TCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,16 +271,19 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
         .map(|(_, agent)| agent_name(agent.as_ref()))
         .collect();
     found.retain(|name| !RUNS_AT_HOSTS.contains(name));
+    if tcp_lr(scenario) {
+        found.push("local_recovery");
+    }
     found.sort_unstable();
     found.dedup();
     found
         .into_iter()
         .map(|name| match name {
-            "local_recovery" => "[schemes] local_recovery = \"phy\"/\"tcp\": PHY-LR and \
-                TCP-LR retransmit at the sending host; TCP-LR needs Linux TCP to \
-                retransmit a given range on command (it has no means), PHY-LR a copy of \
-                the host's frames at its interface (future work); local_recovery = \
-                \"bs_reports\" runs the BS's gap monitor alone"
+            "local_recovery" => "[schemes] local_recovery = \"tcp\": TCP-LR commands the \
+                sender's TCP to retransmit a given range now; Linux TCP has no means to \
+                be told that (future work: see docs/emulator.md); local_recovery = \
+                \"phy\" (PHY-LR, resending from the host's interface) and \"bs_reports\" \
+                (the BS's gap monitor alone) run"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })

@@ -143,6 +143,45 @@ pub struct Hop {
     /// Uids of the datagrams an agent holds (`Verdict::Hold`), kept in the
     /// slab until it releases them.
     held_uids: BTreeSet<u64>,
+    /// The real bytes of the hosts' recent data frames, for PHY-LR's
+    /// resends (with PHY-LR only).
+    link_copies: Option<LinkCopies>,
+}
+
+/// Most data frames [`LinkCopies`] keeps (PHY-LR's link buffer is at most
+/// 4096 packets per flow; older frames are forgotten first).
+const LINK_COPIES_MAX: usize = 4096;
+
+/// The real bytes of data frames that left the hosts' interfaces, by
+/// (flow, first sequence number, payload length), the latest
+/// [`LINK_COPIES_MAX`].
+#[derive(Debug, Default)]
+struct LinkCopies {
+    frames: std::collections::HashMap<(u32, u32, u32), Vec<u8>>,
+    order: std::collections::VecDeque<(u32, u32, u32)>,
+}
+
+impl LinkCopies {
+    fn key(p: &Packet) -> (u32, u32, u32) {
+        (p.meta.flow, p.tcp.seq.0, p.tcp.payload_len)
+    }
+
+    fn keep(&mut self, p: &Packet, bytes: &[u8]) {
+        let key = LinkCopies::key(p);
+        if self.frames.insert(key, bytes.to_vec()).is_none() {
+            self.order.push_back(key);
+        }
+        while self.frames.len() > LINK_COPIES_MAX {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            self.frames.remove(&old);
+        }
+    }
+
+    fn get(&self, p: &Packet) -> Option<&Vec<u8>> {
+        self.frames.get(&LinkCopies::key(p))
+    }
 }
 
 impl Hop {
@@ -253,6 +292,7 @@ impl Hop {
             host_hold: vec![Default::default(); Topology::of(scenario).hosts()],
             freeze: FreezeReport::default(),
             host_of: Topology::of(scenario).host_of().to_vec(),
+            link_copies: crate::agents::phy_lr(scenario).then(LinkCopies::default),
         };
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
@@ -396,10 +436,13 @@ impl Hop {
             return self.send(now, self.wl_up, packet);
         }
         self.stage(packet.meta.uid);
+        if let Some(copies) = self.link_copies.as_mut() {
+            if packet.tcp.payload_len > 0 {
+                copies.keep(&packet, self.slab.get_mut(packet.meta.uid));
+            }
+        }
         let mut q = packet;
-        let v = self
-            .agents
-            .tap_host(now, host as u32, Tap::HostOut, &mut q);
+        let v = self.agents.tap_host(now, host as u32, Tap::HostOut, &mut q);
         if let Some(q) = self.settle(v, packet, q) {
             self.host_send(now, q, false);
         }
@@ -442,7 +485,12 @@ impl Hop {
     /// Puts the datagram the UCL opened from `uid`'s frame in the slab:
     /// what was sealed, and nothing else, goes on.
     fn take_opened(&mut self, uid: u64) {
-        if let Some(opened) = self.agents.ucl_air.as_ref().and_then(|a| a.take_opened(uid)) {
+        if let Some(opened) = self
+            .agents
+            .ucl_air
+            .as_ref()
+            .and_then(|a| a.take_opened(uid))
+        {
             let buf = self.slab.get_mut(uid);
             buf.clear();
             buf.extend_from_slice(&opened);
@@ -725,7 +773,8 @@ impl Hop {
                     self.publish(now, station, s);
                 }
                 // A UCL handshake message is no IPv4 datagram: not captured.
-                HopOut::OnAir { packet, .. } if packet.meta.link_frame & ucl::secure::CONTROL != 0 => {}
+                HopOut::OnAir { packet, .. }
+                    if packet.meta.link_frame & ucl::secure::CONTROL != 0 => {}
                 HopOut::OnAir { down, packet } => {
                     let link = if down { self.wl_down } else { self.wl_up };
                     if let Some(cap) = self.capture.as_mut() {
@@ -933,7 +982,10 @@ impl Hop {
     /// Sends an agent's packet from its node (the BS, or wireless host
     /// `host`) as real bytes: a packet without payload serialised
     /// ([`emit`]); a UCL frame (`meta.link_frame`) with the bytes of its
-    /// air: a handshake message, or the real datagram a resend seals again.
+    /// air: a handshake message, or the real datagram a resend seals again;
+    /// a host's data frame PHY-LR resends with the bytes the host sent.
+    /// Other packets with payload are dropped (`agent_payload`): pattern
+    /// bytes would corrupt a real stream.
     fn emit_from(&mut self, at: Time, host: Option<u32>, mut packet: Packet, via: Via) {
         self.counters.accounting.injected += 1;
         let flow = packet.meta.flow;
@@ -946,7 +998,16 @@ impl Hop {
             (Some(air), h) if h != 0 => air.plaintext(h),
             _ => None,
         };
-        if let Some(bytes) = ucl_bytes {
+        // PHY-LR resends a frame the host sent: its real bytes.
+        let copy = match (&self.link_copies, host) {
+            (Some(c), Some(_)) if ucl_bytes.is_none() && packet.tcp.payload_len > 0 => {
+                c.get(&packet)
+            }
+            _ => None,
+        };
+        if let Some(bytes) = copy {
+            packet.meta.uid = self.slab.insert(bytes);
+        } else if let Some(bytes) = ucl_bytes {
             packet.meta.uid = self.slab.insert(&bytes);
         } else {
             if packet.tcp.payload_len > 0 {

@@ -569,9 +569,18 @@ fn the_ucl_seals_the_real_datagrams_and_the_far_end_writes_what_it_opened() {
     h.finish();
     let c = &h.counters.accounting;
     assert!(c.balances(), "{c:?}");
-    assert_eq!(sink.out.len(), sent.len(), "{c:?} {:?}", h.counters.dropped_other);
+    assert_eq!(
+        sink.out.len(),
+        sent.len(),
+        "{c:?} {:?}",
+        h.counters.dropped_other
+    );
     for (from, d) in &sent {
-        let to = if *from == Side::Ch { Side::Sh } else { Side::Ch };
+        let to = if *from == Side::Ch {
+            Side::Sh
+        } else {
+            Side::Ch
+        };
         let got = sink
             .out
             .iter()

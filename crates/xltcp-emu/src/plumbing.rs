@@ -202,7 +202,14 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
     ];
     let mut out = std::collections::BTreeMap::new();
     let Ok(text) = Command::new("ip")
-        .args(["netns", "exec", ns, "cat", "/proc/net/netstat", "/proc/net/snmp"])
+        .args([
+            "netns",
+            "exec",
+            ns,
+            "cat",
+            "/proc/net/netstat",
+            "/proc/net/snmp",
+        ])
         .output()
     else {
         return out;

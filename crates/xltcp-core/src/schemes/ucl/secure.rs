@@ -246,12 +246,7 @@ impl Air {
         let mut a = self.lock();
         let inner = &mut *a;
         if let Some(r) = inner.real.as_mut() {
-            if bounded_insert(
-                &mut r.staged,
-                &mut r.staged_order,
-                uid,
-                datagram.to_vec(),
-            ) {
+            if bounded_insert(&mut r.staged, &mut r.staged_order, uid, datagram.to_vec()) {
                 inner.evicted += 1;
             }
         }
