@@ -157,7 +157,7 @@ const LINK_COPIES_MAX: usize = 4096;
 /// [`LINK_COPIES_MAX`].
 #[derive(Debug, Default)]
 struct LinkCopies {
-    frames: std::collections::HashMap<(u32, u32, u32), Vec<u8>>,
+    frames: BTreeMap<(u32, u32, u32), Vec<u8>>,
     order: std::collections::VecDeque<(u32, u32, u32)>,
 }
 
@@ -426,12 +426,12 @@ impl Hop {
         if self.host_frozen[host] {
             return self.hold_at_host(host, packet, tcp);
         }
-        self.from_host(now, host, packet);
+        self.leave_host(now, host, packet);
     }
 
     /// A datagram leaves wireless host `host` through its interface: its
     /// agents see it ([`Tap::HostOut`]), then it goes on the air.
-    fn from_host(&mut self, now: Time, host: usize, packet: Packet) {
+    fn leave_host(&mut self, now: Time, host: usize, packet: Packet) {
         if !self.agents.any_at_hosts() {
             return self.send(now, self.wl_up, packet);
         }
@@ -460,7 +460,7 @@ impl Hop {
 
     /// A datagram reached its wireless host from the air: the host's
     /// agents see it ([`Tap::HostIn`]) before it is written to the host.
-    fn to_host(&mut self, now: Time, p: Packet) {
+    fn reach_host(&mut self, now: Time, p: Packet) {
         if !self.agents.any_at_hosts() {
             return self.deliver_to(Side::Sh, p);
         }
@@ -730,7 +730,7 @@ impl Hop {
                             bytes: packet.ip_len() as u32,
                         },
                     );
-                    self.to_host(now, packet);
+                    self.reach_host(now, packet);
                 }
                 HopOut::Dropped {
                     station,
@@ -830,7 +830,7 @@ impl Hop {
         match self.links[link].dest {
             Dest::Bs => self.at_bs(at, link == self.wl_up, p),
             Dest::Ch(_) => self.deliver_to(Side::Ch, p),
-            Dest::ShOfFlow => self.to_host(at, p),
+            Dest::ShOfFlow => self.reach_host(at, p),
         }
     }
 
@@ -939,7 +939,7 @@ impl Hop {
         }
         self.freeze.resumes += 1;
         while let Some(p) = self.host_hold[h].pop_front() {
-            self.from_host(at, h, p);
+            self.leave_host(at, h, p);
         }
     }
 

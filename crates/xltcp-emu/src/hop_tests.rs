@@ -530,7 +530,7 @@ fn real_datagram(from: Side, ip_id: u16, payload: u32) -> Vec<u8> {
     for (k, b) in d[40..].iter_mut().enumerate() {
         *b = (k as u32 * 31 + u32::from(ip_id)) as u8;
     }
-    fix_checksums(&mut d);
+    fix_checksums(&mut d).expect("a whole datagram");
     d
 }
 

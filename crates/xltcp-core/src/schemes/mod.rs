@@ -153,6 +153,9 @@ pub fn build_seeded(
     build_with(scenario, host_of, seed, false).0
 }
 
+/// Agents with their nodes, as [`build`] returns them.
+pub type Placed = Vec<(Node, Box<dyn Agent>)>;
+
 /// As [`build_seeded`], for an engine that carries real datagrams (the
 /// emulator): the UCL's security seals and opens the real bytes the
 /// engine exchanges through the returned air (present with security on;
@@ -161,7 +164,7 @@ pub fn build_carrying_real_bytes(
     scenario: &Scenario,
     host_of: &[u32],
     seed: u64,
-) -> (Vec<(Node, Box<dyn Agent>)>, Option<ucl::Air>) {
+) -> (Placed, Option<ucl::Air>) {
     build_with(scenario, host_of, seed, true)
 }
 
@@ -170,7 +173,7 @@ fn build_with(
     host_of: &[u32],
     seed: u64,
     real_bytes: bool,
-) -> (Vec<(Node, Box<dyn Agent>)>, Option<ucl::Air>) {
+) -> (Placed, Option<ucl::Air>) {
     let s = &scenario.schemes;
     // The UCL pair's air, shared by its halves (with security on).
     let secured = scenario.agents.iter().find_map(|a| match &a.scheme {
