@@ -638,3 +638,38 @@ fn a_tampered_frame_is_dropped_by_its_reason_and_never_written_to_a_host() {
     assert_eq!(sec.link.tampered + sec.link.malformed, 20);
     assert_eq!(sec.link.opened, 0);
 }
+
+#[test]
+fn the_ucl_secures_the_emulators_own_point_to_point_links_too() {
+    let mut h = hop(
+        "[[agent]]\nscheme = \"ucl\"\nat = \"bs\"\nsecurity = \"on\"\n\
+         [[agent]]\nscheme = \"ucl\"\nat = \"hosts\"\nsecurity = \"on\"\n",
+    );
+    assert!(h.air.is_none(), "the emulator's own links");
+    let mut sink = Sink::default();
+    run_until(&mut h, Time(100_000_000), &mut sink);
+    assert!(sink.out.is_empty(), "handshake messages reach no host");
+    let d = real_datagram(Side::Ch, 7, 1000);
+    h.ingress(Time(100_000_000), Side::Ch, &d);
+    let u = real_datagram(Side::Sh, 8, 500);
+    h.ingress(Time(100_000_000), Side::Sh, &u);
+    run_until(&mut h, Time(1_000_000_000), &mut sink);
+    h.finish();
+    assert!(
+        h.counters.accounting.balances(),
+        "{:?}",
+        h.counters.accounting
+    );
+    assert_eq!(sink.out.len(), 2, "{:?}", h.counters.dropped_other);
+    for (side, got) in &sink.out {
+        let sent = if *side == Side::Sh { &d } else { &u };
+        assert_eq!(got[12..], sent[12..]);
+        assert_eq!(got[8], sent[8] - 1);
+    }
+    let sec = ucl_security(&h);
+    assert_eq!(
+        (sec.link.handshakes_done, sec.link.opened),
+        (2, 2),
+        "{sec:?}"
+    );
+}
