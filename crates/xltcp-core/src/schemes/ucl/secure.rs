@@ -892,3 +892,41 @@ fn drop_name(r: DropReason) -> &'static str {
 
 /// Bytes the UCL's security adds to a frame.
 pub const OVERHEAD: u32 = FRAME_OVERHEAD as u32;
+
+#[cfg(test)]
+mod real_bytes_tests {
+    use super::*;
+
+    #[test]
+    fn staged_and_opened_datagrams_are_bounded_and_taken_once() {
+        let air = Air::carrying_real_bytes(1, 0);
+        assert!(air.carries_real_bytes());
+        assert!(!Air::new(1, 0).carries_real_bytes());
+        // Staged datagrams nobody seals are forgotten, oldest first.
+        for uid in 0..(AIR_FRAMES_MAX as u64 + 10) {
+            air.stage(uid, &[uid as u8; 40]);
+        }
+        assert_eq!(air.evicted(), 10);
+        assert_eq!(air.take_staged(0), None);
+        assert_eq!(air.take_staged(10), Some(vec![10u8; 40]));
+        assert_eq!(air.take_staged(10), None, "taken once");
+        air.unstage(11);
+        assert_eq!(air.take_staged(11), None);
+        let inner = air.lock();
+        let r = inner.real.as_ref().unwrap();
+        assert!(r.staged_order.len() <= 2 * AIR_FRAMES_MAX);
+        drop(inner);
+        // What the UCL opened waits for the engine, by uid, once.
+        air.put_opened(5, vec![1, 2, 3]);
+        assert_eq!(air.take_opened(5), Some(vec![1, 2, 3]));
+        assert_eq!(air.take_opened(5), None);
+        // A sealed frame keeps its plaintext while it is on the air.
+        let (h, _) = air.put(vec![9; 68], false, Some(vec![7; 40]));
+        assert_eq!(air.plaintext(h), Some(vec![7; 40]));
+        assert_eq!(air.frame(h), Some(vec![9; 68]));
+        for _ in 0..AIR_FRAMES_MAX {
+            air.put(vec![0; 68], false, Some(vec![0; 40]));
+        }
+        assert_eq!(air.plaintext(h), None, "forgotten with its frame");
+    }
+}
