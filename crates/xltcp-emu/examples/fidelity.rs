@@ -2,12 +2,14 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi] [--set key=value]...`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl] [--set key=value]...`
 //!
 //! `p2p` (the default): the point-to-point cases of `fidelity/`;
 //! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
 //! and with CR-aware TCP (the presets the emulator runs); `wifi`: the
-//! 802.11a download of `scenarios/wifi-11a.toml`.
+//! 802.11a download of `scenarios/wifi-11a.toml`; `ucl`: paper 003's
+//! moving run (two interfaces per end, our UCL) with its link security
+//! off and on (`scenarios/ucl/moving-ucl-ours*.toml`).
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -38,6 +40,21 @@ fn cases(group: &str) -> Vec<(String, String, Vec<String>)> {
                 format!("{SCENARIOS}/wifi-11a.toml"),
                 vec![],
             )]
+        }
+        "ucl" => {
+            return [
+                ("ucl moving, security off", "moving-ucl-ours"),
+                ("ucl moving, security on", "moving-ucl-ours-secured"),
+            ]
+            .iter()
+            .map(|(label, file)| {
+                (
+                    label.to_string(),
+                    format!("{SCENARIOS}/ucl/{file}.toml"),
+                    vec![],
+                )
+            })
+            .collect()
         }
         _ => {}
     }

@@ -25,16 +25,37 @@
 //!
 //! Agents at the hosts mostly cannot run inside a real Linux TCP; the
 //! orchestration refuses scenarios that place them ([`host_agents`]).
-//! One runs here on the host's behalf: CR-aware TCP ([`RUNS_AT_HOSTS`]),
-//! which listens to its host's radio (the emulated hop's PU detector at
-//! the host's station) and commands its TCP to freeze and resume; the
-//! commands are queued ([`BsAgents::host_commands`]) and carried out at
-//! the host's interface, since Linux TCP has no freeze of its own (see
-//! [`crate::hop::Hop`]: a frozen host's datagrams are held there).
+//! Those of [`RUNS_AT_HOSTS`] run here on the host's behalf, at the host's
+//! interface (between its TUN device and the air):
+//!
+//! - CR-aware TCP listens to its host's radio (the emulated hop's PU
+//!   detector at the host's station) and commands its TCP to freeze and
+//!   resume; the commands are queued ([`BsAgents::host_commands`]) and
+//!   carried out at the host's interface, since Linux TCP has no freeze of
+//!   its own (see [`crate::hop::Hop`]: a frozen host's datagrams are held
+//!   there).
+//! - The UCL's host half acts below IP, so nothing of it needs Linux's
+//!   TCP: every datagram the host sends is shown to it at
+//!   [`Tap::HostOut`] (it picks the interface, holds packets while its
+//!   link's handshake runs or a switch drains, seals them), every one the
+//!   air delivers at [`Tap::HostIn`] (it opens them, consumes handshake
+//!   messages); its emissions (handshake messages, resends on another
+//!   interface) and releases leave from the host onto the air. With its
+//!   security on, the real datagrams are sealed and opened through the
+//!   pair's [`ucl::Air`] ([`BsAgents::ucl_air`]; see
+//!   [`xltcp_core::schemes::ucl::secure`]).
+//! - PHY-LR (local recovery's sender agent, `local_recovery = "phy"`)
+//!   keeps the host's data frames it saw leave ([`Tap::HostOut`]) and
+//!   resends the ones a BS report marks lost; the emulator keeps the real
+//!   bytes of the host's recent data frames at its interface
+//!   ([`crate::hop::Hop`]) and sends a resend with the bytes of the frame
+//!   it copies. The BS's reports reach the agent at [`Tap::HostIn`] and
+//!   are consumed there, never written to Linux. TCP-LR, which commands
+//!   the sender's TCP, is refused.
 
 use crate::sched::{Deadlines, Ev};
-use xltcp_core::scenario::Scenario;
-use xltcp_core::schemes::{self, Action, Agent, AgentStats, Node, NodeSignal, Tap, Verdict};
+use xltcp_core::scenario::{AgentScheme, LocalRecoverySpec, Scenario};
+use xltcp_core::schemes::{self, ucl, Action, Agent, AgentStats, Node, NodeSignal, Tap, Verdict};
 use xltcp_core::sim::agents::AgentSlot;
 use xltcp_core::sim::summary::{agent_sections, Sections};
 use xltcp_core::sim::topology::Topology;
@@ -43,8 +64,40 @@ use xltcp_core::time::Time;
 use xltcp_core::wire::Packet;
 
 /// Schemes whose host agents the emulator runs on the host's behalf
-/// (see the module doc), by section name.
-pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware"];
+/// (see the module doc), by section name; local recovery's only as PHY-LR
+/// (see [`phy_lr`]).
+pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware", "ucl", "local_recovery"];
+
+/// Whether `scenario` runs local recovery's sender agent as PHY-LR (it
+/// resends from a link buffer of the host's own frames, which the
+/// emulator keeps at the host's interface).
+pub fn phy_lr(scenario: &Scenario) -> bool {
+    scenario.schemes.local_recovery == LocalRecoverySpec::Phy
+        || scenario.agents.iter().any(|a| {
+            matches!(
+                a.scheme,
+                AgentScheme::LrSender {
+                    mode: LocalRecoverySpec::Phy,
+                    ..
+                }
+            )
+        })
+}
+
+/// Whether `scenario` runs local recovery's sender agent as TCP-LR (it
+/// commands the sender's TCP to retransmit a range).
+fn tcp_lr(scenario: &Scenario) -> bool {
+    scenario.schemes.local_recovery == LocalRecoverySpec::Tcp
+        || scenario.agents.iter().any(|a| {
+            matches!(
+                a.scheme,
+                AgentScheme::LrSender {
+                    mode: LocalRecoverySpec::Tcp,
+                    ..
+                }
+            )
+        })
+}
 
 /// A TCP command a host agent gave its host's TCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,20 +115,28 @@ pub struct HostCommand {
 #[derive(Debug, Default)]
 pub struct BsAgents {
     slots: Vec<AgentSlot>,
-    actions: Vec<Action>,
+    actions: Vec<(Node, Action)>,
     /// TCP commands of the host agents, in order, for the sender side.
     pub host_commands: Vec<HostCommand>,
     /// Actions of host agents the emulator cannot carry out (none of
     /// [`RUNS_AT_HOSTS`] gives one), counted.
     pub host_actions_ignored: u64,
+    /// The UCL pair's air with its security on: the real datagrams it
+    /// seals and opens go through it.
+    pub ucl_air: Option<ucl::Air>,
+    /// Whether any agent sits at a host.
+    at_hosts: bool,
 }
 
 impl BsAgents {
-    /// The BS agents `scenario` switches on, and its host agents of
-    /// [`RUNS_AT_HOSTS`] (others are left out; see [`host_agents`]).
-    pub fn new(scenario: &Scenario) -> BsAgents {
+    /// The BS agents `scenario` switches on for a run with `seed`, and its
+    /// host agents of [`RUNS_AT_HOSTS`] (others are left out; see
+    /// [`host_agents`]).
+    pub fn new(scenario: &Scenario, seed: u64) -> BsAgents {
         let topology = Topology::of(scenario);
-        let slots = schemes::build(scenario, topology.host_of())
+        let (agents, ucl_air) =
+            schemes::build_carrying_real_bytes(scenario, topology.host_of(), seed);
+        let slots: Vec<AgentSlot> = agents
             .into_iter()
             .filter(|(node, agent)| {
                 *node == Node::Bs || RUNS_AT_HOSTS.contains(&agent_name(agent.as_ref()))
@@ -83,18 +144,38 @@ impl BsAgents {
             .map(|(node, agent)| AgentSlot::new(node, agent))
             .collect();
         BsAgents {
+            at_hosts: slots.iter().any(|s| matches!(s.node, Node::Host(_))),
             slots,
+            ucl_air,
             ..BsAgents::default()
         }
     }
 
-    /// The wireless hosts whose agents command their TCP.
+    /// Whether any agent sits at a host (the data path then shows the
+    /// hosts' datagrams to them).
+    pub fn any_at_hosts(&self) -> bool {
+        self.at_hosts
+    }
+
+    /// Shows `p` to the agents of host `host` at `tap`, in order; the
+    /// first verdict other than `Pass` ends the walk.
+    pub fn tap_host(&mut self, now: Time, host: u32, tap: Tap, p: &mut Packet) -> Verdict {
+        for slot in self.slots.iter_mut().filter(|s| s.node == Node::Host(host)) {
+            let v = slot.agent.on_packet(now, tap, p);
+            if v != Verdict::Pass {
+                return v;
+            }
+        }
+        Verdict::Pass
+    }
+
+    /// The wireless hosts whose agents command their TCP (CR-aware TCP's).
     pub fn commanding_hosts(&self) -> Vec<u32> {
         let mut hosts: Vec<u32> = self
             .slots
             .iter()
             .filter_map(|s| match s.node {
-                Node::Host(h) => Some(h),
+                Node::Host(h) if agent_name(s.agent.as_ref()) == "cr_aware" => Some(h),
                 _ => None,
             })
             .collect();
@@ -140,17 +221,19 @@ impl BsAgents {
     }
 
     /// Takes every agent's pending actions, in slot order, and schedules
-    /// their deadlines; the caller carries the BS's actions out (the host
-    /// agents' TCP commands go to [`BsAgents::host_commands`]).
-    pub fn drain(&mut self, now: Time, deadlines: &mut Deadlines) -> Vec<Action> {
+    /// their deadlines; the caller carries out the emissions and releases,
+    /// each from its node (the host agents' TCP commands go to
+    /// [`BsAgents::host_commands`]).
+    pub fn drain(&mut self, now: Time, deadlines: &mut Deadlines) -> Vec<(Node, Action)> {
         let mut out = std::mem::take(&mut self.actions);
         for (k, slot) in self.slots.iter_mut().enumerate() {
             while let Some(a) = slot.agent.poll_action() {
                 match (slot.node, a) {
-                    (Node::Bs, a) => out.push(a),
                     (Node::Host(host), Action::Tcp { flow, cmd }) => {
                         self.host_commands.push(HostCommand { host, flow, cmd })
                     }
+                    (Node::Bs, Action::Tcp { .. }) => {}
+                    (node @ (Node::Bs | Node::Host(_)), a) => out.push((node, a)),
                     _ => self.host_actions_ignored += 1,
                 }
             }
@@ -162,7 +245,7 @@ impl BsAgents {
     }
 
     /// Gives back the buffer [`BsAgents::drain`] returned, emptied.
-    pub fn recycle(&mut self, mut buf: Vec<Action>) {
+    pub fn recycle(&mut self, mut buf: Vec<(Node, Action)>) {
         buf.clear();
         self.actions = buf;
     }
@@ -188,16 +271,19 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
         .map(|(_, agent)| agent_name(agent.as_ref()))
         .collect();
     found.retain(|name| !RUNS_AT_HOSTS.contains(name));
+    if tcp_lr(scenario) {
+        found.push("local_recovery");
+    }
     found.sort_unstable();
     found.dedup();
     found
         .into_iter()
         .map(|name| match name {
-            "local_recovery" => "[schemes] local_recovery = \"phy\"/\"tcp\": PHY-LR and \
-                TCP-LR retransmit at the sending host; TCP-LR needs Linux TCP to \
-                retransmit a given range on command (it has no means), PHY-LR a copy of \
-                the host's frames at its interface (future work); local_recovery = \
-                \"bs_reports\" runs the BS's gap monitor alone"
+            "local_recovery" => "[schemes] local_recovery = \"tcp\": TCP-LR commands the \
+                sender's TCP to retransmit a given range now; Linux TCP has no means to \
+                be told that (future work: see docs/emulator.md); local_recovery = \
+                \"phy\" (PHY-LR, resending from the host's interface) and \"bs_reports\" \
+                (the BS's gap monitor alone) run"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })

@@ -33,7 +33,7 @@ use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
 use xltcp_core::scenario::{Direction, LossSpec, LossSteps, Scenario};
-use xltcp_core::schemes::{Action, Node, NodeSignal, Tap, Verdict, Via};
+use xltcp_core::schemes::{ucl, Action, Node, NodeSignal, Tap, Verdict, Via};
 use xltcp_core::signal::UndeliveredReason;
 use xltcp_core::sim::emu_section::FreezeReport;
 use xltcp_core::sim::flow::{address, Side};
@@ -146,6 +146,45 @@ pub struct Hop {
     /// Uids of the datagrams an agent holds (`Verdict::Hold`), kept in the
     /// slab until it releases them.
     held_uids: BTreeSet<u64>,
+    /// The real bytes of the hosts' recent data frames, for PHY-LR's
+    /// resends (with PHY-LR only).
+    link_copies: Option<LinkCopies>,
+}
+
+/// Most data frames [`LinkCopies`] keeps (PHY-LR's link buffer is at most
+/// 4096 packets per flow; older frames are forgotten first).
+const LINK_COPIES_MAX: usize = 4096;
+
+/// The real bytes of data frames that left the hosts' interfaces, by
+/// (flow, first sequence number, payload length), the latest
+/// [`LINK_COPIES_MAX`].
+#[derive(Debug, Default)]
+struct LinkCopies {
+    frames: BTreeMap<(u32, u32, u32), Vec<u8>>,
+    order: std::collections::VecDeque<(u32, u32, u32)>,
+}
+
+impl LinkCopies {
+    fn key(p: &Packet) -> (u32, u32, u32) {
+        (p.meta.flow, p.tcp.seq.0, p.tcp.payload_len)
+    }
+
+    fn keep(&mut self, p: &Packet, bytes: &[u8]) {
+        let key = LinkCopies::key(p);
+        if self.frames.insert(key, bytes.to_vec()).is_none() {
+            self.order.push_back(key);
+        }
+        while self.frames.len() > LINK_COPIES_MAX {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            self.frames.remove(&old);
+        }
+    }
+
+    fn get(&self, p: &Packet) -> Option<&Vec<u8>> {
+        self.frames.get(&LinkCopies::key(p))
+    }
 }
 
 impl Hop {
@@ -257,7 +296,7 @@ impl Hop {
             signals: None,
             commands: None,
             blocked_flag: None,
-            agents: BsAgents::new(scenario),
+            agents: BsAgents::new(scenario, seed),
             emit_buf: Vec::new(),
             air,
             ready: Vec::new(),
@@ -266,9 +305,14 @@ impl Hop {
             host_hold: vec![Default::default(); Topology::of(scenario).hosts()],
             freeze: FreezeReport::default(),
             host_of: Topology::of(scenario).host_of().to_vec(),
+            link_copies: crate::agents::phy_lr(scenario).then(LinkCopies::default),
         };
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
+        }
+        // Agents with something to do from the start (the UCL's handshake).
+        if !hop.agents.is_empty() {
+            hop.drain_agents(Time::ZERO);
         }
         hop
     }
@@ -388,16 +432,124 @@ impl Hop {
             iface: 0,
             ..PacketMeta::default()
         };
-        let link = if from == Side::Ch {
-            2 * flow as usize
-        } else {
-            let host = self.host_of[flow as usize] as usize;
-            if self.host_frozen[host] {
-                return self.hold_at_host(host, packet, tcp);
+        if from == Side::Ch {
+            return self.send(now, 2 * flow as usize, packet);
+        }
+        let host = self.host_of[flow as usize] as usize;
+        if self.host_frozen[host] {
+            return self.hold_at_host(host, packet, tcp);
+        }
+        self.leave_host(now, host, packet);
+    }
+
+    /// A datagram leaves wireless host `host` through its interface: its
+    /// agents see it ([`Tap::HostOut`]), then it goes on the air.
+    fn leave_host(&mut self, now: Time, host: usize, packet: Packet) {
+        if !self.agents.any_at_hosts() {
+            return self.send(now, self.wl_up, packet);
+        }
+        self.stage(packet.meta.uid);
+        if let Some(copies) = self.link_copies.as_mut() {
+            if packet.tcp.payload_len > 0 {
+                copies.keep(&packet, self.slab.get_mut(packet.meta.uid));
             }
-            self.wl_up
-        };
-        self.send(now, link, packet);
+        }
+        let mut q = packet;
+        let v = self.agents.tap_host(now, host as u32, Tap::HostOut, &mut q);
+        if let Some(q) = self.settle(v, packet, q) {
+            self.host_send(now, q, false);
+        }
+        self.drain_agents(now);
+    }
+
+    /// Sends a packet from a wireless host onto the air (`first`: ahead
+    /// of its interface's queue).
+    fn host_send(&mut self, now: Time, p: Packet, first: bool) {
+        if self.air.is_some() {
+            return self.air_send(now, false, p, first);
+        }
+        self.send(now, self.wl_up, p);
+    }
+
+    /// A datagram reached its wireless host from the air: the host's
+    /// agents see it ([`Tap::HostIn`]) before it is written to the host.
+    fn reach_host(&mut self, now: Time, p: Packet) {
+        if !self.agents.any_at_hosts() {
+            return self.deliver_to(Side::Sh, p);
+        }
+        let host = self.host_of[p.meta.flow as usize];
+        let mut q = p;
+        let v = self.agents.tap_host(now, host, Tap::HostIn, &mut q);
+        if let Some(q) = self.settle(v, p, q) {
+            self.take_opened(q.meta.uid);
+            self.deliver_to(Side::Sh, q);
+        }
+        self.drain_agents(now);
+    }
+
+    /// Stages the real bytes of `uid` for the UCL to seal (with its
+    /// security on).
+    fn stage(&mut self, uid: u64) {
+        if let Some(air) = &self.agents.ucl_air {
+            air.stage(uid, self.slab.get_mut(uid));
+        }
+    }
+
+    /// Puts the datagram the UCL opened from `uid`'s frame in the slab:
+    /// what was sealed, and nothing else, goes on.
+    fn take_opened(&mut self, uid: u64) {
+        if let Some(opened) = self
+            .agents
+            .ucl_air
+            .as_ref()
+            .and_then(|a| a.take_opened(uid))
+        {
+            let buf = self.slab.get_mut(uid);
+            buf.clear();
+            buf.extend_from_slice(&opened);
+        }
+    }
+
+    /// Honours the agents' verdict on `p` (`q`: as they left it; see
+    /// [`crate::agents`]); the packet to send on, if it goes on.
+    fn settle(&mut self, v: Verdict, p: Packet, mut q: Packet) -> Option<Packet> {
+        let uid = p.meta.uid;
+        if v != Verdict::Hold {
+            if let Some(air) = &self.agents.ucl_air {
+                air.unstage(uid);
+            }
+        }
+        match v {
+            Verdict::Pass => {
+                if (q.tcp.ack, q.tcp.window) != (p.tcp.ack, p.tcp.window) {
+                    if let Ok(mut h) = TcpHeaderMut::new_checked(self.slab.get_mut(uid)) {
+                        h.set_ack(q.tcp.ack);
+                        h.set_window(q.tcp.window);
+                    }
+                }
+                // The agents may pick the interface and seal (meta's
+                // iface and link fields); the uid and flow stay.
+                q.meta.uid = uid;
+                q.meta.flow = p.meta.flow;
+                Some(q)
+            }
+            Verdict::Consume => {
+                self.slab.remove(uid);
+                self.counters.accounting.delivered += 1;
+                None
+            }
+            Verdict::Drop(why) => {
+                self.slab.remove(uid);
+                self.drop_other(why);
+                None
+            }
+            // The agent's `held` counts it until it releases it; its
+            // bytes wait in the slab.
+            Verdict::Hold => {
+                self.held_uids.insert(uid);
+                None
+            }
+        }
     }
 
     fn drop_other(&mut self, why: &'static str) {
@@ -500,12 +652,13 @@ impl Hop {
                 self.drain_agents(at);
             }
             Ev::Hop(t) => {
-                if let Some(air) = self.air.as_mut() {
+                let k = usize::from(t.hop);
+                if let Some(air) = self.air.as_mut().filter(|a| k < a.hops.len()) {
                     let capture = self.capture.is_some();
-                    let out = air.call(&mut self.deadlines, at, capture, |h, now, io| {
+                    let out = air.call(k, &mut self.deadlines, at, capture, |h, now, io| {
                         h.handle_timer(now, t, io)
                     });
-                    self.act_air(at, out);
+                    self.act_air(at, k, out);
                 }
             }
         }
@@ -542,39 +695,48 @@ impl Hop {
     /// Hands `p` to the simulator's hop: from the BS to its flow's host
     /// (`down`) or from the host to the BS; `first`: ahead of the packets
     /// waiting at the sending station.
+    /// The packet goes on the hop its `meta.iface` names (the scenario's
+    /// hops in order; dropped as `no_interface` past the last).
     fn air_send(&mut self, now: Time, down: bool, p: Packet, first: bool) {
         let Some(air) = self.air.as_mut() else { return };
+        let k = usize::from(p.meta.iface);
+        if k >= air.hops.len() {
+            self.slab.remove(p.meta.uid);
+            return self.drop_other("no_interface");
+        }
         let st = air.station_of_flow[p.meta.flow as usize];
         let (from, to) = if down { (BS, st) } else { (st, BS) };
         let capture = self.capture.is_some();
-        let out = air.call(&mut self.deadlines, now, capture, |h, now, io| {
+        let out = air.call(k, &mut self.deadlines, now, capture, |h, now, io| {
             if first {
                 h.enqueue_first(now, from, to, &p, io)
             } else {
                 h.enqueue(now, from, to, &p, io)
             }
         });
-        self.act_air(now, out);
+        self.act_air(now, k, out);
     }
 
     /// Tells the simulator's hop that the channel became (un)available.
     fn air_set_blocked(&mut self, now: Time, blocked: bool) {
         let Some(air) = self.air.as_mut() else { return };
         let capture = self.capture.is_some();
-        let out = air.call(&mut self.deadlines, now, capture, |h, now, io| {
+        // The availability process is the first hop's, as in the simulator.
+        let out = air.call(0, &mut self.deadlines, now, capture, |h, now, io| {
             h.set_blocked(now, blocked, io)
         });
-        self.act_air(now, out);
+        self.act_air(now, 0, out);
     }
 
-    /// Acts on the simulator's hop's outputs, in order.
-    fn act_air(&mut self, now: Time, out: Vec<HopOut>) {
+    /// Acts on hop `k`'s outputs, in order.
+    fn act_air(&mut self, now: Time, k: usize, out: Vec<HopOut>) {
         for o in &out {
             match *o {
                 HopOut::Arrived {
                     station: BS,
-                    packet,
+                    mut packet,
                 } => {
+                    packet.meta.iface = k as u8;
                     self.emit(
                         now,
                         Signal::Delivered {
@@ -585,7 +747,8 @@ impl Hop {
                     );
                     self.at_bs(now, true, packet);
                 }
-                HopOut::Arrived { packet, .. } => {
+                HopOut::Arrived { mut packet, .. } => {
+                    packet.meta.iface = k as u8;
                     self.emit(
                         now,
                         Signal::Delivered {
@@ -594,7 +757,7 @@ impl Hop {
                             bytes: packet.ip_len() as u32,
                         },
                     );
-                    self.deliver_to(Side::Sh, packet);
+                    self.reach_host(now, packet);
                 }
                 HopOut::Dropped {
                     station,
@@ -605,7 +768,7 @@ impl Hop {
                     self.slab.remove(packet.meta.uid);
                     let reason = drop_name(why);
                     if let Some(air) = self.air.as_mut() {
-                        *air.drops.entry(reason).or_insert(0) += 1;
+                        air.count_drop(k, reason);
                     }
                     self.emit(
                         now,
@@ -619,20 +782,26 @@ impl Hop {
                 }
                 HopOut::Signal {
                     station,
-                    signal,
+                    mut signal,
                     reason,
                     packet,
                     delays,
                 } => {
+                    if let xltcp_core::signal::Signal::Snr { iface, .. } = &mut signal {
+                        *iface = k as u8;
+                    }
                     let s = NodeSignal {
                         signal,
                         reason,
                         packet,
                         delays,
-                        iface: 0,
+                        iface: k as u8,
                     };
                     self.publish(now, station, s);
                 }
+                // A UCL handshake message is no IPv4 datagram: not captured.
+                HopOut::OnAir { packet, .. }
+                    if packet.meta.link_frame & ucl::secure::CONTROL != 0 => {}
                 HopOut::OnAir { down, packet } => {
                     let link = if down { self.wl_down } else { self.wl_up };
                     if let Some(cap) = self.capture.as_mut() {
@@ -663,7 +832,7 @@ impl Hop {
         }
         if let Some(air) = self.air.as_mut() {
             air.signals.count_delivered(name);
-            air.trace(now, station, s.signal);
+            air.trace(now, station, s.iface, s.signal);
         }
         self.drain_agents(now);
     }
@@ -685,33 +854,48 @@ impl Hop {
                 },
             );
         }
-        let to = match self.links[link].dest {
-            Dest::Bs => return self.at_bs(at, link == self.wl_up, p),
-            Dest::Ch(_) => Side::Ch,
-            Dest::ShOfFlow => Side::Sh,
-        };
-        self.deliver_to(to, p);
+        match self.links[link].dest {
+            Dest::Bs => self.at_bs(at, link == self.wl_up, p),
+            Dest::Ch(_) => self.deliver_to(Side::Ch, p),
+            Dest::ShOfFlow => self.reach_host(at, p),
+        }
     }
 
     /// A datagram reached the BS (`from_air`: from the wireless hop, else
-    /// from a wired host); the BS routes it on through its agents.
+    /// from a wired host); the BS routes it on through its agents: from a
+    /// wired host onto the air, from the air to the flow's wired host. It
+    /// decrements the TTL as a router does: from the air after its agents
+    /// (the UCL opens the frame the host sealed), toward the air before
+    /// them (the UCL seals what goes on the air).
     fn at_bs(&mut self, at: Time, from_air: bool, p: Packet) {
         let flow = p.meta.flow as usize;
-        // The BS routes: from a wired host onto the air, from the
-        // air to the flow's wired host.
-        if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
-            self.slab.remove(p.meta.uid);
-            return self.drop_other("ttl_expired");
-        }
-        let (tap, next) = if from_air {
-            (Tap::BsUp, 2 * flow + 1)
+        if from_air {
+            let Some(p) = self.through_agents(at, Tap::BsUp, p) else {
+                return self.drain_agents(at);
+            };
+            self.take_opened(p.meta.uid);
+            if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
+                self.slab.remove(p.meta.uid);
+                self.drop_other("ttl_expired");
+                return self.drain_agents(at);
+            }
+            self.send(at, 2 * flow + 1, p);
         } else {
-            (Tap::BsDown, self.wl_down)
-        };
-        if self.agents.is_empty() {
-            return self.send(at, next, p);
+            if !decrement_ttl(self.slab.get_mut(p.meta.uid)) {
+                self.slab.remove(p.meta.uid);
+                return self.drop_other("ttl_expired");
+            }
+            if !self.agents.is_empty() {
+                self.stage(p.meta.uid);
+            }
+            let Some(p) = self.through_agents(at, Tap::BsDown, p) else {
+                return self.drain_agents(at);
+            };
+            self.send(at, self.wl_down, p);
         }
-        self.through_agents(at, tap, next, p)
+        if !self.agents.is_empty() {
+            self.drain_agents(at);
+        }
     }
 
     /// A datagram reached the hosts of `to`: counted in order at its
@@ -725,53 +909,36 @@ impl Hop {
         self.ready.push((to, p.meta.uid));
     }
 
-    /// Shows a datagram crossing the BS to its agents, honours their
-    /// verdict (see [`crate::agents`]) and carries out their actions.
-    fn through_agents(&mut self, at: Time, tap: Tap, next: usize, p: Packet) {
+    /// Shows a datagram crossing the BS to its agents and honours their
+    /// verdict (see [`crate::agents`]); the packet to send on, if any.
+    /// The caller sends it, then carries out the agents' actions.
+    fn through_agents(&mut self, at: Time, tap: Tap, p: Packet) -> Option<Packet> {
+        if self.agents.is_empty() {
+            return Some(p);
+        }
         let mut q = p;
         let verdict = self.agents.tap(at, tap, &mut q);
-        let uid = p.meta.uid;
-        match verdict {
-            Verdict::Pass => {
-                if (q.tcp.ack, q.tcp.window) != (p.tcp.ack, p.tcp.window) {
-                    if let Ok(mut h) = TcpHeaderMut::new_checked(self.slab.get_mut(uid)) {
-                        h.set_ack(q.tcp.ack);
-                        h.set_window(q.tcp.window);
-                    }
-                }
-                q.meta = p.meta;
-                self.send(at, next, q);
-            }
-            Verdict::Consume => {
-                self.slab.remove(uid);
-                self.counters.accounting.delivered += 1;
-            }
-            Verdict::Drop(why) => {
-                self.slab.remove(uid);
-                self.drop_other(why);
-            }
-            // The agent's `held` counts it until it releases it; its
-            // bytes wait in the slab.
-            Verdict::Hold => {
-                self.held_uids.insert(uid);
-            }
-        }
-        self.drain_agents(at);
+        self.settle(verdict, p, q)
     }
 
-    /// Carries out the BS agents' actions and re-arms their deadlines.
+    /// Carries out the agents' actions (the BS's, and those the hosts'
+    /// agents take at the host's interface) and re-arms their deadlines.
     fn drain_agents(&mut self, at: Time) {
         let actions = self.agents.drain(at, &mut self.deadlines);
-        for a in &actions {
-            match *a {
-                Action::Emit { packet, via } => self.emit_from_bs(at, packet, via),
-                Action::Release { packet, via } => self.release(at, packet, via),
+        for &(node, a) in &actions {
+            let host = match node {
+                Node::Host(h) => Some(h),
+                _ => None,
+            };
+            match a {
+                Action::Emit { packet, via } => self.emit_from(at, host, packet, via),
+                Action::Release { packet, via } => self.release(at, host, packet, via),
                 Action::Tcp { .. } => {}
             }
         }
         self.agents.recycle(actions);
-        for k in 0..self.agents.host_commands.len() {
-            let c = self.agents.host_commands[k];
+        let commands = std::mem::take(&mut self.agents.host_commands);
+        for c in commands {
             match c.cmd {
                 Command::Freeze => self.freeze_host(at, c.host, true),
                 Command::Resume => self.freeze_host(at, c.host, false),
@@ -779,7 +946,6 @@ impl Hop {
                 Command::Retransmit { .. } => self.agents.host_actions_ignored += 1,
             }
         }
-        self.agents.host_commands.clear();
     }
 
     /// Freezes (or resumes) the TCP of wireless host `host`: Linux TCP
@@ -800,7 +966,7 @@ impl Hop {
         }
         self.freeze.resumes += 1;
         while let Some(p) = self.host_hold[h].pop_front() {
-            self.send(at, self.wl_up, p);
+            self.leave_host(at, h, p);
         }
     }
 
@@ -815,14 +981,24 @@ impl Hop {
         self.freeze.most_held = self.freeze.most_held.max(n);
     }
 
-    /// Sends a packet an agent held on from the BS, with its real bytes.
-    fn release(&mut self, at: Time, packet: Packet, via: Via) {
+    /// Sends on a packet an agent held, with its real bytes: from the BS
+    /// (`host` None) or from a wireless host's interface.
+    fn release(&mut self, at: Time, host: Option<u32>, packet: Packet, via: Via) {
         if !self.held_uids.remove(&packet.meta.uid) || packet.meta.flow >= self.flows {
             // Not a datagram the BS holds: nothing real to send.
             self.counters.accounting.injected += 1;
             return self.drop_other("agent_release_unknown");
         }
+        self.send_from(at, host, packet, via);
+    }
+
+    /// Sends `packet` (its bytes in the slab) from the BS (`host` None)
+    /// or from a wireless host, the way `via` says.
+    fn send_from(&mut self, at: Time, host: Option<u32>, packet: Packet, via: Via) {
         let flow = packet.meta.flow as usize;
+        if host.is_some() {
+            return self.host_send(at, packet, via == Via::AirFirst);
+        }
         match via {
             Via::AirFirst if self.air.is_some() => self.air_send(at, true, packet, true),
             Via::Air | Via::AirFirst => self.send(at, self.wl_down, packet),
@@ -830,24 +1006,45 @@ impl Hop {
         }
     }
 
-    /// Sends an agent's packet from the BS as real bytes.
-    fn emit_from_bs(&mut self, at: Time, mut packet: Packet, via: Via) {
+    /// Sends an agent's packet from its node (the BS, or wireless host
+    /// `host`) as real bytes: a packet without payload serialised
+    /// ([`emit`]); a UCL frame (`meta.link_frame`) with the bytes of its
+    /// air: a handshake message, or the real datagram a resend seals again;
+    /// a host's data frame PHY-LR resends with the bytes the host sent.
+    /// Other packets with payload are dropped (`agent_payload`): pattern
+    /// bytes would corrupt a real stream.
+    fn emit_from(&mut self, at: Time, host: Option<u32>, mut packet: Packet, via: Via) {
         self.counters.accounting.injected += 1;
         let flow = packet.meta.flow;
-        if packet.tcp.payload_len > 0 || flow >= self.flows {
+        if flow >= self.flows {
             return self.drop_other("agent_payload");
         }
-        self.emit_buf.clear();
-        emit(&packet, &mut self.emit_buf);
-        packet.meta.uid = self.slab.insert(&self.emit_buf);
-        if via == Via::AirFirst && self.air.is_some() {
-            return self.air_send(at, true, packet, true);
-        }
-        let link = match via {
-            Via::Air | Via::AirFirst => self.wl_down,
-            Via::Wire => 2 * flow as usize + 1,
+        let handle = packet.meta.link_frame;
+        let ucl_bytes = match (&self.agents.ucl_air, handle) {
+            (Some(air), h) if h & ucl::secure::CONTROL != 0 => air.frame(h),
+            (Some(air), h) if h != 0 => air.plaintext(h),
+            _ => None,
         };
-        self.send(at, link, packet);
+        // PHY-LR resends a frame the host sent: its real bytes.
+        let copy = match (&self.link_copies, host) {
+            (Some(c), Some(_)) if ucl_bytes.is_none() && packet.tcp.payload_len > 0 => {
+                c.get(&packet)
+            }
+            _ => None,
+        };
+        if let Some(bytes) = copy {
+            packet.meta.uid = self.slab.insert(bytes);
+        } else if let Some(bytes) = ucl_bytes {
+            packet.meta.uid = self.slab.insert(&bytes);
+        } else {
+            if packet.tcp.payload_len > 0 {
+                return self.drop_other("agent_payload");
+            }
+            self.emit_buf.clear();
+            emit(&packet, &mut self.emit_buf);
+            packet.meta.uid = self.slab.insert(&self.emit_buf);
+        }
+        self.send_from(at, host, packet, via);
     }
 
     fn wireless(&self) -> [usize; 2] {
@@ -942,7 +1139,7 @@ impl Hop {
         self.counters.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
             + self.agents.held()
             + self.host_hold.iter().map(|q| q.len() as u64).sum::<u64>()
-            + self.air.as_ref().map_or(0, |a| a.hop.in_flight());
+            + self.air.as_ref().map_or(0, Air::in_flight);
     }
 }
 

@@ -469,3 +469,207 @@ fn the_wifi_hop_carries_real_bytes_on_its_own_mac_timers() {
     assert_eq!(h.held(), 0);
     assert!(air.signals.published.get("delivered").copied().unwrap_or(0) > 0);
 }
+
+/// The UCL pair over an 802.11a and an 802.11b interface with its link
+/// security on; the threshold rule (no interface reaches 60 dB) takes the
+/// last interface, 802.11b, from the first SNR report on.
+fn ucl_two_interfaces(tamper_every: u64) -> Hop {
+    let text = format!(
+        r#"
+[sim]
+duration = "10s"
+[tcp]
+mss = "1460B"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[[wireless]]
+name = "a"
+kind = "wifi"
+standard = "11a"
+rate = "54Mbps"
+rate_control = "fixed"
+snr_report = "50ms"
+[wireless.snr]
+mean_db = 40.0
+[[wireless]]
+name = "b"
+kind = "wifi"
+standard = "11b"
+rate = "11Mbps"
+rate_control = "fixed"
+snr_report = "50ms"
+[wireless.snr]
+mean_db = 40.0
+[[flow]]
+[[agent]]
+scheme = "ucl"
+at = "bs"
+rule = "threshold"
+threshold = 60
+security = "on"
+tamper_every = {tamper_every}
+[[agent]]
+scheme = "ucl"
+at = "hosts"
+rule = "threshold"
+threshold = 60
+security = "on"
+tamper_every = {tamper_every}
+"#
+    );
+    let s = load_str(&text, "t.toml", Path::new("."), &[]).expect("valid scenario");
+    Hop::new(&s, 1)
+}
+
+/// A data segment whose payload is not the wire module's pattern, with
+/// valid checksums.
+fn real_datagram(from: Side, ip_id: u16, payload: u32) -> Vec<u8> {
+    let mut d = datagram(from, payload);
+    d[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    for (k, b) in d[40..].iter_mut().enumerate() {
+        *b = (k as u32 * 31 + u32::from(ip_id)) as u8;
+    }
+    fix_checksums(&mut d).expect("a whole datagram");
+    d
+}
+
+fn ucl_security(h: &Hop) -> xltcp_core::schemes::ucl::UclSecStats {
+    h.agents
+        .sections()
+        .0
+        .iter()
+        .find_map(|(_, s)| match s {
+            xltcp_core::schemes::AgentStats::Ucl(u) => u.security.as_deref().cloned(),
+            _ => None,
+        })
+        .expect("the UCL's security ran")
+}
+
+#[test]
+fn the_ucl_seals_the_real_datagrams_and_the_far_end_writes_what_it_opened() {
+    let mut h = ucl_two_interfaces(0);
+    let mut sink = Sink::default();
+    // The handshake runs over the air from time zero, before any datagram.
+    run_until(&mut h, Time(200_000_000), &mut sink);
+    assert!(sink.out.is_empty(), "handshake messages reach no host");
+    let sec = ucl_security(&h);
+    assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
+    let mut sent = Vec::new();
+    for k in 0..10u16 {
+        let at = Time(200_000_000 + u64::from(k) * 1_000_000);
+        run_until(&mut h, at, &mut sink);
+        for from in [Side::Ch, Side::Sh] {
+            let d = real_datagram(from, 100 + k, 1000);
+            h.ingress(at, from, &d);
+            sent.push((from, d));
+        }
+    }
+    run_until(&mut h, Time(2_000_000_000), &mut sink);
+    h.finish();
+    let c = &h.counters.accounting;
+    assert!(c.balances(), "{c:?}");
+    assert_eq!(
+        sink.out.len(),
+        sent.len(),
+        "{c:?} {:?}",
+        h.counters.dropped_other
+    );
+    for (from, d) in &sent {
+        let to = if *from == Side::Ch {
+            Side::Sh
+        } else {
+            Side::Ch
+        };
+        let got = sink
+            .out
+            .iter()
+            .find(|(side, g)| *side == to && g[4..6] == d[4..6])
+            .map(|(_, g)| g)
+            .expect("delivered");
+        // Byte for byte what the host sent, but for the TTL the BS
+        // decremented (and the header checksum with it).
+        assert_eq!(got.len(), d.len());
+        assert_eq!(got[8], d[8] - 1);
+        assert_eq!(got[..8], d[..8]);
+        assert_eq!(got[12..], d[12..]);
+        parse(got).expect("valid checksums");
+    }
+    let sec = ucl_security(&h);
+    assert_eq!(sec.link.sealed, 20, "{sec:?}");
+    assert_eq!(sec.link.opened, 20, "{sec:?}");
+    assert_eq!(sec.overhead_bytes, 20 * 28);
+    // Both interfaces carried frames: the handshake on the first, the
+    // data on the second (the rule's choice from the first report on).
+    let air = h.air.as_ref().unwrap();
+    let carried = |k: usize| {
+        let [(_, down), (_, up)] = air.hops[k].link_stats();
+        down.arrived + up.arrived
+    };
+    assert!(carried(0) >= 3, "handshake on 11a: {}", carried(0));
+    assert!(carried(1) >= 20, "data on 11b: {}", carried(1));
+    assert_eq!(h.held(), 0);
+}
+
+#[test]
+fn a_tampered_frame_is_dropped_by_its_reason_and_never_written_to_a_host() {
+    // Every sealed data frame has one byte flipped on the air.
+    let mut h = ucl_two_interfaces(1);
+    let mut sink = Sink::default();
+    run_until(&mut h, Time(200_000_000), &mut sink);
+    for k in 0..10u16 {
+        let at = Time(200_000_000 + u64::from(k) * 1_000_000);
+        run_until(&mut h, at, &mut sink);
+        for from in [Side::Ch, Side::Sh] {
+            h.ingress(at, from, &real_datagram(from, 100 + k, 1000));
+        }
+    }
+    run_until(&mut h, Time(2_000_000_000), &mut sink);
+    h.finish();
+    assert!(sink.out.is_empty(), "{} written", sink.out.len());
+    let c = &h.counters.accounting;
+    assert!(c.balances(), "{c:?}");
+    let sec = ucl_security(&h);
+    assert_eq!(sec.tampered_on_air, 20, "{sec:?}");
+    // A flipped byte in the frame's header is malformed, elsewhere the
+    // tag fails: each one dropped and counted by its reason.
+    let by_reason = |r: &str| h.counters.dropped_other.get(r).copied().unwrap_or(0);
+    assert_eq!(by_reason("ucl.tampered") + by_reason("ucl.malformed"), 20);
+    assert_eq!(sec.link.tampered + sec.link.malformed, 20);
+    assert_eq!(sec.link.opened, 0);
+}
+
+#[test]
+fn the_ucl_secures_the_emulators_own_point_to_point_links_too() {
+    let mut h = hop(
+        "[[agent]]\nscheme = \"ucl\"\nat = \"bs\"\nsecurity = \"on\"\n\
+         [[agent]]\nscheme = \"ucl\"\nat = \"hosts\"\nsecurity = \"on\"\n",
+    );
+    assert!(h.air.is_none(), "the emulator's own links");
+    let mut sink = Sink::default();
+    run_until(&mut h, Time(100_000_000), &mut sink);
+    assert!(sink.out.is_empty(), "handshake messages reach no host");
+    let d = real_datagram(Side::Ch, 7, 1000);
+    h.ingress(Time(100_000_000), Side::Ch, &d);
+    let u = real_datagram(Side::Sh, 8, 500);
+    h.ingress(Time(100_000_000), Side::Sh, &u);
+    run_until(&mut h, Time(1_000_000_000), &mut sink);
+    h.finish();
+    assert!(
+        h.counters.accounting.balances(),
+        "{:?}",
+        h.counters.accounting
+    );
+    assert_eq!(sink.out.len(), 2, "{:?}", h.counters.dropped_other);
+    for (side, got) in &sink.out {
+        let sent = if *side == Side::Sh { &d } else { &u };
+        assert_eq!(got[12..], sent[12..]);
+        assert_eq!(got[8], sent[8] - 1);
+    }
+    let sec = ucl_security(&h);
+    assert_eq!(
+        (sec.link.handshakes_done, sec.link.opened),
+        (2, 2),
+        "{sec:?}"
+    );
+}

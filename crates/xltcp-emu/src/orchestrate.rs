@@ -21,7 +21,7 @@ use xltcp_core::hop::Hop as _;
 use xltcp_core::scenario::{self, Direction, Scenario};
 use xltcp_core::sim::emu_section::EmuDetails;
 use xltcp_core::sim::flow::Side;
-use xltcp_core::sim::summary::{HopSummary, Sections};
+use xltcp_core::sim::summary::{HopSummary, MoreHopSummary, Sections};
 use xltcp_core::sim::{LinkSummary, Summary};
 use xltcp_core::time::{Dur, Time};
 
@@ -76,16 +76,18 @@ pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<Summary, Emu
 }
 
 /// Refuses what the emulator does not model yet, saying so: agents the
-/// scenario places at hosts (the BS's run), hops other than
-/// point-to-point, too many flows.
+/// scenario places at hosts that would have to run inside Linux's TCP
+/// (the BS's run, and the hosts' of [`crate::agents::RUNS_AT_HOSTS`]),
+/// too many flows.
 pub fn supported(s: &Scenario) -> Result<(), EmuError> {
     let mut why = crate::agents::host_agents(s);
     if !why.is_empty() {
         why.insert(
             0,
-            "the emulator runs the schemes' agents at the base station, and CR-aware \
-             TCP's on its host's behalf (a pause of the host's traffic); these agents \
-             at the hosts would have to run inside their Linux TCP"
+            "the emulator runs the schemes' agents at the base station, and at a \
+             host's interface those that act below its TCP (the UCL) or on its behalf \
+             (CR-aware TCP: a pause of the host's traffic); these agents at the hosts \
+             would have to run inside their Linux TCP"
                 .into(),
         );
     }
@@ -94,13 +96,6 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
             "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",
             s.flows.len()
         ));
-    }
-    if !s.more_hops.is_empty() {
-        why.push(
-            "the emulator models one wireless hop; hosts with several interfaces \
-             ([[wireless]] entries) run in the simulator"
-                .into(),
-        );
     }
     if why.is_empty() {
         Ok(())
@@ -327,7 +322,7 @@ fn emulate(
     let _servers = start_servers(s, p)?;
     let mut hop = Hop::new(s, seed);
     if let (Some(air), Some(_)) = (hop.air.as_mut(), opts.out_dir) {
-        if air.hop.publishes_signals() {
+        if air.publishes_signals() {
             air.trace = Some(xltcp_core::signal::SignalLog::new());
         }
     }
@@ -541,18 +536,19 @@ fn build_summary(
         })
         .collect();
     if let Some(air) = &hop.air {
-        // The wireless directions are the simulator's hop's.
+        // The wireless directions are the simulator's hops'.
         links.truncate(links.len() - 2);
-        let [(_, down), (_, up)] = air.hop.link_stats();
-        let name = &s.wireless.name;
-        links.push(LinkSummary {
-            name: format!("bs-{name}"),
-            stats: down,
-        });
-        links.push(LinkSummary {
-            name: format!("{name}-bs"),
-            stats: up,
-        });
+        for (h, name) in air.hops.iter().zip(&air.names) {
+            let [(_, down), (_, up)] = h.link_stats();
+            links.push(LinkSummary {
+                name: format!("bs-{name}"),
+                stats: down,
+            });
+            links.push(LinkSummary {
+                name: format!("{name}-bs"),
+                stats: up,
+            });
+        }
     }
     let strings = |m: &std::collections::BTreeMap<&'static str, u64>| {
         m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
@@ -575,12 +571,20 @@ fn build_summary(
             usable_s: s.sim.duration.as_secs_f64() - blocked,
             no_interface: 0,
         },
-        hop_sections: Sections(hop.air.iter().filter_map(|a| a.hop.section()).collect()),
-        more_hops: Vec::new(),
+        hop_sections: Sections(hop.air.iter().filter_map(|a| a.first().section()).collect()),
+        more_hops: hop
+            .air
+            .iter()
+            .flat_map(|a| a.hops.iter().zip(&a.names).skip(1))
+            .map(|(h, name)| MoreHopSummary {
+                name: name.clone(),
+                sections: Sections(h.section().into_iter().collect()),
+            })
+            .collect(),
         signals: hop
             .air
             .as_ref()
-            .filter(|a| a.hop.publishes_signals())
+            .filter(|a| a.publishes_signals())
             .map(|a| a.signals.clone()),
         output: None,
         agents: hop.agents.sections(),
@@ -601,6 +605,13 @@ fn build_summary(
                 .as_ref()
                 .map(|a| strings(&a.drops))
                 .unwrap_or_default(),
+            hop_drops_by_hop: hop
+                .air
+                .iter()
+                .filter(|a| a.hops.len() > 1)
+                .flat_map(|a| a.names.iter().zip(&a.drops_by_hop))
+                .map(|(name, m)| (name.clone(), strings(m)))
+                .collect(),
             blocked_intervals: hop
                 .blocked_intervals
                 .iter()

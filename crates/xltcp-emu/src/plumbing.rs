@@ -180,7 +180,9 @@ fn remove_namespace(ns: &str) {
 }
 
 /// Linux's TCP counters (`TcpExt` of /proc/net/netstat) of namespace `ns`
-/// that tell how losses were recovered; empty if they cannot be read.
+/// that tell how losses were recovered, and its count of TCP segments
+/// that arrived with a bad checksum (`InCsumErrors`, /proc/net/snmp);
+/// empty if they cannot be read.
 pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
     const KEEP: &[&str] = &[
         "TCPTimeouts",
@@ -200,21 +202,32 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
     ];
     let mut out = std::collections::BTreeMap::new();
     let Ok(text) = Command::new("ip")
-        .args(["netns", "exec", ns, "cat", "/proc/net/netstat"])
+        .args([
+            "netns",
+            "exec",
+            ns,
+            "cat",
+            "/proc/net/netstat",
+            "/proc/net/snmp",
+        ])
         .output()
     else {
         return out;
     };
     let text = String::from_utf8_lossy(&text.stdout);
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
-    if let [names, values] = lines[..] {
-        for (k, v) in names
-            .split_whitespace()
-            .zip(values.split_whitespace())
-            .skip(1)
-        {
-            if let (true, Ok(v)) = (KEEP.contains(&k), v.parse()) {
-                out.insert(k.to_string(), v);
+    // `TcpExt:` of netstat, and `Tcp:` of snmp for the segments that
+    // arrived with a bad checksum (`InCsumErrors`).
+    for (prefix, keep) in [("TcpExt:", KEEP), ("Tcp:", &["InCsumErrors"][..])] {
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(prefix)).collect();
+        if let [names, values] = lines[..] {
+            for (k, v) in names
+                .split_whitespace()
+                .zip(values.split_whitespace())
+                .skip(1)
+            {
+                if let (true, Ok(v)) = (keep.contains(&k), v.parse()) {
+                    out.insert(k.to_string(), v);
+                }
             }
         }
     }

@@ -43,7 +43,8 @@ fn blocked_within(intervals: &[(Time, Time)], from: Time, to: Time) -> Dur {
 /// Payload rate of the hop for `f`'s data direction while usable.
 fn wireless_rate(s: &Scenario, hop: &Hop, f: &FlowSpec) -> f64 {
     if let Some(air) = &hop.air {
-        return air.hop.capacity_bps(f);
+        // With several hops, their sum, as the simulator's bound.
+        return air.hops.iter().map(|h| h.capacity_bps(f)).sum();
     }
     let link = hop.links.len() - if f.direction == Direction::Down { 2 } else { 1 };
     oracle::p2p_wireless_rate(s, f, hop.links[link].mean_loss())

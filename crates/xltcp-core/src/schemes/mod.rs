@@ -150,6 +150,30 @@ pub fn build_seeded(
     host_of: &[u32],
     seed: u64,
 ) -> Vec<(Node, Box<dyn Agent>)> {
+    build_with(scenario, host_of, seed, false).0
+}
+
+/// Agents with their nodes, as [`build`] returns them.
+pub type Placed = Vec<(Node, Box<dyn Agent>)>;
+
+/// As [`build_seeded`], for an engine that carries real datagrams (the
+/// emulator): the UCL's security seals and opens the real bytes the
+/// engine exchanges through the returned air (present with security on;
+/// see [`ucl::secure`]).
+pub fn build_carrying_real_bytes(
+    scenario: &Scenario,
+    host_of: &[u32],
+    seed: u64,
+) -> (Placed, Option<ucl::Air>) {
+    build_with(scenario, host_of, seed, true)
+}
+
+fn build_with(
+    scenario: &Scenario,
+    host_of: &[u32],
+    seed: u64,
+    real_bytes: bool,
+) -> (Placed, Option<ucl::Air>) {
     let s = &scenario.schemes;
     // The UCL pair's air, shared by its halves (with security on).
     let secured = scenario.agents.iter().find_map(|a| match &a.scheme {
@@ -158,7 +182,13 @@ pub fn build_seeded(
     });
     let cx = Cx {
         seed,
-        air: secured.map(|spec| ucl::Air::new(seed, spec.tamper_every)),
+        air: secured.map(|spec| {
+            if real_bytes {
+                ucl::Air::carrying_real_bytes(seed, spec.tamper_every)
+            } else {
+                ucl::Air::new(seed, spec.tamper_every)
+            }
+        }),
     };
     let flows = &scenario.flows;
     let mut agents = Vec::new();
@@ -221,7 +251,7 @@ pub fn build_seeded(
             &cx,
         );
     }
-    agents
+    (agents, cx.air)
 }
 
 /// What placing an agent may need beside the scenario.

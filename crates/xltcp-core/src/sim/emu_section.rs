@@ -74,6 +74,10 @@ pub struct EmuDetails {
     /// Packets the simulator's hop (802.15.4, 802.11) dropped, by reason
     /// (its link counters say which direction).
     pub hop_drops: BTreeMap<String, u64>,
+    /// The same per hop (by `[[wireless]] name`), with several hops;
+    /// absent with one.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub hop_drops_by_hop: BTreeMap<String, BTreeMap<String, u64>>,
     /// The sender-side freezes of CR-aware TCP, if it ran.
     pub sender_freeze: Option<FreezeReport>,
     /// Non-TCP IPv4 datagrams carried.

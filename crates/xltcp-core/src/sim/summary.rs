@@ -225,6 +225,14 @@ impl Summary {
             _ => None,
         })
     }
+
+    /// The UCL's counters (its security's among them), if it ran.
+    pub fn ucl(&self) -> Option<&crate::schemes::ucl::UclStats> {
+        self.agents.0.iter().find_map(|(_, s)| match s {
+            AgentStats::Ucl(u) => Some(u),
+            _ => None,
+        })
+    }
 }
 
 /// Named sections of `summary.json`, written as keys in this order.

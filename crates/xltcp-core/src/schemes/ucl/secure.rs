@@ -40,6 +40,22 @@
 //! Nth sealed data frame on the air (the byte and its mask from the run's
 //! stream `ucl.tamper`); the count is `tampered_on_air`.
 //!
+//! # Real datagrams (the emulator)
+//!
+//! An engine that carries real datagrams (the emulator) builds the pair's
+//! air with [`Air::carrying_real_bytes`] and hands the agents the real
+//! bytes: before a packet meets the UCL where it seals ([`Tap::HostOut`],
+//! [`Tap::BsDown`]) the engine stages its datagram ([`Air::stage`], by the
+//! packet's uid); the UCL seals those bytes instead of the packet's
+//! serialisation, keeps the plaintext beside the sealed frame (a resend on
+//! another interface seals it again), and on opening a frame leaves the
+//! plaintext for the engine ([`Air::take_opened`], by uid), which writes
+//! that, and nothing else, to the receiving host. An opened frame must
+//! name the packet's addresses and IP identification (else `mismatch`).
+//!
+//! [`Tap::HostOut`]: crate::schemes::Tap::HostOut
+//! [`Tap::BsDown`]: crate::schemes::Tap::BsDown
+//!
 //! The CPU time of sealing and opening ([`CpuCost::MEASURED`], 4-7 us a
 //! frame) is not charged: it is below one 54 Mbit/s frame's airtime and
 //! overlaps the radio's.
@@ -143,6 +159,50 @@ struct AirInner {
     data_frames: u64,
     rng: Rng,
     evicted: u64,
+    /// Real datagrams (see the module doc), if the engine carries them.
+    real: Option<RealBytes>,
+}
+
+/// What an engine carrying real datagrams exchanges with the UCL through
+/// its [`Air`]: each map holds at most [`AIR_FRAMES_MAX`] entries, the
+/// oldest forgotten first (counted in `evicted`).
+#[derive(Debug, Default)]
+struct RealBytes {
+    /// Datagrams staged for sealing, by packet uid.
+    staged: BTreeMap<u64, Vec<u8>>,
+    staged_order: VecDeque<u64>,
+    /// The plaintext of each sealed data frame, by handle (kept and
+    /// forgotten with the frame).
+    plain: BTreeMap<u32, Vec<u8>>,
+    /// Datagrams opened from authentic frames, by packet uid.
+    opened: BTreeMap<u64, Vec<u8>>,
+    opened_order: VecDeque<u64>,
+}
+
+/// Inserts into a bounded map with its insertion order; true if an old
+/// entry had to go.
+fn bounded_insert(
+    map: &mut BTreeMap<u64, Vec<u8>>,
+    order: &mut VecDeque<u64>,
+    key: u64,
+    bytes: Vec<u8>,
+) -> bool {
+    if map.insert(key, bytes).is_none() {
+        order.push_back(key);
+    }
+    let mut evicted = false;
+    while map.len() > AIR_FRAMES_MAX {
+        match order.pop_front() {
+            Some(old) => evicted |= map.remove(&old).is_some(),
+            None => break,
+        }
+    }
+    // Keys taken out of the map leave stale entries in the order; keep it
+    // bounded too.
+    if order.len() > 2 * AIR_FRAMES_MAX {
+        order.retain(|k| map.contains_key(k));
+    }
+    evicted
 }
 
 /// The bytes on the air of one UCL pair (see the module doc): frames by
@@ -162,7 +222,72 @@ impl Air {
             data_frames: 0,
             rng: stream(seed, "ucl.tamper"),
             evicted: 0,
+            real: None,
         })))
+    }
+
+    /// As [`Air::new`], for an engine that carries real datagrams (see the
+    /// module doc): the UCL seals the bytes staged with [`Air::stage`] and
+    /// leaves what it opened for [`Air::take_opened`].
+    pub fn carrying_real_bytes(seed: u64, tamper_every: u64) -> Air {
+        let air = Air::new(seed, tamper_every);
+        air.lock().real = Some(RealBytes::default());
+        air
+    }
+
+    /// Whether the air carries real datagrams.
+    pub fn carries_real_bytes(&self) -> bool {
+        self.lock().real.is_some()
+    }
+
+    /// Stages the real datagram of the packet with `uid`, for the UCL to
+    /// seal when the packet leaves its node. No-op without real bytes.
+    pub fn stage(&self, uid: u64, datagram: &[u8]) {
+        let mut a = self.lock();
+        let inner = &mut *a;
+        if let Some(r) = inner.real.as_mut() {
+            if bounded_insert(&mut r.staged, &mut r.staged_order, uid, datagram.to_vec()) {
+                inner.evicted += 1;
+            }
+        }
+    }
+
+    /// Forgets the datagram staged for `uid` (the packet did not leave).
+    pub fn unstage(&self, uid: u64) {
+        if let Some(r) = self.lock().real.as_mut() {
+            r.staged.remove(&uid);
+        }
+    }
+
+    fn take_staged(&self, uid: u64) -> Option<Vec<u8>> {
+        self.lock().real.as_mut()?.staged.remove(&uid)
+    }
+
+    /// The datagram the UCL opened from the authentic frame of the packet
+    /// with `uid`, if it opened one: what the receiving host gets.
+    pub fn take_opened(&self, uid: u64) -> Option<Vec<u8>> {
+        self.lock().real.as_mut()?.opened.remove(&uid)
+    }
+
+    fn put_opened(&self, uid: u64, datagram: Vec<u8>) {
+        let mut a = self.lock();
+        let inner = &mut *a;
+        if let Some(r) = inner.real.as_mut() {
+            if bounded_insert(&mut r.opened, &mut r.opened_order, uid, datagram) {
+                inner.evicted += 1;
+            }
+        }
+    }
+
+    /// The bytes on the air under `handle` (a handshake message, or a
+    /// sealed frame as it is on the air, tampering included), if kept.
+    pub fn frame(&self, handle: u32) -> Option<Vec<u8>> {
+        self.get(handle)
+    }
+
+    /// The real datagram a data frame sealed (with real bytes), if kept.
+    pub fn plaintext(&self, handle: u32) -> Option<Vec<u8>> {
+        self.lock().real.as_ref()?.plain.get(&handle).cloned()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, AirInner> {
@@ -171,8 +296,9 @@ impl Air {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Puts a frame on the air; its handle, and whether it was tampered.
-    fn put(&self, mut bytes: Vec<u8>, control: bool) -> (u32, bool) {
+    /// Puts a frame on the air (with the datagram it seals, for real
+    /// bytes); its handle, and whether it was tampered.
+    fn put(&self, mut bytes: Vec<u8>, control: bool, plain: Option<Vec<u8>>) -> (u32, bool) {
         let mut a = self.lock();
         let mut tampered = false;
         if !control && !bytes.is_empty() {
@@ -188,9 +314,15 @@ impl Air {
         a.next = if a.next + 1 == CONTROL { 1 } else { a.next + 1 };
         a.frames.insert(handle, bytes);
         a.order.push_back(handle);
+        if let (Some(r), Some(plain)) = (a.real.as_mut(), plain) {
+            r.plain.insert(handle, plain);
+        }
         if a.order.len() > AIR_FRAMES_MAX {
             if let Some(old) = a.order.pop_front() {
                 a.frames.remove(&old);
+                if let Some(r) = a.real.as_mut() {
+                    r.plain.remove(&old);
+                }
                 a.evicted += 1;
             }
         }
@@ -544,7 +676,7 @@ impl Sec {
             return;
         };
         let len = msg.len() as u32;
-        let (handle, _) = self.air.put(msg, true);
+        let (handle, _) = self.air.put(msg, true, None);
         g.stats.handshake_frames += 1;
         g.sent += 1;
         // Waiting for an answer (the initiator's last message needs none,
@@ -599,8 +731,29 @@ impl Sec {
         let Some(link) = g.link.as_mut() else {
             return;
         };
-        let mut bytes = Vec::with_capacity(p.ip_len());
-        emit(p, &mut bytes);
+        let real = self.air.carries_real_bytes();
+        let bytes = if real {
+            // A resend carries the handle of the frame it copies.
+            let resent = p.meta.link_frame != 0 && p.meta.link_frame & CONTROL == 0;
+            let found = if resent {
+                self.air.plaintext(p.meta.link_frame)
+            } else {
+                self.air.take_staged(p.meta.uid)
+            };
+            let Some(bytes) = found else {
+                // Nothing real to seal: the frame goes unsealed and the
+                // peer drops it.
+                g.stats.frame_missing += 1;
+                p.meta.link_frame = 0;
+                p.meta.link_overhead = 0;
+                return;
+            };
+            bytes
+        } else {
+            let mut bytes = Vec::with_capacity(p.ip_len());
+            emit(p, &mut bytes);
+            bytes
+        };
         if let Some(limit) = rekey_bytes {
             if g.bytes_in_epoch >= limit {
                 if let Some(s) = link.session_mut() {
@@ -615,7 +768,7 @@ impl Sec {
         };
         g.bytes_in_epoch += bytes.len() as u64;
         let overhead = frame.len() - bytes.len();
-        let (handle, tampered) = self.air.put(frame, false);
+        let (handle, tampered) = self.air.put(frame, false, real.then_some(bytes));
         g.stats.overhead_bytes += overhead as u64;
         g.stats.tampered_on_air += u64::from(tampered);
         p.meta.link_frame = handle;
@@ -666,6 +819,16 @@ impl Sec {
         let was_up = link.is_up();
         match link.open(&frame) {
             Err(reason) => (Inbound::Drop(drop_name(reason)), false),
+            Ok(plain) if self.air.carries_real_bytes() => {
+                p.meta.link_frame = 0;
+                p.meta.link_overhead = 0;
+                if !names_packet(&plain, p) {
+                    g.stats.mismatch += 1;
+                    return (Inbound::Drop("ucl.mismatch"), false);
+                }
+                self.air.put_opened(p.meta.uid, plain);
+                (Inbound::Open, !was_up && link.is_up())
+            }
             Ok(plain) => {
                 p.meta.link_frame = 0;
                 p.meta.link_overhead = 0;
@@ -707,6 +870,15 @@ impl Sec {
     }
 }
 
+/// Whether a real datagram opened from a frame is the packet's: same IPv4
+/// addresses and identification (the TTL, which routers change, aside).
+fn names_packet(datagram: &[u8], p: &Packet) -> bool {
+    datagram.len() >= 20
+        && datagram[12..16] == p.src.octets()
+        && datagram[16..20] == p.dst.octets()
+        && datagram[4..6] == p.ip_id.to_be_bytes()
+}
+
 fn drop_name(r: DropReason) -> &'static str {
     match r {
         DropReason::Tampered => "ucl.tampered",
@@ -720,3 +892,41 @@ fn drop_name(r: DropReason) -> &'static str {
 
 /// Bytes the UCL's security adds to a frame.
 pub const OVERHEAD: u32 = FRAME_OVERHEAD as u32;
+
+#[cfg(test)]
+mod real_bytes_tests {
+    use super::*;
+
+    #[test]
+    fn staged_and_opened_datagrams_are_bounded_and_taken_once() {
+        let air = Air::carrying_real_bytes(1, 0);
+        assert!(air.carries_real_bytes());
+        assert!(!Air::new(1, 0).carries_real_bytes());
+        // Staged datagrams nobody seals are forgotten, oldest first.
+        for uid in 0..(AIR_FRAMES_MAX as u64 + 10) {
+            air.stage(uid, &[uid as u8; 40]);
+        }
+        assert_eq!(air.evicted(), 10);
+        assert_eq!(air.take_staged(0), None);
+        assert_eq!(air.take_staged(10), Some(vec![10u8; 40]));
+        assert_eq!(air.take_staged(10), None, "taken once");
+        air.unstage(11);
+        assert_eq!(air.take_staged(11), None);
+        let inner = air.lock();
+        let r = inner.real.as_ref().unwrap();
+        assert!(r.staged_order.len() <= 2 * AIR_FRAMES_MAX);
+        drop(inner);
+        // What the UCL opened waits for the engine, by uid, once.
+        air.put_opened(5, vec![1, 2, 3]);
+        assert_eq!(air.take_opened(5), Some(vec![1, 2, 3]));
+        assert_eq!(air.take_opened(5), None);
+        // A sealed frame keeps its plaintext while it is on the air.
+        let (h, _) = air.put(vec![9; 68], false, Some(vec![7; 40]));
+        assert_eq!(air.plaintext(h), Some(vec![7; 40]));
+        assert_eq!(air.frame(h), Some(vec![9; 68]));
+        for _ in 0..AIR_FRAMES_MAX {
+            air.put(vec![0; 68], false, Some(vec![0; 40]));
+        }
+        assert_eq!(air.plaintext(h), None, "forgotten with its frame");
+    }
+}
