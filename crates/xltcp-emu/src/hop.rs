@@ -331,7 +331,9 @@ impl Hop {
         (o[0] == 10 && o[1] == net && n >= 1 && n <= self.flows).then(|| n - 1)
     }
 
-    fn reject(&mut self, now: Time, why: &'static str, bytes: &[u8]) {
+    /// Refuses a datagram (or a device's frame) read from the hosts at
+    /// `now` for `why`: counted, and captured with its reason.
+    pub fn reject(&mut self, now: Time, why: &'static str, bytes: &[u8]) {
         *self.counters.rejected.entry(why).or_insert(0) += 1;
         if let Some(cap) = self.capture.as_mut() {
             cap.record_rejected(now, bytes);
@@ -340,8 +342,15 @@ impl Hop {
 
     /// A datagram read from the hosts of `from` at `now`.
     pub fn ingress(&mut self, now: Time, from: Side, bytes: &[u8]) {
+        self.ingress_checked(now, from, bytes, true)
+    }
+
+    /// A datagram read from the hosts of `from` at `now`; `verify`: check
+    /// its checksums (false for a datagram whose checksums the emulator
+    /// computed itself, see [`crate::tun::split`]).
+    pub fn ingress_checked(&mut self, now: Time, from: Side, bytes: &[u8], verify: bool) {
         let verify = ParseOptions {
-            verify_checksums: true,
+            verify_checksums: verify,
         };
         let mut packet = match parse_with(bytes, verify) {
             Ok(p) => p.into_packet(),
@@ -495,6 +504,18 @@ impl Hop {
             Ev::Agent { .. } => "agent",
             Ev::Hop(t) => self.air.as_ref().map_or("hop", |a| a.timer_name(t)),
         }
+    }
+
+    /// `n` datagrams counted delivered by [`Hop::flush`] were in a write
+    /// the egress found failed later (a joined super-packet): dropped.
+    pub fn egress_failed(&mut self, n: u64) {
+        self.counters.accounting.delivered -= n;
+        self.counters.accounting.dropped += n;
+        *self
+            .counters
+            .dropped_other
+            .entry("egress_error")
+            .or_insert(0) += n;
     }
 
     /// Writes the datagrams delivered so far to the hosts.
