@@ -314,7 +314,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
                         report.datagrams_read += k;
                         report.super_packets += u64::from(is_super(&buf[..n]));
                         if let Err(why) = split {
-                            hop.reject(now, why, &buf[VNET_HDR_LEN.min(n)..n]);
+                            hop.reject(now, side, why, &buf[VNET_HDR_LEN.min(n)..n]);
                         }
                         read = true;
                     }

@@ -565,7 +565,10 @@ mod tests {
         assert_eq!(co.pending(), 0);
         assert!(is_super(&frame));
         let again = collect(&mut frame).unwrap();
-        assert_eq!(again, segs, "the device's segmentation gives back each datagram");
+        assert_eq!(
+            again, segs,
+            "the device's segmentation gives back each datagram"
+        );
     }
 
     #[test]
