@@ -47,6 +47,9 @@ pub struct LoopReport {
     pub frames_written: u64,
     /// Super-packets among them.
     pub super_packets_written: u64,
+    /// Times the data path gave its CPU away after 2 ms without sleeping
+    /// (120 us each, so ordinary tasks are not starved into preempting it).
+    pub yields: u64,
     /// Whether the devices took the checksum and TCP segmentation offloads.
     pub offloads: bool,
     /// Whether the data-path thread ran with real-time priority.
