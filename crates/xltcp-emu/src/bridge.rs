@@ -22,7 +22,7 @@
 //! packet: the frame and segment buffers are reused, the datagrams wait in
 //! the hop's slab, and lateness goes into a fixed-size histogram. After
 //! `BUSY_MAX` without sleeping the thread sleeps `YIELD` (see
-//! [`yield_cpu`]).
+//! `yield_cpu`).
 
 use crate::clock::Clock;
 use crate::hop::{Egress, Hop};
