@@ -231,3 +231,76 @@ impl Captures {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn open(dir: &Path, max_bytes: u64) -> Captures {
+        let links = names(&["ch0-bs", "bs-ch0", "bs-air", "air-bs"]);
+        Captures::create(
+            dir,
+            &names(&["bulk"]),
+            &links,
+            CapturePoint::Both,
+            0,
+            max_bytes,
+        )
+        .expect("captures open")
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("xltcp-capture-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn records_are_cut_to_128_bytes_and_files_named_as_the_simulators() {
+        let dir = tmp("cut");
+        let mut c = open(&dir, u64::MAX);
+        c.record(2, Time(5), &[0x45; 1500]);
+        c.finish().unwrap();
+        let air = std::fs::read(dir.join("pcap/wireless.pcapng")).unwrap();
+        assert!(dir.join("pcap/wired-bulk.pcapng").is_file());
+        // Section header, four interfaces, then one record: captured 128
+        // of 1500 bytes.
+        let epb = air.len() - epb_len(128, None);
+        assert_eq!(&air[epb..epb + 4], &6u32.to_le_bytes());
+        assert_eq!(&air[epb + 20..epb + 24], &128u32.to_le_bytes());
+        assert_eq!(&air[epb + 24..epb + 28], &1500u32.to_le_bytes());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn records_past_the_budget_are_counted_not_written() {
+        let dir = tmp("budget");
+        let one = epb_len(128, None) as u64;
+        let mut c = open(&dir, 2 * one);
+        for _ in 0..5 {
+            c.record(0, Time(1), &[0x45; 1500]);
+        }
+        c.record_drop(
+            2,
+            Time(2),
+            &[0x45; 60],
+            HopDrop::Link(xltcp_core::net::link::DropReason::Loss),
+        );
+        c.record_rejected(Time(3), Side::Ch, &[0x45; 10], "truncated");
+        assert_eq!(c.not_written, 5);
+        c.finish().unwrap();
+        let wired = std::fs::metadata(dir.join("pcap/wired-bulk.pcapng"))
+            .unwrap()
+            .len();
+        let air = std::fs::metadata(dir.join("pcap/wireless.pcapng"))
+            .unwrap()
+            .len();
+        let headers = air; // no record there: the same layout of headers
+        assert_eq!(wired, headers + 2 * one);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
