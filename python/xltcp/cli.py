@@ -668,17 +668,22 @@ def emu(
         help="Publish the radio's signals (and accept injected ones) as "
         "line-delimited JSON on this Unix-domain socket; see docs/emulator.md.",
     ),
+    pcap: bool = typer.Option(
+        False,
+        "--pcap",
+        help="Write the base station's pcapng captures (same as --set output.pcap=true).",
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
     """Run a scenario on real Linux TCP through the emulated hop (needs root).
 
     Writes the same summary.json as xltcp run (goodput from iperf3's own
-    reports), base-station pcaps and the applications' reports. Exit 2 when
-    the machine cannot host the emulator (not root, no /dev/net/tun, no
-    ip netns, no iperf3).
+    reports), the applications' reports and, with --pcap, the base
+    station's pcapng captures. Exit 2 when the machine cannot host the
+    emulator (not root, no /dev/net/tun, no ip netns, no iperf3).
     """
-    overrides = list(set_ or [])
+    overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
     with user_errors():
         from xltcp import _core
 

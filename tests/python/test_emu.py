@@ -88,7 +88,7 @@ def test_not_root_exit_2(write_toml, tmp_path):
 @needs_machine
 def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
     out = tmp_path / "out"
-    result = invoke("emu", write_toml(SCENARIO), "--out", out, "--quiet")
+    result = invoke("emu", write_toml(SCENARIO), "--out", out, "--quiet", "--pcap")
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["engine"] == "emu"
@@ -101,7 +101,7 @@ def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
     assert acc["injected"] == acc["delivered"] + acc["dropped"] + acc["in_flight"]
     late = summary["emu"]["lateness"]
     assert late["count"] > 0 and late["median_us"] <= late["p99_us"]
-    assert (out / "pcap" / "wireless.pcap").is_file()
+    assert (out / "pcap" / "wireless.pcapng").read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"
     # Nothing of the run is left behind.
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"xltcp-{os.getpid()}-" not in listing

@@ -388,25 +388,34 @@ impl Hop {
         (o[0] == 10 && o[1] == net && n >= 1 && n <= self.flows).then(|| n - 1)
     }
 
-    fn reject(&mut self, now: Time, why: &'static str, bytes: &[u8]) {
+    /// Refuses a datagram (or a device's frame) read from the hosts of
+    /// `from` at `now` for `why`: counted, and captured with its reason.
+    pub fn reject(&mut self, now: Time, from: Side, why: &'static str, bytes: &[u8]) {
         *self.counters.rejected.entry(why).or_insert(0) += 1;
         if let Some(cap) = self.capture.as_mut() {
-            cap.record_rejected(now, bytes);
+            cap.record_rejected(now, from, bytes, why);
         }
     }
 
     /// A datagram read from the hosts of `from` at `now`.
     pub fn ingress(&mut self, now: Time, from: Side, bytes: &[u8]) {
+        self.ingress_checked(now, from, bytes, true)
+    }
+
+    /// A datagram read from the hosts of `from` at `now`; `verify`: check
+    /// its checksums (false for a datagram whose checksums the emulator
+    /// computed itself, see [`crate::tun::split`]).
+    pub fn ingress_checked(&mut self, now: Time, from: Side, bytes: &[u8], verify: bool) {
         let verify = ParseOptions {
-            verify_checksums: true,
+            verify_checksums: verify,
         };
         let mut packet = match parse_with(bytes, verify) {
             Ok(p) => p.into_packet(),
             Err(ParseError::NotTcp(_)) => match stand_in(bytes) {
                 Some(p) => p,
-                None => return self.reject(now, "bad_ip_checksum", bytes),
+                None => return self.reject(now, from, "bad_ip_checksum", bytes),
             },
-            Err(e) => return self.reject(now, reject_reason(&e), bytes),
+            Err(e) => return self.reject(now, from, reject_reason(&e), bytes),
         };
         let (own, far) = if from == Side::Ch {
             (packet.src, packet.dst)
@@ -415,7 +424,7 @@ impl Hop {
         };
         let (Some(flow), Some(_)) = (self.flow_of(own, Side::Ch), self.flow_of(far, Side::Sh))
         else {
-            return self.reject(now, "unknown_address", bytes);
+            return self.reject(now, from, "unknown_address", bytes);
         };
         let tcp = bytes.len() >= 10 && bytes[9] == 6;
         if !tcp {
@@ -597,6 +606,9 @@ impl Hop {
         if let (Some(why), Some((uid, flow, bytes))) = (wake.dropped, victim) {
             // Counted by reason in the link's own stats.
             self.counters.accounting.dropped += 1;
+            if let Some(cap) = self.capture.as_mut() {
+                cap.record_drop(link, now, self.slab.get_mut(uid), HopDrop::Link(why));
+            }
             self.slab.remove(uid);
             if self.links[link].gated {
                 let reason = match why {
@@ -677,6 +689,18 @@ impl Hop {
         }
     }
 
+    /// `n` datagrams counted delivered by [`Hop::flush`] were in a write
+    /// the egress found failed later (a joined super-packet): dropped.
+    pub fn egress_failed(&mut self, n: u64) {
+        self.counters.accounting.delivered -= n;
+        self.counters.accounting.dropped += n;
+        *self
+            .counters
+            .dropped_other
+            .entry("egress_error")
+            .or_insert(0) += n;
+    }
+
     /// Writes the datagrams delivered so far to the hosts.
     pub fn flush(&mut self, egress: &mut dyn Egress) {
         for k in 0..self.ready.len() {
@@ -737,6 +761,9 @@ impl Hop {
                     mut packet,
                 } => {
                     packet.meta.iface = k as u8;
+                    if let Some(cap) = self.capture.as_mut() {
+                        cap.record_rx(self.wl_up, now, self.slab.get_mut(packet.meta.uid));
+                    }
                     self.emit(
                         now,
                         Signal::Delivered {
@@ -749,6 +776,9 @@ impl Hop {
                 }
                 HopOut::Arrived { mut packet, .. } => {
                     packet.meta.iface = k as u8;
+                    if let Some(cap) = self.capture.as_mut() {
+                        cap.record_rx(self.wl_down, now, self.slab.get_mut(packet.meta.uid));
+                    }
                     self.emit(
                         now,
                         Signal::Delivered {
@@ -765,6 +795,14 @@ impl Hop {
                     why,
                 } => {
                     self.counters.accounting.dropped += 1;
+                    if let Some(cap) = self.capture.as_mut() {
+                        let link = if station == BS {
+                            self.wl_down
+                        } else {
+                            self.wl_up
+                        };
+                        cap.record_drop(link, now, self.slab.get_mut(packet.meta.uid), why);
+                    }
                     self.slab.remove(packet.meta.uid);
                     let reason = drop_name(why);
                     if let Some(air) = self.air.as_mut() {
@@ -843,6 +881,9 @@ impl Hop {
             self.deadlines.schedule(t, Ev::Arrive { link: link as u32 });
         }
         let Some(p) = packet else { return };
+        if let Some(cap) = self.capture.as_mut() {
+            cap.record_rx(link, at, self.slab.get_mut(p.meta.uid));
+        }
         if self.links[link].gated {
             let dir = self.dir_of(link);
             self.emit(
@@ -1084,6 +1125,10 @@ impl Hop {
                     .map(|p| (p.meta.uid, p.meta.flow, p.ip_len() as u32));
                 if let (Some(_), Some((uid, flow, bytes))) = (self.links[link].block(), victim) {
                     self.counters.accounting.dropped += 1;
+                    if let Some(cap) = self.capture.as_mut() {
+                        let why = HopDrop::Link(DropReason::Blocked);
+                        cap.record_drop(link, at, self.slab.get_mut(uid), why);
+                    }
                     self.slab.remove(uid);
                     let dir = self.dir_of(link);
                     self.emit(

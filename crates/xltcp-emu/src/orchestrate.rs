@@ -328,8 +328,20 @@ fn emulate(
     }
     if let Some(dir) = opts.out_dir {
         std::fs::create_dir_all(dir)?;
-        let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
-        hop.capture = Some(Captures::create(dir, &names, s.output.pcap_snaplen)?);
+        if s.output.pcap {
+            let names: Vec<String> = s.flows.iter().map(|f| f.name.clone()).collect();
+            let links: Vec<String> = hop.links.iter().map(|l| l.name.clone()).collect();
+            let o = &s.output;
+            let c = Captures::create(
+                dir,
+                &names,
+                &links,
+                o.pcap_point,
+                o.pcap_snaplen,
+                o.budget(),
+            )?;
+            hop.capture = Some(c);
+        }
     }
     let cc: Vec<String> = s
         .flows
@@ -404,6 +416,13 @@ fn emulate(
         return Err(EmuError::Interrupted);
     }
     if let Some(c) = hop.capture.take() {
+        if c.not_written > 0 {
+            warnings.push(format!(
+                "the captures reached the trace budget ([output] max_bytes = {} bytes): {} records not written",
+                s.output.budget(),
+                c.not_written
+            ));
+        }
         c.finish()?;
     }
     if let (Some(dir), Some(log)) = (

@@ -97,6 +97,9 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
 static REAL_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
+    let mut s = s.clone();
+    s.output.pcap = true;
+    let s = &s;
     let dir = out_dir(name, "emu");
     let _one_at_a_time = REAL_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let run = || {
@@ -137,7 +140,7 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
             .collect(),
         accounting: sum.accounting,
         blocked_s: sum.hop.blocked_s,
-        wireless_pcap: dir.join("pcap/wireless.pcap"),
+        wireless_pcap: dir.join("pcap/wireless.pcapng"),
         reports_sent: sum.local_recovery().map(|l| l.reports_sent),
         lr: sum.local_recovery(),
         cr_freezes: sum.cr_aware().map(|c| (c.freezes, c.resumes)),

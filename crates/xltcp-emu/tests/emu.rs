@@ -7,7 +7,7 @@ mod support;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use support::{emu_or_skip, namespaces_of, pcap_records, scenario};
+use support::{emu_or_skip, namespaces_of, pcap_records, scenario, tshark};
 use xltcp_core::wire::parse;
 use xltcp_emu::{EmuError, EmuOptions};
 
@@ -33,7 +33,10 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
     let Some(_one) = emu_or_skip("a_real_tcp_transfer_crosses_the_hop") else {
         return;
     };
-    let s = scenario(&format!("{HOP}\n[[flow]]\n"));
+    // Whole datagrams, so every captured one can be checked.
+    let s = scenario(&format!(
+        "{HOP}\n[output]\npcap = true\npcap_snaplen = 65535\n[[flow]]\n"
+    ));
     let out = tmp("transfer");
     let sum = xltcp_emu::run(
         &s,
@@ -56,7 +59,7 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
         sum.emu.as_ref().expect("emu section").rejected.is_empty(),
         "{:?}, see {}",
         sum.emu.as_ref().expect("emu section").rejected,
-        out.join("pcap/rejected.pcap").display()
+        out.join("pcap/rejected.pcapng").display()
     );
     assert_eq!(
         sum.emu.as_ref().expect("emu section").linux_cc,
@@ -74,7 +77,7 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
     // Every datagram on the air is real IPv4/TCP with valid checksums,
     // routed by the BS on its way down (TTL 63; the up direction is
     // captured before the BS), at an emulation time within the run.
-    let records = pcap_records(&out.join("pcap/wireless.pcap"));
+    let records = pcap_records(&out.join("pcap/wireless.pcapng"));
     assert_eq!(
         records.len() as u64,
         sum.links
@@ -252,7 +255,7 @@ fn malformed_packets_from_a_host_are_counted_with_their_reason() {
         return;
     }
     let s = scenario(&format!(
-        "{}\n[[flow]]\nstart = \"2s\"\n",
+        "{}\n[output]\npcap = true\n[[flow]]\nstart = \"2s\"\n",
         HOP.replace("3s", "4s")
     ));
     let names = xltcp_emu::plumbing::Names::for_pid(std::process::id());
@@ -308,6 +311,20 @@ fn malformed_packets_from_a_host_are_counted_with_their_reason() {
         got,
         vec![("bad_tcp_checksum", 1), ("ipv6", 1), ("truncated", 1)]
     );
+    // The refused datagrams are captured, each with its reason.
+    let rejected = out.join("pcap/rejected.pcapng");
+    if let Some(rows) = tshark(&rejected, &["frame.interface_name", "frame.comment"], None) {
+        let mut rows: Vec<String> = rows.into_iter().map(|r| r.join(" ")).collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                "from-ch xltcp refused: bad_tcp_checksum",
+                "from-ch xltcp refused: ipv6",
+                "from-ch xltcp refused: truncated"
+            ]
+        );
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 

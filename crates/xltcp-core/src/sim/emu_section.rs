@@ -35,6 +35,23 @@ pub struct LoopReport {
     pub wall_s: f64,
     /// Failed reads of a device.
     pub read_errors: u64,
+    /// Frames read from the devices (a datagram, or a TCP super-packet
+    /// when the kernel used the devices' segmentation offload).
+    pub frames_read: u64,
+    /// Super-packets among them, each cut into the segments it carried.
+    pub super_packets: u64,
+    /// Datagrams handed to the hop (a super-packet counts its segments).
+    pub datagrams_read: u64,
+    /// Frames written to the devices (a datagram, or a super-packet of
+    /// segments delivered in one pass of the loop).
+    pub frames_written: u64,
+    /// Super-packets among them.
+    pub super_packets_written: u64,
+    /// Times the data path gave its CPU away after 2 ms without sleeping
+    /// (120 us each, so ordinary tasks are not starved into preempting it).
+    pub yields: u64,
+    /// Whether the devices took the checksum and TCP segmentation offloads.
+    pub offloads: bool,
     /// Whether the data-path thread ran with real-time priority.
     pub realtime: bool,
     /// Whether CPU idle states with a wake-up latency were ruled out

@@ -24,9 +24,9 @@ pub fn scenario(text: &str) -> Scenario {
     load_str(text, "test.toml", Path::new("."), &[]).expect("valid test scenario")
 }
 
-/// Records of a capture: (timestamp ns, captured bytes). The emulator
-/// writes classic pcap; the simulator pcapng, whose records with a comment
-/// (a drop's record, not a transmission) are left out.
+/// Records of a capture: (timestamp ns, captured bytes). Both engines
+/// write pcapng, whose records with a comment (a drop's record, not a
+/// transmission) are left out; a classic nanosecond pcap is read too.
 pub fn pcap_records(path: &Path) -> Vec<(u64, Vec<u8>)> {
     let data = std::fs::read(path).expect("pcap readable");
     if data.starts_with(&0x0A0D_0D0Au32.to_le_bytes()) {
@@ -83,4 +83,40 @@ fn pcapng_transmissions(b: &[u8]) -> Vec<(u64, Vec<u8>)> {
         at += len;
     }
     out
+}
+
+/// The fields `fields` of every record of `path` (matching the display
+/// filter `filter`, if any) as tshark decodes them, one row per record;
+/// `None` (with a printed reason) when tshark is not installed. Panics
+/// when tshark cannot read the file.
+pub fn tshark(path: &Path, fields: &[&str], filter: Option<&str>) -> Option<Vec<Vec<String>>> {
+    let mut cmd = std::process::Command::new("tshark");
+    cmd.arg("-r")
+        .arg(path)
+        .args(["-T", "fields", "-E", "separator=\t"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    if let Some(f) = filter {
+        cmd.args(["-Y", f]);
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("tshark checks skipped: {e}");
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "tshark -r {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("tshark prints UTF-8");
+    Some(
+        text.lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect(),
+    )
 }
