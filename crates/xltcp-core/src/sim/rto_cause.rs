@@ -142,6 +142,16 @@ impl Forensics {
             notes.data.insert(p.tcp.seq.0, note);
             if notes.data.len() > KEEP {
                 notes.data.retain(|&s, _| SeqNum(s) >= v.snd_una);
+                // Still full (a window with more holes than KEEP): forget the
+                // ones farthest above snd_una, a quarter at a time.
+                if notes.data.len() > KEEP * 3 / 4 {
+                    let una = v.snd_una;
+                    let mut by_distance: Vec<u32> = notes.data.keys().copied().collect();
+                    by_distance.sort_by_key(|&s| SeqNum(s).since(una) as u32);
+                    for s in by_distance.into_iter().skip(KEEP * 3 / 4) {
+                        notes.data.remove(&s);
+                    }
+                }
             }
         } else if p.meta.forged {
             notes.last_report_drop = Some(now);
@@ -335,6 +345,24 @@ mod tests {
         f.classify(at(10), 0, Dur::from_secs(1), true, view(0), |_| false);
         assert_eq!(f.causes(0).late, 1);
         assert_eq!(f.causes(0).lost_ack, 0);
+    }
+
+    #[test]
+    fn notes_stay_bounded_when_every_drop_is_above_snd_una() {
+        let mut f = Forensics::new(1);
+        for k in 0..10_000u32 {
+            f.note_drop(
+                at(1),
+                &packet(SENDER, k * 10, 10, false, false),
+                None,
+                false,
+                view(0),
+            );
+        }
+        let kept = &f.flows[0].data;
+        assert!(kept.len() <= KEEP, "{}", kept.len());
+        // The ones nearest snd_una are kept.
+        assert!(kept.contains_key(&0));
     }
 
     #[test]
