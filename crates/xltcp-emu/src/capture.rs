@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use xltcp_core::hop::HopDrop;
 use xltcp_core::scenario::CapturePoint;
 use xltcp_core::sim::flow::Side;
-use xltcp_core::sim::output::{drop_comment, ip_snaplen, sanitize};
+use xltcp_core::sim::output::{add_link_interfaces, drop_comment, ip_snaplen, sanitize};
 use xltcp_core::time::Time;
 use xltcp_core::wire::{epb_len, Interface, PcapngWriter, LINKTYPE_RAW};
 
@@ -97,22 +97,8 @@ impl Captures {
             let path = pdir.join(format!("{}.pcapng", sanitize(name)));
             let mut w = PcapngWriter::new(BufWriter::new(File::create(path)?))?;
             for link in links.iter().skip(2 * file).take(2) {
-                let mut add = |side: &str, what: &str| {
-                    w.add_interface(
-                        &format!("{link}.{side}"),
-                        &format!("xltcp emulator, link {link}: {what}"),
-                        LINKTYPE_RAW as u16,
-                        snaplen,
-                    )
-                };
-                let tx = point
-                    .sender()
-                    .then(|| add("tx", "at the sender, as each transmission starts"))
-                    .transpose()?;
-                let rx = point
-                    .receiver()
-                    .then(|| add("rx", "at the receiver, as each datagram arrives"))
-                    .transpose()?;
+                let owner = "xltcp emulator, link";
+                let (tx, rx) = add_link_interfaces(&mut w, owner, link, point, snaplen)?;
                 c.points.push(Point { file, tx, rx });
             }
             c.writers.push(w);

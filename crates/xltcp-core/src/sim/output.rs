@@ -77,6 +77,36 @@ pub fn ip_snaplen(snaplen: u32) -> u32 {
     }
 }
 
+/// Declares a link's capture interfaces in `w` for `point`: `<link>.tx`
+/// (records as each transmission starts) and `<link>.rx` (as each packet
+/// arrives), each described as `"<owner> <link>: ..."`. Both engines name
+/// their interfaces this way; returns the ids of those declared.
+pub fn add_link_interfaces<W: Write>(
+    w: &mut PcapngWriter<W>,
+    owner: &str,
+    link: &str,
+    point: CapturePoint,
+    snaplen: u32,
+) -> io::Result<(Option<Interface>, Option<Interface>)> {
+    let mut add = |side: &str, what: &str| {
+        w.add_interface(
+            &format!("{link}.{side}"),
+            &format!("{owner} {link}: {what}"),
+            LINKTYPE_RAW as u16,
+            snaplen,
+        )
+    };
+    let tx = point
+        .sender()
+        .then(|| add("tx", "at the sender, as each transmission starts"))
+        .transpose()?;
+    let rx = point
+        .receiver()
+        .then(|| add("rx", "at the receiver, as each packet arrives"))
+        .transpose()?;
+    Ok((tx, rx))
+}
+
 /// The comment of a drop's record.
 pub fn drop_comment(why: HopDrop) -> &'static str {
     match why {
@@ -219,23 +249,7 @@ impl Output {
                 }
             };
             let w = &mut self.writers[file];
-            let link = &spec.link;
-            let mut add = |side: &str, what: &str| {
-                w.add_interface(
-                    &format!("{link}.{side}"),
-                    &format!("xltcp link {link}: {what}"),
-                    LINKTYPE_RAW as u16,
-                    snaplen,
-                )
-            };
-            let tx = point
-                .sender()
-                .then(|| add("tx", "at the sender, as each transmission starts"))
-                .transpose()?;
-            let rx = point
-                .receiver()
-                .then(|| add("rx", "at the receiver, as each packet arrives"))
-                .transpose()?;
+            let (tx, rx) = add_link_interfaces(w, "xltcp link", &spec.link, point, snaplen)?;
             self.points.push(Some(LinkCapture { file, tx, rx }));
         }
         Ok(())
