@@ -52,6 +52,26 @@
 //!   it copies. The BS's reports reach the agent at [`Tap::HostIn`] and
 //!   are consumed there, never written to Linux. TCP-LR, which commands
 //!   the sender's TCP, is refused.
+//! - C-Snoop's host half (`[[agent]] scheme = "c_snoop" at = "hosts"`)
+//!   caches the uplink data frames it sees leave ([`Tap::HostOut`]) and
+//!   resends those its host's MAC reports undelivered: its MAC's
+//!   `delivered` / `undelivered` reports come from the emulated hop at
+//!   the host's station, and a resend leaves the host's interface with
+//!   the real bytes of the frame it copies (kept there as for PHY-LR;
+//!   [`resends_frames`]). The duplicate ACKs it keeps from its TCP
+//!   ([`Tap::HostIn`]) are consumed before Linux sees them. The BS's
+//!   half (and Snoop's) resends downlink frames with the bytes the BS
+//!   sent onto the air, kept the same way.
+//! - CLAMP's host half (`scheme = "clamp"`) runs its window controller on
+//!   the data the host receives ([`Tap::HostIn`]) and rewrites the window
+//!   field of every ACK the host's Linux sends ([`Tap::HostOut`]); the
+//!   rewrite goes into the real bytes with the checksum updated, as for
+//!   the BS's rewrites. The AP's price reaches it through the
+//!   [`xltcp_core::schemes::clamp::PriceBoard`] the two halves share, as
+//!   in the simulator (the stand-in for a field the AP would stamp).
+//! - L2-CLAMP's host half (`scheme = "l2clamp"`) consumes the standalone
+//!   non-duplicate ACKs the host's Linux sends ([`Tap::HostOut`]; the BS
+//!   makes them instead from the MAC's reports); the others pass.
 
 use crate::sched::{Deadlines, Ev};
 use xltcp_core::scenario::{AgentScheme, LocalRecoverySpec, Scenario};
@@ -66,7 +86,29 @@ use xltcp_core::wire::Packet;
 /// Schemes whose host agents the emulator runs on the host's behalf
 /// (see the module doc), by section name; local recovery's only as PHY-LR
 /// (see [`phy_lr`]).
-pub const RUNS_AT_HOSTS: &[&str] = &["cr_aware", "ucl", "local_recovery"];
+pub const RUNS_AT_HOSTS: &[&str] = &[
+    "cr_aware",
+    "ucl",
+    "local_recovery",
+    "c_snoop",
+    "clamp",
+    "l2clamp",
+];
+
+/// Whether `scenario` runs an agent that resends data frames from its own
+/// copy of them (PHY-LR at the sender, Snoop, C-Snoop and SNACK's BS half
+/// at the base station, C-Snoop at a host): the emulator then keeps the
+/// real bytes of the recent data frames sent onto the air
+/// ([`crate::hop::Hop`]), so a resend carries the bytes its frame had.
+pub fn resends_frames(scenario: &Scenario) -> bool {
+    phy_lr(scenario)
+        || scenario.agents.iter().any(|a| {
+            matches!(
+                a.scheme,
+                AgentScheme::Snoop | AgentScheme::CSnoop | AgentScheme::Snack
+            )
+        })
+}
 
 /// Whether `scenario` runs local recovery's sender agent as PHY-LR (it
 /// resends from a link buffer of the host's own frames, which the
@@ -284,6 +326,10 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
                 be told that (future work: see docs/emulator.md); local_recovery = \
                 \"phy\" (PHY-LR, resending from the host's interface) and \"bs_reports\" \
                 (the BS's gap monitor alone) run"
+                .to_string(),
+            "snack" => "[[agent]] scheme = \"snack\" at = \"hosts\": SNACK-TCP's host \
+                half is not run by the emulator yet (SNACK-S at the base station \
+                runs)"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })

@@ -146,39 +146,68 @@ pub struct Hop {
     /// Uids of the datagrams an agent holds (`Verdict::Hold`), kept in the
     /// slab until it releases them.
     held_uids: BTreeSet<u64>,
-    /// The real bytes of the hosts' recent data frames, for PHY-LR's
-    /// resends (with PHY-LR only).
+    /// The real bytes of the recent data frames sent onto the air, for
+    /// the agents' resends (only with an agent that resends, see
+    /// [`crate::agents::resends_frames`]).
     link_copies: Option<LinkCopies>,
 }
 
 /// Most data frames [`LinkCopies`] keeps (PHY-LR's link buffer is at most
-/// 4096 packets per flow; older frames are forgotten first).
+/// 4096 packets per flow, Snoop's and C-Snoop's caches 100 segments per
+/// connection; older frames are forgotten first).
 const LINK_COPIES_MAX: usize = 4096;
 
-/// The real bytes of data frames that left the hosts' interfaces, by
-/// (flow, first sequence number, payload length), the latest
-/// [`LINK_COPIES_MAX`].
+/// The key of a data frame's bytes: (flow, source port, destination port,
+/// first sequence number, payload length). The ports tell the directions
+/// and connections of a flow apart (iperf3's control connection runs
+/// beside its data connection), so the BS's copies of the downlink and a
+/// host's copies of the uplink never meet.
+type CopyKey = (u32, u16, u16, u32, u32);
+
+/// The real bytes of data frames that went onto the air, from a host's
+/// interface or from the BS, the latest [`LINK_COPIES_MAX`]: the agents
+/// that resend a frame from their own copy (PHY-LR at the sending host,
+/// Snoop and C-Snoop at the BS, C-Snoop at a host) hold its compact
+/// packet, and the emulator sends the bytes the frame had. A frame sent
+/// again under the same key (the TCP's own retransmission) replaces its
+/// bytes. Buffers of forgotten frames are reused.
 #[derive(Debug, Default)]
 struct LinkCopies {
-    frames: BTreeMap<(u32, u32, u32), Vec<u8>>,
-    order: std::collections::VecDeque<(u32, u32, u32)>,
+    frames: BTreeMap<CopyKey, Vec<u8>>,
+    order: std::collections::VecDeque<CopyKey>,
+    spare: Vec<Vec<u8>>,
 }
 
 impl LinkCopies {
-    fn key(p: &Packet) -> (u32, u32, u32) {
-        (p.meta.flow, p.tcp.seq.0, p.tcp.payload_len)
+    fn key(p: &Packet) -> CopyKey {
+        (
+            p.meta.flow,
+            p.tcp.src_port,
+            p.tcp.dst_port,
+            p.tcp.seq.0,
+            p.tcp.payload_len,
+        )
     }
 
     fn keep(&mut self, p: &Packet, bytes: &[u8]) {
         let key = LinkCopies::key(p);
-        if self.frames.insert(key, bytes.to_vec()).is_none() {
-            self.order.push_back(key);
+        if let Some(b) = self.frames.get_mut(&key) {
+            b.clear();
+            b.extend_from_slice(bytes);
+            return;
         }
+        let mut b = self.spare.pop().unwrap_or_default();
+        b.clear();
+        b.extend_from_slice(bytes);
+        self.frames.insert(key, b);
+        self.order.push_back(key);
         while self.frames.len() > LINK_COPIES_MAX {
             let Some(old) = self.order.pop_front() else {
                 break;
             };
-            self.frames.remove(&old);
+            if let Some(b) = self.frames.remove(&old) {
+                self.spare.push(b);
+            }
         }
     }
 
@@ -305,7 +334,7 @@ impl Hop {
             host_hold: vec![Default::default(); Topology::of(scenario).hosts()],
             freeze: FreezeReport::default(),
             host_of: Topology::of(scenario).host_of().to_vec(),
-            link_copies: crate::agents::phy_lr(scenario).then(LinkCopies::default),
+            link_copies: crate::agents::resends_frames(scenario).then(LinkCopies::default),
         };
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
@@ -458,11 +487,7 @@ impl Hop {
             return self.send(now, self.wl_up, packet);
         }
         self.stage(packet.meta.uid);
-        if let Some(copies) = self.link_copies.as_mut() {
-            if packet.tcp.payload_len > 0 {
-                copies.keep(&packet, self.slab.get_mut(packet.meta.uid));
-            }
-        }
+        self.keep_copy(&packet);
         let mut q = packet;
         let v = self.agents.tap_host(now, host as u32, Tap::HostOut, &mut q);
         if let Some(q) = self.settle(v, packet, q) {
@@ -494,6 +519,16 @@ impl Hop {
             self.deliver_to(Side::Sh, q);
         }
         self.drain_agents(now);
+    }
+
+    /// Keeps the real bytes of the data frame `p` going onto the air, for
+    /// an agent's resend of it (with such an agent only).
+    fn keep_copy(&mut self, p: &Packet) {
+        if let Some(copies) = self.link_copies.as_mut() {
+            if p.tcp.payload_len > 0 {
+                copies.keep(p, self.slab.get_mut(p.meta.uid));
+            }
+        }
     }
 
     /// Stages the real bytes of `uid` for the UCL to seal (with its
@@ -928,6 +963,7 @@ impl Hop {
             }
             if !self.agents.is_empty() {
                 self.stage(p.meta.uid);
+                self.keep_copy(&p);
             }
             let Some(p) = self.through_agents(at, Tap::BsDown, p) else {
                 return self.drain_agents(at);
@@ -1051,9 +1087,11 @@ impl Hop {
     /// `host`) as real bytes: a packet without payload serialised
     /// ([`emit`]); a UCL frame (`meta.link_frame`) with the bytes of its
     /// air: a handshake message, or the real datagram a resend seals again;
-    /// a host's data frame PHY-LR resends with the bytes the host sent.
-    /// Other packets with payload are dropped (`agent_payload`): pattern
-    /// bytes would corrupt a real stream.
+    /// a data frame an agent resends from its copy (PHY-LR and C-Snoop at
+    /// a host, Snoop and C-Snoop at the BS) with the bytes the frame had
+    /// when it went onto the air ([`LinkCopies`]). Other packets with
+    /// payload, and resends whose bytes were forgotten, are dropped
+    /// (`agent_payload`): pattern bytes would corrupt a real stream.
     fn emit_from(&mut self, at: Time, host: Option<u32>, mut packet: Packet, via: Via) {
         self.counters.accounting.injected += 1;
         let flow = packet.meta.flow;
@@ -1066,11 +1104,10 @@ impl Hop {
             (Some(air), h) if h != 0 => air.plaintext(h),
             _ => None,
         };
-        // PHY-LR resends a frame the host sent: its real bytes.
-        let copy = match (&self.link_copies, host) {
-            (Some(c), Some(_)) if ucl_bytes.is_none() && packet.tcp.payload_len > 0 => {
-                c.get(&packet)
-            }
+        // A resend of a frame the node sent (PHY-LR, Snoop, C-Snoop): its
+        // real bytes.
+        let copy = match &self.link_copies {
+            Some(c) if ucl_bytes.is_none() && packet.tcp.payload_len > 0 => c.get(&packet),
             _ => None,
         };
         if let Some(bytes) = copy {

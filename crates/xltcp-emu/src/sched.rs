@@ -60,14 +60,20 @@ impl Deadlines {
     }
 }
 
-/// Real datagrams held while their compact packet is in a link; the slot
-/// index is the packet's uid. Buffers are reused, so a warm slab does not
-/// allocate.
+/// Real datagrams held while their compact packet is in a link. A
+/// packet's uid is its slot index in the low 32 bits and the count of
+/// insertions before it in the high 32, so a slot reused for a new
+/// datagram gives it a new uid: an agent that keys its state by uid (as
+/// L2-CLAMP's BS half keys the ACKs waiting for the MAC's reports, which
+/// may come after the frame was written out and its slot freed) never
+/// mistakes one datagram for another. Buffers are reused, so a warm slab
+/// does not allocate.
 #[derive(Debug, Default)]
 pub struct Slab {
     bufs: Vec<Vec<u8>>,
     free: Vec<u32>,
     live: usize,
+    inserted: u32,
 }
 
 impl Slab {
@@ -84,11 +90,13 @@ impl Slab {
         let b = &mut self.bufs[slot];
         b.clear();
         b.extend_from_slice(bytes);
-        slot as u64
+        let uid = u64::from(self.inserted) << 32 | slot as u64;
+        self.inserted = self.inserted.wrapping_add(1);
+        uid
     }
     /// The datagram of `uid`.
     pub fn get_mut(&mut self, uid: u64) -> &mut Vec<u8> {
-        &mut self.bufs[uid as usize]
+        &mut self.bufs[uid as u32 as usize]
     }
     /// Releases `uid`.
     pub fn remove(&mut self, uid: u64) {
@@ -98,5 +106,22 @@ impl Slab {
     /// Datagrams held.
     pub fn live(&self) -> usize {
         self.live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slab;
+
+    #[test]
+    fn a_reused_slot_gives_a_new_uid() {
+        let mut slab = Slab::default();
+        let a = slab.insert(b"first");
+        slab.remove(a);
+        let b = slab.insert(b"second");
+        assert_ne!(a, b, "the slot is reused, the uid is not");
+        assert_eq!(a as u32, b as u32, "same slot");
+        assert_eq!(slab.get_mut(b).as_slice(), b"second");
+        assert_eq!(slab.live(), 1);
     }
 }

@@ -495,7 +495,20 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
     let ucl = xltcp_core::scenario::load_file(&root.join("ucl/moving-ucl-ours-secured.toml"), &[])
         .expect("shipped scenario loads");
     assert!(xltcp_emu::supported(&ucl).is_ok());
-    // An agent that would run inside the host's TCP is refused, named.
+    // C-Snoop at the hosts (resends with the frames' real bytes), CLAMP
+    // (the ACKs' windows rewritten) and L2-CLAMP (the ACKs kept off the
+    // air) run at the hosts' interfaces.
+    for shipped in [
+        "kim-chung/c-snoop-up.toml",
+        "kim-chung/c-snoop-down.toml",
+        "l2clamp/clamp.toml",
+        "l2clamp/l2clamp.toml",
+    ] {
+        let s = xltcp_core::scenario::load_file(&root.join(shipped), &[])
+            .expect("shipped scenario loads");
+        assert!(xltcp_emu::supported(&s).is_ok(), "{shipped}");
+    }
+    // An agent the emulator does not run at a host is refused, named.
     let snack = scenario(&format!(
         "{HOP}\n[[flow]]\n[[agent]]\nscheme = \"snack\"\nat = \"hosts\"\n"
     ));

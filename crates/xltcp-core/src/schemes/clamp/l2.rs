@@ -277,6 +277,7 @@ impl Agent for L2ClampBs {
                 let c = self.conns.entry(key).or_default();
                 if p.tcp.flags.syn() {
                     c.scales.sender = p.tcp.options.window_scale;
+                    c.ctl.on_syn(p.tcp.options.mss);
                     return Verdict::Pass;
                 }
                 if p.tcp.seq_len() == 0 || p.tcp.flags.rst() {
@@ -303,6 +304,7 @@ impl Agent for L2ClampBs {
                 let c = self.conns.entry(key).or_default();
                 if p.tcp.flags.syn() {
                     c.scales.receiver = p.tcp.options.window_scale;
+                    c.ctl.on_syn(p.tcp.options.mss);
                 }
                 if !p.tcp.flags.ack() {
                     return Verdict::Pass;

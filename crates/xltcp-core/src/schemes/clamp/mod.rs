@@ -127,6 +127,8 @@ pub struct Controller {
     since_cut: f64,
     cut_at_window: f64,
     mss: u32,
+    /// The smallest MSS option of the connection's SYNs (0: none seen).
+    syn_mss: u32,
     last_ack: Option<SeqNum>,
     dupacks: u32,
 }
@@ -142,7 +144,9 @@ pub enum Halving {
 
 impl Controller {
     /// A controller before any data (the window is `initial_window`
-    /// segments of the first segment's size).
+    /// segments of the connection's MSS: the larger of the first
+    /// segment's size and the smallest MSS its SYNs offered, see
+    /// [`Controller::on_syn`]).
     pub fn new() -> Controller {
         Controller {
             w: 0.0,
@@ -152,6 +156,7 @@ impl Controller {
             since_cut: 0.0,
             cut_at_window: 0.0,
             mss: 0,
+            syn_mss: 0,
             last_ack: None,
             dupacks: 0,
         }
@@ -167,6 +172,23 @@ impl Controller {
         self.rate
     }
 
+    /// A SYN of the connection offered `mss` (its MSS option): the
+    /// segments will be at most the smallest offer, and the window before
+    /// any data, and its floor, are counted in segments of it. Without
+    /// it, a connection whose first segment is small (a real
+    /// application's greeting, such as iperf3's 37-byte cookie) would
+    /// start with a window of a few small segments, less than one full
+    /// segment, which a sender avoiding silly windows does not fill.
+    pub fn on_syn(&mut self, mss: Option<u16>) {
+        if let Some(m) = mss.map(u32::from).filter(|&m| m > 0) {
+            self.syn_mss = if self.syn_mss == 0 {
+                m
+            } else {
+                self.syn_mss.min(m)
+            };
+        }
+    }
+
     /// A data segment of `bytes` arrived at `now` with the receiver's
     /// price `price` (s); `cap` is the receiver's own window (bytes).
     pub fn on_data(
@@ -180,11 +202,11 @@ impl Controller {
         if bytes == 0 {
             return None;
         }
-        if bytes > self.mss {
+        if self.rate_at.is_none() {
+            self.mss = self.mss.max(bytes).max(self.syn_mss);
+            self.w = f64::from(cfg.initial_window) * f64::from(self.mss);
+        } else if bytes > self.mss {
             self.mss = bytes;
-            if self.rate_at.is_none() {
-                self.w = f64::from(cfg.initial_window) * f64::from(bytes);
-            }
         }
         let t = cfg.rate_time.as_secs_f64().max(1e-6);
         if let Some(at) = self.rate_at {
@@ -494,6 +516,7 @@ impl Agent for ClampHost {
                 let c = self.conns.entry(data_key(p)).or_default();
                 if p.tcp.flags.syn() {
                     c.scales.sender = p.tcp.options.window_scale;
+                    c.ctl.on_syn(p.tcp.options.mss);
                 } else if p.tcp.payload_len > 0 {
                     self.stats.segments += 1;
                     let price = self.board.price(self.host);
@@ -509,6 +532,7 @@ impl Agent for ClampHost {
                 let c = self.conns.entry(ack_key(p)).or_default();
                 if p.tcp.flags.syn() {
                     c.scales.receiver = p.tcp.options.window_scale;
+                    c.ctl.on_syn(p.tcp.options.mss);
                 } else if p.tcp.flags.ack() && c.ctl.rate_at.is_some() {
                     if super::cache::is_pure_ack(p)
                         && c.ctl.on_ack(p.tcp.ack, &self.cfg) == Some(Halving::DupAcks)

@@ -305,3 +305,25 @@ fn clamp_at_the_host_rewrites_the_window_from_the_aps_price() {
     host.on_packet(ms(90), Tap::HostOut, &mut b);
     assert!(b.tcp.ack + u32::from(b.tcp.window) >= edge);
 }
+
+#[test]
+fn the_first_window_counts_segments_of_the_syns_mss_not_of_a_small_first_segment() {
+    let cfg = ClampConfig::default();
+    // No SYN seen: the first segment's size (the reconstruction's rule).
+    let mut c = Controller::new();
+    c.on_data(ms(0), 37, 0.0, u64::MAX, &cfg);
+    assert_eq!(c.window(), 4 * 37 + 37);
+    // The SYNs offered 1460 and 1210: segments of 1210, whatever the
+    // application's first write was (iperf3's 37-byte cookie).
+    let mut c = Controller::new();
+    c.on_syn(Some(1460));
+    c.on_syn(Some(1210));
+    c.on_syn(None);
+    c.on_data(ms(0), 37, 0.0, u64::MAX, &cfg);
+    assert_eq!(c.window(), 4 * 1210 + 37);
+    // A full first segment as before.
+    let mut c = Controller::new();
+    c.on_syn(Some(1210));
+    c.on_data(ms(0), 1210, 0.0, u64::MAX, &cfg);
+    assert_eq!(c.window(), 5 * 1210);
+}
