@@ -2,14 +2,19 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl] [--set key=value]...`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--set key=value]...`
 //!
 //! `p2p` (the default): the point-to-point cases of `fidelity/`;
 //! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
 //! and with CR-aware TCP (the presets the emulator runs); `wifi`: the
 //! 802.11a download of `scenarios/wifi-11a.toml`; `ucl`: paper 003's
 //! moving run (two interfaces per end, our UCL) with its link security
-//! off and on (`scenarios/ucl/moving-ucl-ours*.toml`).
+//! off and on (`scenarios/ucl/moving-ucl-ours*.toml`); `schemes`: the
+//! base-station schemes both engines run, each beside the same scenario
+//! without it: paper 002's 802.11b cell with plain TCP and with Snoop
+//! (`scenarios/kim-chung/{tcp,snoop}-{down,up}.toml`) and paper 001's
+//! 802.11a cell with its primary users, regular and with DSASync
+//! (`scenarios/dsasync/{regular,dsasync}-{down,up}.toml`).
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -55,6 +60,24 @@ fn cases(group: &str) -> Vec<(String, String, Vec<String>)> {
                 )
             })
             .collect()
+        }
+        "schemes" => {
+            let mut c = Vec::new();
+            for (dir, plain, scheme) in [
+                ("kim-chung", "tcp", "snoop"),
+                ("dsasync", "regular", "dsasync"),
+            ] {
+                for way in ["down", "up"] {
+                    for file in [plain, scheme] {
+                        c.push((
+                            format!("{dir} {file}-{way}"),
+                            format!("{SCENARIOS}/{dir}/{file}-{way}.toml"),
+                            vec![],
+                        ));
+                    }
+                }
+            }
+            return c;
         }
         _ => {}
     }
@@ -150,15 +173,22 @@ fn main() {
             b.oracle += e.flows[0].oracle_bps;
             b.p99_us = b.p99_us.max(details.datapath.lateness.p99_us);
             eprintln!(
-                "{label} seed {seed}: sim {:.2} Mbit/s {} retx {} RTO, emu {:.2} Mbit/s {} retx {} RTO; linux {:?}",
+                "{label} seed {seed}: sim {:.2} Mbit/s {} retx {} RTO (causes {:?}), emu {:.2} Mbit/s {} retx {} RTO; linux {:?}",
                 r.flows[0].goodput_bps / 1e6,
                 r.flows[0].retransmissions,
                 r.flows[0].rto_count,
+                r.flows[0].rto_causes,
                 e.flows[0].goodput_bps / 1e6,
                 e.flows[0].retransmissions,
                 e.flows[0].rto_count,
                 details.linux_tcp.get(sender)
             );
+            // The schemes' own counters in both engines, to explain a gap.
+            for (name, sum) in [("sim", &r), ("emu", &e)] {
+                for (section, stats) in &sum.agents.0 {
+                    eprintln!("{label} seed {seed}: {name} {section} {stats:?}");
+                }
+            }
         }
         let n = seeds as f64;
         println!(
