@@ -55,10 +55,6 @@ struct Outcome {
     /// The emulator: segments Linux received with a bad checksum, summed
     /// over both namespaces.
     in_csum_errors: Option<u64>,
-    /// Snoop's cache counters, if it ran.
-    snoop: Option<xltcp_core::schemes::CacheStats>,
-    /// DSASync's counters, if it ran.
-    dsasync: Option<xltcp_core::schemes::dsasync::DsaSyncStats>,
 }
 
 impl Outcome {
@@ -74,6 +70,22 @@ impl Outcome {
     fn clamp(&self) -> Option<ClampStats> {
         self.agents.iter().find_map(|(_, s)| match s {
             AgentStats::Clamp(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// Snoop's counters, if it ran.
+    fn snoop(&self) -> Option<CacheStats> {
+        self.agents.iter().find_map(|(_, s)| match s {
+            AgentStats::Snoop(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// DSASync's counters, if it ran.
+    fn dsasync(&self) -> Option<xltcp_core::schemes::dsasync::DsaSyncStats> {
+        self.agents.iter().find_map(|(_, s)| match s {
+            AgentStats::DsaSync(d) => Some(*d),
             _ => None,
         })
     }
@@ -128,25 +140,7 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
         dropped_other: None,
         agents: sum.agents.0.clone(),
         in_csum_errors: None,
-        snoop: snoop_of(&sum),
-        dsasync: dsasync_of(&sum),
     }
-}
-
-/// Snoop's section of a summary, if it ran.
-fn snoop_of(sum: &sim::Summary) -> Option<xltcp_core::schemes::CacheStats> {
-    sum.agents.0.iter().find_map(|(_, s)| match s {
-        AgentStats::Snoop(c) => Some(*c),
-        _ => None,
-    })
-}
-
-/// DSASync's section of a summary, if it ran.
-fn dsasync_of(sum: &sim::Summary) -> Option<xltcp_core::schemes::dsasync::DsaSyncStats> {
-    sum.agents.0.iter().find_map(|(_, s)| match s {
-        AgentStats::DsaSync(d) => Some(*d),
-        _ => None,
-    })
 }
 
 /// One emulation at a time: they run in real time, and two sharing the
@@ -212,8 +206,6 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
                 .filter_map(|c| c.get("InCsumErrors"))
                 .sum(),
         ),
-        snoop: snoop_of(&sum),
-        dsasync: dsasync_of(&sum),
     }
 }
 
@@ -717,7 +709,7 @@ fn app_read_what_arrived_in_order(e: &str, o: &Outcome) {
 /// the engine at hand; every segment it resent carried the host's bytes.
 fn snoop_retransmitted_locally(_: &Scenario, o: &Outcome) {
     let e = o.engine;
-    let sn = o.snoop.expect("snoop ran");
+    let sn = o.snoop().expect("snoop ran");
     assert!(sn.cached > 100, "{e}: {sn:?}");
     assert!(sn.local_retransmissions.total() > 0, "{e}: {sn:?}");
     assert!(sn.dupacks_suppressed > 0, "{e}: {sn:?}");
@@ -733,7 +725,7 @@ fn snoop_retransmitted_locally(_: &Scenario, o: &Outcome) {
 /// cache).
 fn snoop_passed_the_uplink_through(_: &Scenario, o: &Outcome) {
     let e = o.engine;
-    let sn = o.snoop.expect("snoop ran");
+    let sn = o.snoop().expect("snoop ran");
     assert_eq!(sn.local_retransmissions.total(), 0, "{e}: {sn:?}");
     assert_eq!(sn.dupacks_suppressed, 0, "{e}: {sn:?}");
     assert_eq!(sn.sender_retransmissions, 0, "{e}: {sn:?}");
@@ -762,7 +754,7 @@ const DSASYNC_SHORT: &[&str] = &["sim.duration=8s"];
 /// every one to the air, and paced the host's ACKs toward the sender.
 fn dsasync_buffered_and_released(_: &Scenario, o: &Outcome) {
     let e = o.engine;
-    let d = o.dsasync.expect("dsasync ran");
+    let d = o.dsasync().expect("dsasync ran");
     assert!(d.accepted > 100, "{e}: {d:?}");
     assert!(
         d.released + d.replaced + d.buffered >= d.accepted,
@@ -780,7 +772,7 @@ fn dsasync_buffered_and_released(_: &Scenario, o: &Outcome) {
 /// wired link (Algorithms 3 and 4), some of them held for a time.
 fn dsasync_paced_the_uplink(_: &Scenario, o: &Outcome) {
     let e = o.engine;
-    let d = o.dsasync.expect("dsasync ran");
+    let d = o.dsasync().expect("dsasync ran");
     assert!(d.paced > 1000, "{e}: {d:?}");
     assert!(d.paced_waited > 0, "{e}: {d:?}");
     app_read_what_arrived_in_order(e, o);

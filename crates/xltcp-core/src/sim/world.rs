@@ -595,11 +595,7 @@ impl World {
     /// ([`super::rto_cause`]).
     fn classify_rto(&mut self, now: Time, flow: usize, side: usize, una: SeqNum, rto: Dur) {
         let held = self.flows[flow].ep[1 - side].rcv_nxt() > una;
-        let s = if side == 0 { Side::Ch } else { Side::Sh };
-        let view = FlowView {
-            sender_addr: self.topology.addresses(flow, s).0,
-            snd_una: una,
-        };
+        let view = self.flow_view(flow, una);
         let (blocked_now, unblocked_at) = (self.blocked_since.is_some(), self.unblocked_at);
         self.forensics
             .classify(now, flow, rto, held, view, |since| {
@@ -613,12 +609,17 @@ impl World {
         let Some(f) = self.flows.get(flow) else {
             return;
         };
-        let s = f.sender_side();
-        let view = FlowView {
-            sender_addr: self.topology.addresses(flow, s).0,
-            snd_una: f.ep[s as usize].snd_una(),
-        };
+        let view = self.flow_view(flow, f.sender().snd_una());
         self.forensics.note_drop(now, p, why, blocked, view);
+    }
+
+    /// What the RTO causes need of flow `flow`, its sender at `snd_una`.
+    fn flow_view(&self, flow: usize, snd_una: SeqNum) -> FlowView {
+        let side = self.flows[flow].sender_side();
+        FlowView {
+            sender_addr: self.topology.addresses(flow, side).0,
+            snd_una,
+        }
     }
 
     /// Records the hop's blocked time when flow `flow`'s file transfer has
