@@ -11,7 +11,13 @@
 //! Teardown runs on [`Drop`], so a normal return, an error, a panic and a
 //! stop on Ctrl-C all clean up; children also get `SIGKILL` from the
 //! kernel when the thread that spawned them dies (`PR_SET_PDEATHSIG`), and
-//! TUN devices vanish with their descriptors.
+//! TUN devices vanish with their descriptors. What no code of a process
+//! killed outright (`kill -9`) can remove, its namespaces and marker, a
+//! [`Guardian`] removes: a small shell in a session of its own, started
+//! before anything is created, that waits on a pipe only the run holds.
+//! The kernel closes the pipe when the run dies, however it dies; the
+//! guardian then kills what runs in the namespaces and deletes them. A run
+//! that tears down normally tells it to leave without acting.
 
 use crate::tun::Tun;
 use crate::EmuError;
@@ -299,6 +305,58 @@ pub struct Plumbing {
     children: Vec<Child>,
     namespaces: Vec<String>,
     marker: Option<PathBuf>,
+    guardian: Option<Guardian>,
+}
+
+/// A process that removes a run's namespaces and marker if the run dies
+/// without tearing down (see the module documentation).
+#[derive(Debug)]
+pub struct Guardian {
+    child: Child,
+}
+
+impl Guardian {
+    /// Starts the guardian of `names`' namespaces and of `marker`.
+    pub fn start(names: &Names, marker: &Path) -> Result<Guardian, EmuError> {
+        // `read` returns "done" on a normal teardown, and fails on end of
+        // file when the run died: only then does the guardian act.
+        let script = format!(
+            "read word; [ \"$word\" = done ] && exit 0; \
+             for ns in {ch} {sh}; do \
+               for p in $(ip netns pids \"$ns\" 2>/dev/null); do kill -9 \"$p\"; done; \
+               ip netns del \"$ns\" 2>/dev/null; \
+             done; rm -f {marker}",
+            ch = names.ns_ch,
+            sh = names.ns_sh,
+            marker = marker.display(),
+        );
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe calls between fork and exec. A
+        // session of its own: a Ctrl-C or a kill of the run's process group
+        // does not reach it.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        let child = cmd
+            .spawn()
+            .map_err(|e| EmuError::Setup(format!("the cleanup guardian (sh): {e}")))?;
+        Ok(Guardian { child })
+    }
+
+    /// Tells the guardian the run tore down, and waits for it to leave.
+    pub fn dismiss(mut self) {
+        if let Some(mut stdin) = self.child.stdin.take() {
+            let _ = stdin.write_all(b"done\n");
+        }
+        let _ = self.child.wait();
+    }
 }
 
 impl Plumbing {
@@ -311,8 +369,11 @@ impl Plumbing {
             children: Vec::new(),
             namespaces: Vec::new(),
             marker: None,
+            guardian: None,
         };
         p.write_marker()?;
+        let marker = p.marker.clone().expect("written");
+        p.guardian = Some(Guardian::start(&p.names, &marker)?);
         let (ns_ch, ns_sh) = (p.names.ns_ch.clone(), p.names.ns_sh.clone());
         let (dev_ch, dev_sh) = (p.names.dev_ch.clone(), p.names.dev_sh.clone());
         p.tun_ch = Some(p.host(&ns_ch, &dev_ch, ch)?);
@@ -419,6 +480,9 @@ impl Plumbing {
         }
         if let Some(m) = self.marker.take() {
             let _ = std::fs::remove_file(m);
+        }
+        if let Some(g) = self.guardian.take() {
+            g.dismiss();
         }
     }
 }

@@ -198,33 +198,94 @@ fn leftovers_of_a_killed_run_are_cleaned_and_nothing_else() {
         2,
         "the run set up its namespaces"
     );
+    // What runs inside its namespaces (its iperf3 server and client).
+    let inside = |vpid: u32| -> Vec<String> {
+        namespaces_of(vpid)
+            .iter()
+            .flat_map(|ns| {
+                let out = Command::new("ip")
+                    .args(["netns", "pids", ns])
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&out.stdout)
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let mut waited = 0;
+    while inside(vpid).len() < 2 && waited < 100 {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    let inside = inside(vpid);
+    assert!(
+        inside.len() >= 2,
+        "the run started its applications: {inside:?}"
+    );
     victim.kill().unwrap();
     victim.wait().unwrap();
-    assert_eq!(
-        namespaces_of(vpid).len(),
-        2,
-        "a killed run leaves its namespaces"
+    // Its guardian removes the namespaces and the marker the killed run
+    // could not.
+    let mut waited = 0;
+    while (!namespaces_of(vpid).is_empty()
+        || std::path::Path::new(&format!("/run/xltcp-emu/{vpid}")).exists())
+        && waited < 100
+    {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    assert!(
+        namespaces_of(vpid).is_empty(),
+        "a killed run's namespaces are removed by its guardian"
     );
-    // A namespace that looks like ours but whose owner (pid 1) is alive.
+    assert!(!std::path::Path::new(&format!("/run/xltcp-emu/{vpid}")).exists());
+    // Dead: gone, or a zombie its new parent has not reaped yet.
+    let alive = |pid: &String| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next())
+                    != Some("Z")
+            })
+            .unwrap_or(false)
+    };
+    let mut waited = 0;
+    while inside.iter().any(alive) && waited < 50 {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    let left: Vec<&String> = inside.iter().filter(|p| alive(p)).collect();
+    assert!(
+        left.is_empty(),
+        "processes of the killed run are left: {left:?}"
+    );
+    // Leftovers whose guardian died too (a reboot of the namespace
+    // directory's owner, a kill of everything): the next run removes the
+    // namespaces of owners that are gone, and only those.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let orphan = format!("xltcp-{dead}-ch");
     let foreign = "xltcp-1-ch";
-    assert!(Command::new("ip")
-        .args(["netns", "add", foreign])
-        .status()
-        .unwrap()
-        .success());
+    for ns in [orphan.as_str(), foreign] {
+        assert!(Command::new("ip")
+            .args(["netns", "add", ns])
+            .status()
+            .unwrap()
+            .success());
+    }
     let removed = xltcp_emu::plumbing::clean_leftovers();
     let present = xltcp_emu::plumbing::emulator_namespaces();
     let _ = Command::new("ip").args(["netns", "del", foreign]).status();
-    assert_eq!(
-        removed,
-        vec![format!("xltcp-{vpid}-ch"), format!("xltcp-{vpid}-sh")]
-    );
+    assert_eq!(removed, vec![orphan.clone()]);
     assert!(
         present.iter().any(|(n, _)| n == foreign),
         "a live owner's namespace is kept"
     );
-    assert!(namespaces_of(vpid).is_empty());
-    assert!(!std::path::Path::new(&format!("/run/xltcp-emu/{vpid}")).exists());
+    assert!(!present.iter().any(|(n, _)| *n == orphan));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
