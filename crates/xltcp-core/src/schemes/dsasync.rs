@@ -63,9 +63,11 @@
 //!   fast-retransmit and halve their windows instead of timing out.
 //!
 //! The buffer never loses a packet it accepted: `accepted = released +
-//! replaced + buffered` at every instant (`buffered` counts in the run's
-//! in-flight packets). A packet that does not fit is refused (dropped,
-//! counted), never accepted and then lost.
+//! buffered` at every instant (`buffered` counts in the run's in-flight
+//! packets). A newer copy of a buffered segment is not accepted beside it:
+//! it takes the buffered packet's place (`replaced` counts such copies), so
+//! the place is released once. A packet that does not fit is refused
+//! (dropped, counted), never accepted and then lost.
 
 use super::agent::{Action, Agent, NodeSignal, Tap, Verdict, Via};
 use super::AgentStats;
@@ -131,7 +133,8 @@ pub struct DsaSyncStats {
     pub accepted: u64,
     /// Buffered packets released to the air.
     pub released: u64,
-    /// Buffered packets replaced by a newer copy (Algorithm 1).
+    /// Newer copies that took a buffered packet's place (Algorithm 1); not
+    /// counted in `accepted`.
     pub replaced: u64,
     /// Buffered at the end of the run.
     pub buffered: u64,
