@@ -8,8 +8,10 @@
 //! through others, is refused with the chain of files; at most
 //! [`MAX_DEPTH`] files deep. Every key keeps the location it was written
 //! at, so an error in a base names the base's file and line. Paths inside a
-//! base (an availability `file`) are relative to the extending scenario's
-//! folder. `name` is not inherited (unset, it is the extending file's
+//! base ([`PATH_KEYS`]: an availability `file`, an SNR `trace`, a key file)
+//! are relative to the base's own folder, as written; they are rewritten
+//! relative to the extending file's folder, so the echo names files that
+//! open from there. `name` is not inherited (unset, it is the extending file's
 //! stem). `extends` is not in the scenario echo: the echo is the result.
 
 use std::path::{Path, PathBuf};
@@ -19,6 +21,10 @@ use super::tree::{self, Entry, Loc, Node, Val};
 
 /// The most files one chain of `extends` may hold.
 pub const MAX_DEPTH: usize = 16;
+
+/// Keys whose string values are paths of files, relative to the folder of
+/// the scenario file that writes them.
+pub const PATH_KEYS: &[&str] = &["file", "trace", "mean_trace", "identity", "trusted"];
 
 /// The name a file is known by in a chain: its canonical path when it
 /// exists, else the path as given.
@@ -98,6 +104,13 @@ pub(crate) fn resolve(cx: &mut Cx, mut doc: Node, dir: &Path, chain: &mut Vec<Pa
     chain.push(id);
     let mut base = resolve(cx, base, path.parent().unwrap_or(Path::new(".")), chain);
     chain.pop();
+    // The base's paths, from the extending file's folder.
+    if let Some(folder) = Path::new(name)
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty())
+    {
+        rebase(&mut base, folder);
+    }
     // A name is the file's own: not set, it is the extending file's stem.
     if let Val::Table(t) = &mut base.val {
         t.remove("name");
@@ -125,6 +138,27 @@ fn merge(base: Node, top: Node) -> Node {
             }
         }
         (_, val) => Node { loc: top.loc, val },
+    }
+}
+
+/// Rewrites the relative paths of `node` ([`PATH_KEYS`]) as seen from a
+/// folder where `folder` leads to the node's own.
+fn rebase(node: &mut Node, folder: &Path) {
+    match &mut node.val {
+        Val::Table(t) => {
+            for (key, entry) in t.iter_mut() {
+                match &mut entry.node.val {
+                    Val::Str(path) if PATH_KEYS.contains(&key.as_str()) => {
+                        if Path::new(path.as_str()).is_relative() {
+                            *path = folder.join(path.as_str()).display().to_string();
+                        }
+                    }
+                    _ => rebase(&mut entry.node, folder),
+                }
+            }
+        }
+        Val::Array(items) => items.iter_mut().for_each(|n| rebase(n, folder)),
+        _ => {}
     }
 }
 

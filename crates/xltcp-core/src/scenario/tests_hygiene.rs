@@ -85,7 +85,9 @@ fn folder(files: &[(&str, &str)]) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
     dir
 }
@@ -125,6 +127,34 @@ fn extends_lays_the_file_over_its_base() {
     // Overrides apply on top of both.
     let set = load_file(&dir.join("child.toml"), &["tcp.mss=1448B".into()]).unwrap();
     assert_eq!(set.tcp.mss, 1448);
+}
+
+#[test]
+fn a_base_in_another_folder_reads_its_files_from_its_own_folder() {
+    let base = format!("{BASE}[wireless.availability]\nmodel = \"file\"\nfile = \"blocked.txt\"\n");
+    let dir = folder(&[
+        ("presets/base.toml", &base),
+        ("presets/blocked.txt", "1 2\n"),
+        ("runs/child.toml", "extends = \"../presets/base.toml\"\n"),
+        // A file of the same name beside the child must not be the one read.
+        ("runs/blocked.txt", "3 4\n"),
+    ]);
+    let s = load_file(&dir.join("runs/child.toml"), &[]).unwrap();
+    let blocked = AvailabilitySpec::Intervals(vec![(
+        crate::time::Dur::from_secs(1),
+        crate::time::Dur::from_secs(2),
+    )]);
+    assert_eq!(s.wireless.availability, blocked);
+    // A file the child writes itself is its own folder's.
+    let child =
+        "extends = \"../presets/base.toml\"\n[wireless.availability]\nfile = \"blocked.txt\"\n";
+    std::fs::write(dir.join("runs/child.toml"), child).unwrap();
+    let s = load_file(&dir.join("runs/child.toml"), &[]).unwrap();
+    let own = AvailabilitySpec::Intervals(vec![(
+        crate::time::Dur::from_secs(3),
+        crate::time::Dur::from_secs(4),
+    )]);
+    assert_eq!(s.wireless.availability, own);
 }
 
 #[test]
