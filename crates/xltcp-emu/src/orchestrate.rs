@@ -303,7 +303,20 @@ fn collect_reports(
             )?;
         }
         match apps::parse_report(&text) {
-            Ok(r) => results.push(Some(r)),
+            Ok(r) => {
+                if let xltcp_core::scenario::AppSpec::File { bytes } = s.flows[i].app {
+                    if r.bytes_received < bytes {
+                        warnings.push(format!(
+                            "flow {name}: iperf3 ended its test when the sender had written \
+                             the file's {bytes} bytes, with {} received; the rest was still \
+                             in flight and iperf3 does not wait for it, so the transfer has \
+                             no completion time",
+                            r.bytes_received
+                        ));
+                    }
+                }
+                results.push(Some(r))
+            }
             Err(e) => {
                 warnings.push(format!("flow {name}: {e}"));
                 results.push(None);
