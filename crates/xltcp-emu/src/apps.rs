@@ -1,12 +1,13 @@
-//! The scenario's flows as real applications: one iperf3 server on the
-//! receiving host and one iperf3 client on the sending host per flow.
+//! The scenario's bulk flows as real applications: one iperf3 server on
+//! the receiving host and one iperf3 client on the sending host per flow
+//! (file flows are the emulator's own two ends, [`crate::fileapp`]).
 //!
 //! The client sends (no `-R`), so the scenario's direction picks which
 //! namespace runs which side; it binds the flow's own address, so the base
 //! station tells flows apart by address as the simulator does. A bulk flow
 //! runs `-t` whole seconds (iperf3 takes an integer): the scenario's
-//! duration minus the flow's start, rounded down, at least 1 s. A file flow
-//! sends `-n` bytes. Goodput is what the server reports it received
+//! duration minus the flow's start, rounded down, at least 1 s. Goodput is
+//! what the server reports it received
 //! (`end.sum_received.bytes` of the client's JSON).
 
 use serde_json::Value;
@@ -63,14 +64,9 @@ pub fn client_args(
     .map(String::from)
     .to_vec();
     a.extend(["-C".to_string(), cc.to_string()]);
-    match spec.app {
-        AppSpec::Bulk => {
-            let secs =
-                (duration.as_nanos().saturating_sub(spec.start.as_nanos()) / 1_000_000_000).max(1);
-            a.extend(["-t".to_string(), secs.to_string()]);
-        }
-        AppSpec::File { bytes } => a.extend(["-n".to_string(), bytes.to_string()]),
-    }
+    debug_assert!(matches!(spec.app, AppSpec::Bulk), "file flows run fileapp");
+    let secs = (duration.as_nanos().saturating_sub(spec.start.as_nanos()) / 1_000_000_000).max(1);
+    a.extend(["-t".to_string(), secs.to_string()]);
     a
 }
 
@@ -83,8 +79,12 @@ pub struct AppResult {
     pub seconds: f64,
     /// Retransmitted segments (from the sender's TCP_INFO).
     pub retransmits: u64,
-    /// Mean RTT the sender saw, seconds.
+    /// Mean RTT the sender saw, seconds (a file flow's: its smoothed RTT
+    /// at the end).
     pub mean_rtt_s: Option<f64>,
+    /// A file flow's completion, seconds after its start, if its receiver
+    /// held the last byte by the scenario's end.
+    pub completed_s: Option<f64>,
 }
 
 /// Reads an iperf3 client's `-J` report.
@@ -115,6 +115,7 @@ pub fn parse_report(text: &str) -> Result<AppResult, String> {
         seconds: num(&["sum_received", "seconds"]).unwrap_or(0.0),
         retransmits: num(&["sum_sent", "retransmits"]).unwrap_or(0.0) as u64,
         mean_rtt_s: rtt_us.map(|us| us / 1e6),
+        completed_s: None,
     })
 }
 
@@ -157,18 +158,6 @@ mod tests {
     }
 
     #[test]
-    fn file_clients_send_their_size() {
-        let a = client_args(
-            &flow(AppSpec::File { bytes: 1000 }, Dur::ZERO),
-            Dur::from_secs(10),
-            Ipv4Addr::new(10, 2, 0, 1),
-            Ipv4Addr::new(10, 1, 0, 1),
-            "reno",
-        );
-        assert_eq!(&a[a.len() - 2..], ["-n", "1000"]);
-    }
-
-    #[test]
     fn reports_give_received_bytes_and_retransmissions() {
         let text = r#"{"end":{"sum_sent":{"bytes":10,"retransmits":3},"sum_received":{"bytes":9,"seconds":2.0},
             "streams":[{"sender":{"mean_rtt":25000}}]}}"#;
@@ -179,7 +168,8 @@ mod tests {
                 bytes_received: 9,
                 seconds: 2.0,
                 retransmits: 3,
-                mean_rtt_s: Some(0.025)
+                mean_rtt_s: Some(0.025),
+                completed_s: None,
             }
         );
     }

@@ -24,6 +24,7 @@ pub mod apps;
 pub mod bridge;
 pub mod capture;
 pub mod clock;
+pub mod fileapp;
 pub mod hop;
 pub mod inorder;
 mod orchestrate;

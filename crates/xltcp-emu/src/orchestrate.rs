@@ -5,6 +5,7 @@ use crate::apps::{self, AppResult};
 use crate::bridge::{run_loop, LoopReport};
 use crate::capture::Captures;
 use crate::clock::Clock;
+use crate::fileapp::FileFlow;
 use crate::hop::{host_address, Hop};
 use crate::plumbing::{self, HostConfig, Names, Plumbing};
 use crate::signals;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use xltcp_core::hop::Hop as _;
-use xltcp_core::scenario::{self, Direction, Scenario};
+use xltcp_core::scenario::{self, AppSpec, Direction, Scenario};
 use xltcp_core::sim::emu_section::EmuDetails;
 use xltcp_core::sim::flow::Side;
 use xltcp_core::sim::summary::{HopSummary, MoreHopSummary, Sections};
@@ -200,10 +201,40 @@ fn drain<R: Read + Send + 'static>(r: R, ready: Option<mpsc::Sender<()>>) -> Joi
     })
 }
 
-/// A running client: its child index and the threads reading its output.
-struct Client {
-    child: usize,
-    out: JoinHandle<String>,
+/// A running flow's application.
+enum Client {
+    /// A bulk flow's iperf3 client: its child index and the thread reading
+    /// its output.
+    Iperf {
+        child: usize,
+        out: JoinHandle<String>,
+    },
+    /// A file flow's two ends.
+    File(FileFlow),
+}
+
+impl Client {
+    fn running(&self, p: &mut Plumbing) -> bool {
+        match self {
+            Client::Iperf { child, .. } => matches!(p.child(*child).try_wait(), Ok(None)),
+            Client::File(f) => f.running(),
+        }
+    }
+
+    /// Ends it now (the grace period is over), so reading its output ends.
+    fn kill(&self, p: &mut Plumbing) {
+        match self {
+            Client::Iperf { child, .. } => {
+                let child = p.child(*child);
+                if matches!(child.try_wait(), Ok(None)) {
+                    // SAFETY: kill has no memory preconditions; the child leads its group.
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    let _ = child.kill();
+                }
+            }
+            Client::File(f) => f.stop(),
+        }
+    }
 }
 
 /// Linux's TCP counters per namespace.
@@ -230,7 +261,8 @@ fn sides(d: Direction) -> (Side, Side) {
 fn start_servers(s: &Scenario, p: &mut Plumbing) -> Result<Vec<JoinHandle<String>>, EmuError> {
     let (tx, rx) = mpsc::channel();
     let mut drains = Vec::new();
-    for (i, f) in s.flows.iter().enumerate() {
+    let bulk = |f: &&xltcp_core::scenario::FlowSpec| matches!(f.app, AppSpec::Bulk);
+    for (i, f) in s.flows.iter().enumerate().filter(|(_, f)| bulk(f)) {
         let (_, rcv) = sides(f.direction);
         let ns = p.names.ns(rcv).to_string();
         let k = p.spawn(
@@ -242,7 +274,7 @@ fn start_servers(s: &Scenario, p: &mut Plumbing) -> Result<Vec<JoinHandle<String
         drains.extend(c.stdout.take().map(|o| drain(o, Some(tx.clone()))));
         drains.extend(c.stderr.take().map(|e| drain(e, None)));
     }
-    for f in &s.flows {
+    for f in s.flows.iter().filter(bulk) {
         if rx.recv_timeout(SERVER_READY).is_err() {
             return Err(EmuError::Setup(format!(
                 "iperf3 server of flow {} did not start listening",
@@ -288,10 +320,17 @@ fn collect_reports(
     let mut results = Vec::new();
     for (i, c) in clients.into_iter().enumerate() {
         let name = &s.flows[i].name;
-        let Some(Client { out, .. }) = c else {
-            warnings.push(format!("flow {name}: never started"));
-            results.push(None);
-            continue;
+        let out = match c {
+            None => {
+                warnings.push(format!("flow {name}: never started"));
+                results.push(None);
+                continue;
+            }
+            Some(Client::File(f)) => {
+                results.push(file_result(s, i, f, warnings));
+                continue;
+            }
+            Some(Client::Iperf { out, .. }) => out,
         };
         let text = out.join().unwrap_or_default();
         if let Some(dir) = out_dir {
@@ -303,20 +342,7 @@ fn collect_reports(
             )?;
         }
         match apps::parse_report(&text) {
-            Ok(r) => {
-                if let xltcp_core::scenario::AppSpec::File { bytes } = s.flows[i].app {
-                    if r.bytes_received < bytes {
-                        warnings.push(format!(
-                            "flow {name}: iperf3 ended its test when the sender had written \
-                             the file's {bytes} bytes, with {} received; the rest was still \
-                             in flight and iperf3 does not wait for it, so the transfer has \
-                             no completion time",
-                            r.bytes_received
-                        ));
-                    }
-                }
-                results.push(Some(r))
-            }
+            Ok(r) => results.push(Some(r)),
             Err(e) => {
                 warnings.push(format!("flow {name}: {e}"));
                 results.push(None);
@@ -324,6 +350,38 @@ fn collect_reports(
         }
     }
     Ok(results)
+}
+
+/// A file flow's result: what its receiver read, its completion if by the
+/// scenario's end, its sender's retransmissions and RTT.
+fn file_result(
+    s: &Scenario,
+    i: usize,
+    f: FileFlow,
+    warnings: &mut Vec<String>,
+) -> Option<AppResult> {
+    let spec = &s.flows[i];
+    match f.finish() {
+        Ok((received, sent)) => {
+            let end = Time::ZERO + s.sim.duration;
+            let start = Time::ZERO + spec.start;
+            let completed_s = received
+                .completed
+                .filter(|&t| t <= end)
+                .map(|t| t.saturating_since(start).as_secs_f64());
+            Some(AppResult {
+                bytes_received: received.bytes,
+                seconds: completed_s.unwrap_or(0.0),
+                retransmits: sent.retransmits,
+                mean_rtt_s: sent.srtt_s,
+                completed_s,
+            })
+        }
+        Err(e) => {
+            warnings.push(format!("flow {}: {e}", spec.name));
+            None
+        }
+    }
 }
 
 fn emulate(
@@ -485,27 +543,28 @@ fn control(
             let i = order[next];
             let f = &s.flows[i];
             let (snd, rcv) = sides(f.direction);
-            let args = apps::client_args(
-                f,
-                s.sim.duration,
-                host_address(rcv, i as u32),
-                host_address(snd, i as u32),
-                &cc[i],
-            );
+            let (server, bind) = (host_address(rcv, i as u32), host_address(snd, i as u32));
+            if let AppSpec::File { bytes } = f.app {
+                let at = std::net::SocketAddrV4::new(server, apps::PORT);
+                let (rns, sns) = (p.names.ns(rcv), p.names.ns(snd));
+                match FileFlow::start(rns, sns, at, bind, bytes, &cc[i], *clock) {
+                    Ok(ff) => clients[i] = Some(Client::File(ff)),
+                    Err(e) => warnings.push(format!("flow {}: {e}", f.name)),
+                }
+                next += 1;
+                continue;
+            }
+            let args = apps::client_args(f, s.sim.duration, server, bind, &cc[i]);
             let ns = p.names.ns(snd).to_string();
             let k = p.spawn(&ns, "iperf3", &args)?;
             let c = p.child(k);
             let out = drain(c.stdout.take().expect("piped"), None);
             // Errors go into the JSON report; stderr is only drained.
             drop(drain(c.stderr.take().expect("piped"), None));
-            clients[i] = Some(Client { child: k, out });
+            clients[i] = Some(Client::Iperf { child: k, out });
             next += 1;
         }
-        let running = clients
-            .iter()
-            .flatten()
-            .filter(|c| matches!(p.child(c.child).try_wait(), Ok(None)))
-            .count();
+        let running = clients.iter().flatten().filter(|c| c.running(p)).count();
         if next == order.len() && running == 0 {
             return Ok(());
         }
@@ -513,14 +572,9 @@ fn control(
             warnings.push(format!(
                 "{running} application(s) still running {GRACE} after the end: killed"
             ));
-            // Killed now, so that reading their output ends.
+            // Ended now, so that reading their output ends.
             for c in clients.iter().flatten() {
-                let child = p.child(c.child);
-                if matches!(child.try_wait(), Ok(None)) {
-                    // SAFETY: kill has no memory preconditions; the child leads its group.
-                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-                    let _ = child.kill();
-                }
+                c.kill(p);
             }
             return Ok(());
         }

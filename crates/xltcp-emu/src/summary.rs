@@ -94,10 +94,21 @@ pub fn flow_summaries(
             let goodput = delivered as f64 * 8.0 / t;
             let oracle = oracle_bits(s, hop, f) / t;
             let sender = if f.direction == Direction::Down { 0 } else { 1 };
-            let alone = s.flows.iter().filter(|g| g.direction == f.direction).count() == 1;
+            let alone = s
+                .flows
+                .iter()
+                .filter(|g| g.direction == f.direction)
+                .count()
+                == 1;
             let ns = if sender == 0 { "ch" } else { "sh" };
-            let count = |k: &str| if alone { linux.get(ns).and_then(|m| m.get(k)).copied().unwrap_or(0) } else { 0 };
-            let done = matches!(f.app, AppSpec::File { bytes } if apps[i].is_some() && r.bytes_received >= bytes);
+            let count = |k: &str| {
+                if alone {
+                    linux.get(ns).and_then(|m| m.get(k)).copied().unwrap_or(0)
+                } else {
+                    0
+                }
+            };
+            let done = matches!(f.app, AppSpec::File { .. }) && r.completed_s.is_some();
             let start = f.start.min(s.sim.duration);
             let active = if done {
                 Dur::from_secs_f64(r.seconds).min(s.sim.duration - start)
@@ -132,7 +143,7 @@ pub fn flow_summaries(
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,
                 efficiency,
-                completion_s: done.then_some(r.seconds),
+                completion_s: r.completed_s,
                 final_srtt_s: r.mean_rtt_s,
             }
         })

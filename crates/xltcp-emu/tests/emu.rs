@@ -121,6 +121,37 @@ fn an_upload_runs_the_congestion_control_asked_for() {
     assert!(air_up.stats.bytes_transmitted > 10 * air_down.stats.bytes_transmitted);
 }
 
+#[test]
+fn file_flows_deliver_every_byte_and_complete_in_both_directions() {
+    let Some(_one) = emu_or_skip("file_flows_deliver_every_byte") else {
+        return;
+    };
+    // 1 MB each way on a 10 Mbit/s hop: about a second each, well inside
+    // the 3 s; a 1 % loss makes Linux retransmit. The second flow is sent
+    // with a congestion control of its own.
+    let flows = "[wireless.loss.down]\nmodel = \"iid\"\np = 0.01\n\
+                 [[flow]]\napp = \"file\"\nsize = \"1MB\"\n\
+                 [[flow]]\napp = \"file\"\nsize = \"1MB\"\ndirection = \"up\"\n";
+    let s = scenario(&format!("{HOP}{flows}"));
+    let sum = xltcp_emu::run(&s, EmuOptions::default()).expect("emulation runs");
+    let emu = sum.emu.as_ref().expect("emu section");
+    // (A loaded machine may add a lateness warning; none may be a flow's.)
+    assert!(
+        !emu.warnings.iter().any(|w| w.starts_with("flow")),
+        "{:?}",
+        emu.warnings
+    );
+    for f in &sum.flows {
+        assert_eq!(f.bytes_delivered, 1_000_000, "{f:?}");
+        let done = f.completion_s.expect("completed");
+        // At least the bytes' own time on the hop, and by the end.
+        assert!((0.8..3.0).contains(&done), "{f:?}");
+        assert_eq!(f.active_s, done);
+    }
+    assert!(sum.flows[0].retransmissions > 0, "{:?}", sum.flows[0]);
+    assert_nothing_left();
+}
+
 /// Nothing of a finished run remains: namespaces, devices, processes.
 fn assert_nothing_left() {
     let pid = std::process::id();
