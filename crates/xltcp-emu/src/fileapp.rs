@@ -115,6 +115,13 @@ impl FileFlow {
     }
 }
 
+/// Whether a socket call only ran out of time (its timeout is the stop
+/// flag's poll) or was interrupted, so it is to be made again.
+fn transient(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{Interrupted, TimedOut, WouldBlock};
+    matches!(e.kind(), WouldBlock | TimedOut | Interrupted)
+}
+
 /// Moves the calling thread into network namespace `ns` (`ip netns` name).
 fn enter(ns: &str) -> Result<(), String> {
     let path = format!("/run/netns/{ns}");
@@ -175,14 +182,7 @@ fn receive(
                     got.completed = Some(clock.now());
                 }
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) =>
-            {
+            Err(e) if transient(&e) => {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -222,14 +222,7 @@ fn send(
         let n = left.min(block.len() as u64) as usize;
         match conn.write(&block[..n]) {
             Ok(w) => left -= w as u64,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) =>
-            {
+            Err(e) if transient(&e) => {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(info(&conn));
                 }
@@ -247,13 +240,7 @@ fn send(
         match conn.read(&mut sink) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) && !stop.load(Ordering::Relaxed) => {}
+            Err(e) if transient(&e) && !stop.load(Ordering::Relaxed) => {}
             Err(_) => break,
         }
     }
