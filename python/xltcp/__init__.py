@@ -33,6 +33,7 @@ def __getattr__(name: str):
         return getattr(api, name)
     raise AttributeError(f"module 'xltcp' has no attribute {name!r}")
 
+
 __all__ = [
     "RunResult",
     "Scenario",

@@ -135,9 +135,7 @@ def estimate_run(echo: dict) -> Estimate:
         timeseries = int((duration / interval + 2) * len(flows) * ROW_BYTES)
     pcap = 0
     if output.get("pcap", False):
-        mss = min(
-            [mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448]
-        )
+        mss = min([mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448])
         snaplen = int(output.get("pcap_snaplen") or 0)
         # A datagram's headers are always whole (at least 80 bytes), and
         # captured no longer than a full-size segment.
@@ -153,9 +151,9 @@ def estimate_run(echo: dict) -> Estimate:
         # The wireless hops (an interface choice may use any), and each
         # flow's wired link at its bottleneck; an 802.11 hop adds the air
         # capture (data, MAC ACK, RTS, CTS).
-        links = sum(
-            r * (3 if h.get("kind") == "wifi" else 1) for r, h in zip(rates, hops)
-        ) or wireless
+        # (`rates` holds a default when there are no hops: zip stops short.)
+        per_hop = zip(rates, hops, strict=False)
+        links = sum(r * (3 if h.get("kind") == "wifi" else 1) for r, h in per_hop) or wireless
         links += len(flows) * min(wired, wireless)
         packets = 2 * links / (8 * (mss + 40)) * duration
         pcap = int(packets * per_packet)

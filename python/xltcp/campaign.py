@@ -236,14 +236,14 @@ def load_campaign_file(path: Path) -> dict:
         if not all(isinstance(s, int) and s >= 0 for s in seeds):
             raise CampaignError(f"{path}: sweep.seeds: seeds are integers >= 0")
     elif seeds is not None:
-        raise CampaignError(f"{path}: sweep.seeds: expected \"1..10\", a list or an integer")
+        raise CampaignError(f'{path}: sweep.seeds: expected "1..10", a list or an integer')
     base = sweep.get("set", [])
     if isinstance(base, dict):
         from xltcp.values import toml_value
 
         base = [f"{k}={toml_value(v)}" for k, v in _dotted(base)]
     if not isinstance(base, list) or not all(isinstance(s, str) and "=" in s for s in base):
-        raise CampaignError(f"{path}: sweep.set: expected a table or a list of \"KEY=VALUE\"")
+        raise CampaignError(f'{path}: sweep.set: expected a table or a list of "KEY=VALUE"')
     if not isinstance(sweep.get("zip", False), bool):
         raise CampaignError(f"{path}: sweep.zip: expected true or false")
     out = sweep.get("out")

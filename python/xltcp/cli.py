@@ -237,6 +237,8 @@ SET_OPT = typer.Option(
 OUT_OPT = typer.Option(
     None, "--out", "-o", metavar="DIR", help="Results folder [default: results/<scenario name>]."
 )
+
+
 def _check_seed(value: Optional[int]) -> Optional[int]:
     if value is not None and not 0 <= value <= runner.MAX_SEED:
         raise typer.BadParameter(f"{value}: a seed is an integer from 0 to {runner.MAX_SEED}")
@@ -478,14 +480,23 @@ def sweep(
         help="Seeds of every point [default: the scenario's sim.seed].",
     ),
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", metavar="DIR", help="Campaign folder [default: results/<scenario name>-sweep]."
+        None,
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="Campaign folder [default: results/<scenario name>-sweep].",
     ),
     set_: Optional[List[str]] = SET_OPT,
     plan_only: bool = typer.Option(
         False, "--plan", help="Print the points, the run count and estimates; run nothing."
     ),
     jobs: Optional[int] = typer.Option(
-        None, "--jobs", "-j", min=1, metavar="N", help="Runs at once on this machine [default: every core]."
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        metavar="N",
+        help="Runs at once on this machine [default: every core].",
     ),
     executor: str = typer.Option(
         "threads",
@@ -788,7 +799,7 @@ def validate(
     emu: bool = typer.Option(
         False,
         "--emu",
-        help="Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = \"cubic\").",
+        help='Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = "cubic").',
     ),
 ) -> None:
     """Check a scenario file as xltcp run would, and print a short summary of it."""
@@ -987,8 +998,7 @@ def reproduce(
             )
         if sweeps or sensitivity:
             raise typer.BadParameter(
-                "--engine emu runs the six configurations only, without --sweeps or "
-                "--sensitivity",
+                "--engine emu runs the six configurations only, without --sweeps or --sensitivity",
                 param_hint="'--engine'",
             )
         _reproduce_emu(_parse_seeds_option(seeds), out, set_ or [], quiet)

@@ -38,7 +38,7 @@ def _read(path: Path) -> dict[str, list[float]]:
 
 def _blocked_spans(t: list[float], blocked: list[float]) -> list[tuple[float, float]]:
     spans, start = [], None
-    for ti, b in zip(t, blocked):
+    for ti, b in zip(t, blocked, strict=False):
         if b and start is None:
             start = ti
         elif not b and start is not None:

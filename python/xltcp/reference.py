@@ -143,7 +143,7 @@ def reference(entries: list[dict]) -> str:
         "apply depends on its `model` or `kind` (e.g. `p` for",
         '`model = "iid"`, `mean_loss`, `mean_burst` and `steps` for `"gilbert"`).',
         'A Gilbert chain takes one step per frame of its direction (`steps = "own"`,',
-        'the default) or, on the `p2p` hop, also one per frame of the other',
+        "the default) or, on the `p2p` hop, also one per frame of the other",
         'direction (`steps = "both"`: one chain for the hop, as an ns-3 error model',
         "shared by both devices of a link; the other direction's frames keep their",
         "own loss process).",

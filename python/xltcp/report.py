@@ -226,9 +226,7 @@ def _reproduction_section(folder: Path) -> list[str]:
     checks = report.get("checks", [])
     met = sum(1 for c in checks if c["met"])
     parts.append(f"<h2>Targets: {met} met, {len(checks) - met} missed</h2>")
-    rows = [
-        ["met" if c["met"] else "missed", c["target"], c["measured"]] for c in checks
-    ]
+    rows = [["met" if c["met"] else "missed", c["target"], c["measured"]] for c in checks]
     head = "<tr><th>result</th><th>paper's target</th><th>ours</th></tr>"
     body = "".join(
         f'<tr><td class="{r[0]}">{r[0]}</td><td>{html.escape(r[1])}</td>'

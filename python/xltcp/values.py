@@ -65,7 +65,7 @@ _UNITS: dict[str, tuple[str, float]] = {
 _QUANTITY = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*")
 
 ALLOWED = (
-    "a list (0,0.01,0.05 or 10Mbps,20Mbps or \"exp(4s)\",\"exp(8s)\"), "
+    'a list (0,0.01,0.05 or 10Mbps,20Mbps or "exp(4s)","exp(8s)"), '
     "a linear range A..B/N (1Mbps..10Mbps/10, N values) or a log range A..B/logN (1ms..1s/log4)"
 )
 
@@ -213,7 +213,7 @@ def parse_values(text: str) -> list[Value]:
     text = text.strip()
     if not text:
         raise ValueSpecError(f"no values; expected {ALLOWED}")
-    if ".." in text and "," not in text and not text.startswith(("\"", "'")):
+    if ".." in text and "," not in text and not text.startswith(('"', "'")):
         return _range(text, whole)
     items = _split_list(text)
     if any(not item.strip() for item in items):

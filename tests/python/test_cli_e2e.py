@@ -195,5 +195,7 @@ def test_two_flow_tables_are_one_error_naming_the_fix(write_toml):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, lines
-    assert f"{scenario}:4:2: flow: TOML syntax: duplicate table [flow] (first on line 1)" in lines[0]
+    assert (
+        f"{scenario}:4:2: flow: TOML syntax: duplicate table [flow] (first on line 1)" in lines[0]
+    )
     assert "[[flow]]" in lines[0]

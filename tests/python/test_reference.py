@@ -2,10 +2,10 @@
 stale, accepting every shipped scenario and refusing broken ones."""
 
 import json
-import tomllib
 
 import jsonschema
 import pytest
+import tomllib
 
 from xltcp import reference
 

@@ -33,7 +33,9 @@ def test_run_and_validate_take_a_shipped_name(tmp_path):
 def test_an_unknown_name_lists_the_shipped_ones():
     result = invoke("validate", "no-such-scenario")
     assert result.exit_code == 2
-    assert "not the name of a shipped scenario" in result.output and "lossy-last-hop" in result.output
+    assert (
+        "not the name of a shipped scenario" in result.output and "lossy-last-hop" in result.output
+    )
 
 
 def test_scenarios_prints_whole_descriptions(monkeypatch):

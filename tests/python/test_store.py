@@ -66,6 +66,7 @@ def test_interrupted_campaign_resumes_with_the_missing_runs(tmp_path, monkeypatc
     times = {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in kept}
 
     ran.clear()
+
     def counted(spec, runs_dir):
         ran.append(spec.key)
         return real(spec, runs_dir)

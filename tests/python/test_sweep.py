@@ -94,8 +94,16 @@ def _no_traceback(result):
         (["--vary", "wireless.los.down.p=0,0.1"], "wireless.los"),
         (["--vary", "wireless.loss.down.p=0,2"], "at wireless.loss.down.p=2:"),
         (["--vary", "a=1,2", "--vary", "a=3,4"], "a: varied twice"),
-        (["--vary", "wireless.loss.down.p=0,0.1", "--vary", "tcp.mss=1000B,1200B,1448B", "--zip"],
-         "--zip needs as many values for every key"),
+        (
+            [
+                "--vary",
+                "wireless.loss.down.p=0,0.1",
+                "--vary",
+                "tcp.mss=1000B,1200B,1448B",
+                "--zip",
+            ],
+            "--zip needs as many values for every key",
+        ),
         (["--seeds", "3..1"], "the range ends (1) before it starts (3)"),
         (["--executor", "mpi"], "'mpi': allowed threads, processes, dask"),
         (["--executor", "dask"], "--executor dask needs --scheduler"),

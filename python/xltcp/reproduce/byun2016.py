@@ -117,9 +117,7 @@ RTO_CAUSES: tuple[tuple[str, str], ...] = (
 )
 
 #: Every per-run value the table keeps: the metrics, then the RTO causes.
-KEYS: tuple[str, ...] = tuple(k for k, _, _ in METRICS) + tuple(
-    f"rto_{k}" for k, _ in RTO_CAUSES
-)
+KEYS: tuple[str, ...] = tuple(k for k, _, _ in METRICS) + tuple(f"rto_{k}" for k, _ in RTO_CAUSES)
 
 #: The presets' mean PU OFF period and t_idle (for the ceiling lines).
 PAPER_PU_MEAN_S = 4.0

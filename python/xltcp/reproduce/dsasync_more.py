@@ -226,7 +226,7 @@ def _pcap_packets(path: Path):
                     break
                 if code == 9 and n == 1:
                     r = body[i + 4]
-                    scale = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0 ** -r
+                    scale = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0**-r
                 i += 4 + (n + 3) // 4 * 4
             scales.append(scale)
         elif kind == 6:  # Enhanced Packet Block
