@@ -123,6 +123,7 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             t.min_rto,
             t.rcv_buffer,
             t.snd_buffer,
+            t.frto,
         ) != (
             first.mss,
             first.sack,
@@ -132,11 +133,12 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             first.min_rto,
             first.rcv_buffer,
             first.snd_buffer,
+            first.frto,
         )
     });
     let mut w = Vec::new();
     if differs {
-        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers): the first flow's are used".into());
+        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO): the first flow's are used".into());
     }
     w
 }
@@ -150,6 +152,9 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         format!("net.ipv4.tcp_sack={}", t.sack as u8),
         format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
         format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
+        // F-RTO as the scenario says (Linux's default, 2, is the
+        // SACK-enhanced variant with SACK, the basic one without).
+        format!("net.ipv4.tcp_frto={}", if t.frto { 2 } else { 0 }),
         format!(
             "net.ipv4.tcp_rmem=4096 131072 {}",
             t.rcv_buffer.max(RMEM_FLOOR)

@@ -139,6 +139,8 @@ pub fn flow_summaries(
                 rto_count: count("TCPTimeouts").saturating_sub(count("TCPSynRetrans")),
                 syn_timeouts: count("TCPSynRetrans"),
                 rto_causes: None,
+                // Linux's own count (F-RTO runs as `tcp.frto` says).
+                spurious_rtos: f.tcp.frto.then(|| count("TCPSpuriousRTOs")),
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,

@@ -213,6 +213,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "min_rto": format_duration(t.min_rto),
         "max_rto": format_duration(t.max_rto),
         "min_rto_mode": match t.min_rto_mode { MinRtoMode::Rfc6298 => "rfc6298", MinRtoMode::Linux => "linux" },
+        "frto": t.frto,
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),
     })

@@ -259,6 +259,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             b.min_rto_mode,
             rd::choice(MIN_RTO_MODES),
         ),
+        frto: t.read(cx, "frto", b.frto, rd::boolean),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

@@ -193,6 +193,9 @@ pub struct TcpSpec {
     /// min_rto)) or "linux" (RTO = SRTT + max(4·RTTVAR, min_rto), as
     /// Linux computes it).
     pub min_rto_mode: MinRtoMode,
+    /// `frto`: F-RTO (RFC 5682) after a timeout (default false; Linux runs
+    /// it by default, `net.ipv4.tcp_frto`).
+    pub frto: bool,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -825,6 +828,7 @@ impl Default for TcpSpec {
             min_rto: c.min_rto,
             max_rto: c.max_rto,
             min_rto_mode: c.min_rto_mode,
+            frto: c.frto,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -848,6 +852,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             min_rto: spec.min_rto,
             max_rto: spec.max_rto,
             min_rto_mode: spec.min_rto_mode,
+            frto: spec.frto,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

@@ -87,6 +87,7 @@ initial_rto = "3s"
 min_rto = "200ms"
 max_rto = "120s"
 min_rto_mode = "linux"
+frto = true
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -138,6 +139,7 @@ timeseries = false
         min_rto: Dur::from_millis(200),
         max_rto: Dur::from_secs(120),
         min_rto_mode: MinRtoMode::Linux,
+        frto: true,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };

@@ -70,6 +70,10 @@ pub struct FlowSummary {
     /// `rto_count` by cause (the simulator; see [`super::rto_cause`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_causes: Option<super::rto_cause::RtoCauses>,
+    /// Of `rto_count`, the timeouts F-RTO (RFC 5682) found spurious and
+    /// undid; only with `tcp.frto = true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spurious_rtos: Option<u64>,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Data segments the sender sent (first transmissions and retransmissions).
@@ -411,6 +415,7 @@ impl World {
             rto_count: s.rto_count,
             syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
             rto_causes: Some(self.forensics.causes(i)),
+            spurious_rtos: f.spec.tcp.frto.then_some(s.spurious_rtos),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,

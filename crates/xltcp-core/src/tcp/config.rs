@@ -66,6 +66,10 @@ pub struct Config {
     pub max_rto: Dur,
     /// Where `min_rto` applies.
     pub min_rto_mode: MinRtoMode,
+    /// F-RTO (RFC 5682): after a timeout, tell a spurious one from a real
+    /// one by sending new data, and undo the window reduction if it was
+    /// spurious (see `recovery.rs`).
+    pub frto: bool,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -92,6 +96,7 @@ impl Default for Config {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             min_rto_mode: MinRtoMode::Rfc6298,
+            frto: false,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -101,6 +101,8 @@ mod tests;
 #[cfg(test)]
 mod tests_cr;
 #[cfg(test)]
+mod tests_frto;
+#[cfg(test)]
 mod tests_harness;
 #[cfg(test)]
 mod tests_recovery;
@@ -143,6 +145,20 @@ pub enum State {
     LastAck,
     /// Both closed; lingering before Closed.
     TimeWait,
+}
+
+/// F-RTO (RFC 5682 §2) after a retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Frto {
+    /// Not detecting (disabled, or conventional recovery chosen).
+    Off,
+    /// Step 2: the first ACK after the retransmission of `[snd_una, rtx_end)`.
+    First {
+        /// End of the segment retransmitted on the timeout.
+        rtx_end: SeqNum,
+    },
+    /// Step 3: new data went out; the next ACK decides.
+    Second,
 }
 
 /// Sender congestion state, as Linux names it.
@@ -289,6 +305,12 @@ pub struct Endpoint {
     pub(crate) recover: SeqNum,
     pub(crate) cstate: CongestionState,
     pub(crate) partial_acks: u32,
+    /// Where F-RTO (RFC 5682) stands after a timeout.
+    pub(crate) frto: Frto,
+    /// New segments F-RTO may still send whatever cwnd says (step 2b).
+    pub(crate) frto_new: u8,
+    /// cwnd and ssthresh before the timeout, restored if it was spurious.
+    pub(crate) frto_prior: (u64, u64),
     /// A retransmission of the segment at this sequence number is due now.
     pub(crate) pending_rtx: Option<SeqNum>,
     pub(crate) scoreboard: Scoreboard,
@@ -374,6 +396,9 @@ impl Endpoint {
             recover: iss,
             cstate: CongestionState::Open,
             partial_acks: 0,
+            frto: Frto::Off,
+            frto_new: 0,
+            frto_prior: (0, 0),
             pending_rtx: None,
             scoreboard: Scoreboard::default(),
             high_rxt: iss,

@@ -1,10 +1,37 @@
 //! The sender's reaction to ACKs and timeouts: new ACKs, duplicate ACKs,
 //! NewReno (RFC 6582) and SACK (RFC 6675) loss recovery, the retransmission
 //! timer (RFC 6298) and the persist timer (RFC 9293 §3.8.6.1).
+//!
+//! # F-RTO (RFC 5682), with `Config::frto`
+//!
+//! A timeout may be spurious: the segments were delayed (a long MAC
+//! retry, a blockage the MAC rode out), not lost, and going back N resends
+//! a window the receiver already has. F-RTO tells the two apart with the
+//! basic algorithm of RFC 5682 §2, for connections with and without SACK
+//! (Linux uses §3's SACK-enhanced variant with SACK; the difference is
+//! only how step 3 reads SACK blocks):
+//!
+//! 1. On a timeout (not one repeated in RTO recovery), retransmit the
+//!    first unacknowledged segment as usual.
+//! 2. On the first ACK after it: a duplicate ACK, an ACK up to `recover`,
+//!    or one short of the retransmitted segment's end means a real loss:
+//!    conventional recovery (go back N in slow start). An ACK beyond the
+//!    retransmitted segment sends up to two *new* segments, whatever cwnd
+//!    says (none possible: conventional recovery), and goes to step 3.
+//! 3. On the next ACK: a duplicate ACK means a real loss: cwnd at most
+//!    3 SMSS and go back N. An ACK of new data acknowledges segments sent
+//!    before the timeout and never resent: the timeout was spurious.
+//!
+//! The response to a spurious timeout (RFC 5682 §5 leaves it open) is
+//! Linux's undo (`tcp_undo_cwnd_reduction`): cwnd and ssthresh return to
+//! at least their values before the timeout, the connection leaves loss
+//! recovery and goes on with new data. The backed-off RTO stays until the
+//! next RTT sample, as it does after any timeout. Each spurious timeout is
+//! counted (`Stats::spurious_rtos`).
 
-use super::{CongestionState, Endpoint, Event, Recovery, State, Timer};
+use super::{CongestionState, Endpoint, Event, Frto, Recovery, State, Timer};
 use crate::time::{Dur, Time};
-use crate::wire::{SackBlock, Segment};
+use crate::wire::{SackBlock, Segment, SeqNum};
 
 impl Endpoint {
     /// The ACK part of a segment in a synchronised state. Returns false if
@@ -22,6 +49,7 @@ impl Endpoint {
             return true;
         }
         let wnd = u64::from(seg.window) << self.snd_wscale;
+        let advanced = ack > self.snd_una;
         let new_sacked = if self.sack_ok {
             self.apply_sack(seg)
         } else {
@@ -44,7 +72,59 @@ impl Endpoint {
             // RFC 6675 §2: new SACK information makes it a duplicate ACK.
             self.on_dupack(now);
         }
+        if self.frto != Frto::Off {
+            self.frto_on_ack(
+                ack,
+                advanced,
+                dup || (new_sacked > 0 && ack == self.snd_una),
+            );
+        }
         true
+    }
+
+    /// Steps 2 and 3 of F-RTO (module doc), after the ACK was processed.
+    fn frto_on_ack(&mut self, ack: SeqNum, advanced: bool, dup: bool) {
+        let smss = u64::from(self.smss);
+        match self.frto {
+            Frto::Off => {}
+            Frto::First { rtx_end } => {
+                if dup || (advanced && (ack >= self.recover || ack < rtx_end)) {
+                    // Step 2a: conventional recovery.
+                    self.frto = Frto::Off;
+                } else if advanced {
+                    // Step 2b: up to two new segments, if the data and the
+                    // receiver's window allow one.
+                    let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+                    let room = self.snd_wnd.saturating_sub(outstanding);
+                    if self.snd_max < self.snd_buf_end && room > 0 {
+                        self.snd_nxt = self.snd_max;
+                        self.frto_new = 2;
+                        self.frto = Frto::Second;
+                    } else {
+                        self.frto = Frto::Off;
+                    }
+                }
+            }
+            Frto::Second => {
+                if advanced {
+                    // Step 3b: segments sent before the timeout and never
+                    // resent were acknowledged: the timeout was spurious.
+                    self.stats.spurious_rtos += 1;
+                    let (cwnd, ssthresh) = self.frto_prior;
+                    self.win.cwnd = self.win.cwnd.max(cwnd);
+                    self.win.ssthresh = self.win.ssthresh.max(ssthresh);
+                    self.set_cstate(CongestionState::Open);
+                    self.frto = Frto::Off;
+                    self.frto_new = 0;
+                } else if dup {
+                    // Step 3a: a real loss; go back N in slow start.
+                    self.win.cwnd = self.win.cwnd.min(3 * smss);
+                    self.snd_nxt = self.snd_una;
+                    self.frto = Frto::Off;
+                    self.frto_new = 0;
+                }
+            }
+        }
     }
 
     /// RFC 9293 §3.10.7.4: window update guarded by SND.WL1 / SND.WL2.
@@ -305,6 +385,10 @@ impl Endpoint {
         self.stats.rto_count += 1;
         let smss = u64::from(self.smss);
         let first = self.consecutive_rtos == 0;
+        // F-RTO step 1 (module doc), unless this timeout repeats one whose
+        // recovery has not ended.
+        let in_rto_recovery = self.cstate == CongestionState::Loss;
+        let prior = (self.win.cwnd, self.win.ssthresh);
         // RFC 5681 eq. (4) sets ssthresh to *no more than* max(FlightSize/2,
         // 2*SMSS). Data the receiver is known to hold above a hole (SACKed,
         // or one SMSS per duplicate ACK without SACK) has left the network,
@@ -337,6 +421,16 @@ impl Endpoint {
         // then go back N under cwnd.
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
+        let outstanding_now = self.snd_max.since(self.snd_una).max(0) as u64;
+        self.frto_new = 0;
+        self.frto = if self.config.frto && !in_rto_recovery {
+            self.frto_prior = prior;
+            Frto::First {
+                rtx_end: self.snd_una + outstanding_now.min(smss) as u32,
+            }
+        } else {
+            Frto::Off
+        };
         // RFC 6298 (5.5): back off; (5.6): restart the timer.
         self.rtt.back_off();
         self.timers.set(Timer::Rto, now + self.rtt.rto());

@@ -336,6 +336,13 @@ impl Endpoint {
         if let Some(&(l, _)) = self.scoreboard.ranges().iter().find(|r| r.0 > self.snd_nxt) {
             usable = usable.min((l - self.snd_nxt) as u64);
         }
+        let frto_new = self.frto_new > 0 && self.snd_nxt >= self.snd_max;
+        if frto_new {
+            // F-RTO step 2b (RFC 5682 §2): a new segment whatever cwnd
+            // says, inside the receiver's window.
+            let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+            usable = self.snd_wnd.saturating_sub(outstanding).min(smss);
+        }
         let avail = self.snd_buf_end.since(self.snd_nxt).max(0) as u64;
         let fin_only = avail == 0 && self.has_unsent();
         if !fin_only {
@@ -352,6 +359,9 @@ impl Endpoint {
             }
         }
         let t = self.data_segment(now, self.snd_nxt, usable, Advance::Nxt)?;
+        if frto_new {
+            self.frto_new -= 1;
+        }
         if !t.retransmission && self.cstate == CongestionState::Disorder {
             let sent = u64::from(t.segment.payload_len);
             if in_flight + sent > self.win.cwnd {

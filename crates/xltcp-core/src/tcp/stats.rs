@@ -13,6 +13,8 @@ pub struct Stats {
     pub bytes_retransmitted: u64,
     /// Retransmission timeouts of data (and FIN), the handshake's left out.
     pub rto_count: u64,
+    /// Data timeouts that F-RTO (RFC 5682) found spurious and undid.
+    pub spurious_rtos: u64,
     /// Timeouts of our SYN or SYN-ACK (the handshake's retransmission timer).
     pub syn_timeouts: u64,
     /// Fast retransmits (entries into fast recovery).

@@ -119,7 +119,7 @@ proptest! {
         a_bytes in 1u64..150_000,
         b_bytes in 1u64..150_000,
     ) {
-        let c = variant(sack, ts, 2, false);
+        let c = variant(sack, ts, 2, false, false);
         let mut h = Harness::new(c.clone(), c, Dur::from_millis(15), drop_sets(drops, ack_drops));
         h.to_write = a_bytes;
         h.to_write_b = b_bytes;
@@ -139,7 +139,7 @@ fn loss_sets() -> impl Strategy<Value = (BTreeSet<u64>, BTreeSet<u64>)> {
     )
 }
 
-fn variant(sack: bool, ts: bool, delack: u32, small: bool) -> Config {
+fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool) -> Config {
     Config {
         recovery: if sack {
             Recovery::Sack
@@ -149,6 +149,7 @@ fn variant(sack: bool, ts: bool, delack: u32, small: bool) -> Config {
         timestamps: ts,
         delayed_ack_segments: delack,
         rcv_buffer: if small { 6000 } else { 256 * 1024 },
+        frto,
         ..Config::default()
     }
 }
@@ -162,11 +163,12 @@ proptest! {
         ts in any::<bool>(),
         delack in 1u32..4,
         small in any::<bool>(),
+        frto in any::<bool>(),
         slow_reader in any::<bool>(),
         bytes in 1u64..300_000,
     ) {
         let run = || {
-            let c = variant(sack, ts, delack, small);
+            let c = variant(sack, ts, delack, small, frto);
             let loss = drop_sets(drops.clone(), ack_drops.clone());
             let mut h = Harness::new(c.clone(), c, Dur::from_millis(20), loss);
             h.to_write = bytes;
