@@ -25,7 +25,7 @@
 //! ring ([`QueueEgress`]): writing to a TUN device runs the receiving
 //! host's TCP inside the write, which had taken 40 % of the single thread's
 //! time at 1 Gbit/s and made the deadlines due meanwhile late. The writer
-//! ([`Writer`]) takes the queued datagrams in order and writes them, the
+//! (`Writer`) takes the queued datagrams in order and writes them, the
 //! consecutive segments of one connection that wait together joined into
 //! one super-packet ([`crate::tun::Coalescer`], one per device;
 //! `XLTCP_EMU_NO_GRO` set in the environment writes each datagram alone).
@@ -206,8 +206,8 @@ impl std::fmt::Debug for QueueEgress {
 
 impl QueueEgress {
     /// Wakes the writer if datagrams are queued since the last wake-up
-    /// and either the first of them has waited [`KICK_AFTER`] by `now`,
-    /// [`KICK_BYTES`] are waiting, or the loop is about to sleep (`idle`).
+    /// and either the first of them has waited `KICK_AFTER` by `now`,
+    /// `KICK_BYTES` are waiting, or the loop is about to sleep (`idle`).
     /// Waking a parked thread on another CPU takes an inter-processor
     /// interrupt, costly on a virtual machine: waking it once per pass
     /// took about a seventh of the dispatch thread's time at 1 Gbit/s.
@@ -469,7 +469,7 @@ fn wait(ch: &Tun, sh: &Tun, timeout: Dur) {
 
 /// Runs the hop in real time until `stop` is set; returns what it
 /// measured. The writes to the devices are made by a second thread
-/// ([`Writer`]), fed through a lock-free queue ([`QueueEgress`]).
+/// (`Writer`), fed through a lock-free queue ([`QueueEgress`]).
 pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicBool) -> LoopReport {
     let (tx, rx) = rtrb::RingBuffer::new(QUEUE_BYTES);
     let failed = AtomicU64::new(0);
