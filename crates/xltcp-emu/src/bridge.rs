@@ -40,6 +40,7 @@
 
 use crate::clock::Clock;
 use crate::hop::{Egress, Hop};
+use crate::sched::Ev;
 use crate::tun::{is_super, split, Coalescer, Origin, Tun, MAX_FRAME, MAX_PACKET, VNET_HDR_LEN};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -193,6 +194,8 @@ pub struct QueueEgress {
     unsignalled: Option<Time>,
     /// Bytes queued since then.
     unsignalled_bytes: usize,
+    /// Datagrams queued.
+    queued: u64,
 }
 
 impl std::fmt::Debug for QueueEgress {
@@ -224,6 +227,22 @@ impl QueueEgress {
     }
 }
 
+impl QueueEgress {
+    /// Waits until the writer has written (or failed to write) every
+    /// datagram queued, `written` being its count. At the scenario's end
+    /// this makes what the model delivered by then reach the hosts before
+    /// anything after it, as when the dispatch thread wrote them itself:
+    /// the bytes counted in order by the end are then in the receiving
+    /// host before its application's test interval can close.
+    pub fn sync(&mut self, written: &AtomicU64) {
+        self.kick(Time::ZERO, true);
+        while written.load(Ordering::Acquire) < self.queued {
+            self.writer.unpark();
+            yield_cpu(FULL_WAIT);
+        }
+    }
+}
+
 impl Egress for QueueEgress {
     fn deliver(&mut self, side: Side, datagram: &[u8]) -> std::io::Result<()> {
         self.rec.clear();
@@ -240,6 +259,7 @@ impl Egress for QueueEgress {
                 yield_cpu(FULL_WAIT);
             }
         }
+        self.queued += 1;
         self.unsignalled.get_or_insert(self.at);
         self.unsignalled_bytes += self.rec.len();
         // A failed write is counted when it happens (`failed`).
@@ -292,6 +312,8 @@ struct Writer<'a> {
     buf: Vec<u8>,
     /// Datagrams in writes that failed, taken by the dispatch thread.
     failed: &'a AtomicU64,
+    /// Datagrams whose write returned (failed ones among them).
+    written: &'a AtomicU64,
     report: WriterReport,
 }
 
@@ -376,6 +398,7 @@ impl Writer<'_> {
         if !ok {
             self.failed.fetch_add(u64::from(n), Ordering::Relaxed);
         }
+        self.written.fetch_add(u64::from(n), Ordering::Release);
     }
 }
 
@@ -473,6 +496,7 @@ fn wait(ch: &Tun, sh: &Tun, timeout: Dur) {
 pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicBool) -> LoopReport {
     let (tx, rx) = rtrb::RingBuffer::new(QUEUE_BYTES);
     let failed = AtomicU64::new(0);
+    let written = AtomicU64::new(0);
     let done = AtomicBool::new(false);
     let coalesce = std::env::var_os("XLTCP_EMU_NO_GRO").is_none();
     std::thread::scope(|scope| {
@@ -485,6 +509,7 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
             ats: [Vec::with_capacity(64), Vec::with_capacity(64)],
             buf: Vec::with_capacity(MAX_PACKET),
             failed: &failed,
+            written: &written,
             report: WriterReport::default(),
         };
         let done = &done;
@@ -500,8 +525,9 @@ pub fn run_loop(hop: &mut Hop, ch: &Tun, sh: &Tun, clock: &Clock, stop: &AtomicB
             full_waits: 0,
             unsignalled: None,
             unsignalled_bytes: 0,
+            queued: 0,
         };
-        let mut report = dispatch_loop(hop, ch, sh, clock, stop, egress, &failed);
+        let mut report = dispatch_loop(hop, ch, sh, clock, stop, egress, (&failed, &written));
         done.store(true, Ordering::Release);
         handle.thread().unpark();
         let w = handle
@@ -541,6 +567,7 @@ impl Fired {
         hop: &mut Hop,
         clock: &Clock,
         egress: &mut QueueEgress,
+        written: &AtomicU64,
         mut now: Time,
     ) -> (Time, u32) {
         let mut fired = 0;
@@ -554,6 +581,9 @@ impl Fired {
                 .record(late);
             egress.at = at;
             hop.dispatch(at, ev, egress);
+            if ev == Ev::End {
+                egress.sync(written);
+            }
             fired += 1;
             if fired < FIRE_BUDGET {
                 now = t;
@@ -577,7 +607,7 @@ fn dispatch_loop(
     clock: &Clock,
     stop: &AtomicBool,
     mut egress: QueueEgress,
-    failed: &AtomicU64,
+    (failed, written): (&AtomicU64, &AtomicU64),
 ) -> LoopReport {
     // Sleep with nanosecond precision rather than the default 50 us slack.
     // SAFETY: prctl with integer arguments only.
@@ -606,7 +636,7 @@ fn dispatch_loop(
             awake_since = clock.now();
             continue;
         }
-        let (mut now, n) = fired.fire_due(hop, clock, &mut egress, pass_start);
+        let (mut now, n) = fired.fire_due(hop, clock, &mut egress, written, pass_start);
         let mut worked = n > 0;
         egress.kick(now, false);
         hop.poll_commands(now);
@@ -624,7 +654,9 @@ fn dispatch_loop(
                             // earlier segments were handled go first;
                             // the rest of the frame enters after them.
                             if k > 0 && due(hop, clock) {
-                                now = fired.fire_due(hop, clock, &mut egress, clock.now()).0;
+                                now = fired
+                                    .fire_due(hop, clock, &mut egress, written, clock.now())
+                                    .0;
                                 egress.at = now;
                             }
                             k += 1;
@@ -727,6 +759,7 @@ mod tests {
             full_waits: 0,
             unsignalled: None,
             unsignalled_bytes: 0,
+            queued: 0,
         };
         let sent: Vec<(Side, Vec<u8>, Time)> = (0..40u8)
             .map(|i| {
