@@ -123,14 +123,18 @@ def main() -> int:
                 before = load()
                 r = run(binary, rate, seed, args.duration)
                 results.setdefault((name, rate), []).append(r)
-                delay = "" if r["delay_p99_us"] is None else f", delivery delay p99 {r['delay_p99_us']:.0f} us"
-                print(f"{name} {rate} seed {seed} (load {before}): {r['goodput'] / 1e6:.1f} Mbit/s of "
-                      f"{r['oracle'] / 1e6:.1f}, lateness p99 {r['p99_us']:.0f} us{delay}, {r['cpu_share']:.2f} core, "
+                delay = ""
+                if r["delay_p99_us"] is not None:
+                    delay = f", delivery delay p99 {r['delay_p99_us']:.0f} us"
+                print(f"{name} {rate} seed {seed} (load {before}): "
+                      f"{r['goodput'] / 1e6:.1f} Mbit/s of {r['oracle'] / 1e6:.1f}, "
+                      f"lateness p99 {r['p99_us']:.0f} us{delay}, {r['cpu_share']:.2f} core, "
                       f"super-packets in/out {r['super_in']}/{r['super_out']}", file=sys.stderr)
     print(f"load average after: {load()}", file=sys.stderr)
     med = statistics.median
     print("| tree | hop | goodput (Mbit/s) | of oracle | lateness median / p99 (us) | "
-          "delivery delay median / p99 (us) | data-path core share | CPU s per Gbit | runs behind (p99 > 1 ms) |")
+          "delivery delay median / p99 (us) | data-path core share | CPU s per Gbit | "
+          "runs behind (p99 > 1 ms) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for rate in rates:
         for name, _ in trees:
@@ -139,10 +143,12 @@ def main() -> int:
             if any(r["delay_p99_us"] is None for r in rs):
                 delay = "not measured"
             else:
-                delay = f"{med(r['delay_median_us'] for r in rs):.1f} / {med(r['delay_p99_us'] for r in rs):.0f}"
+                d50 = med(r["delay_median_us"] for r in rs)
+                delay = f"{d50:.1f} / {med(r['delay_p99_us'] for r in rs):.0f}"
             print(f"| {name} | {rate} | {med(r['goodput'] for r in rs) / 1e6:.1f} | "
                   f"{med(r['goodput'] / r['oracle'] for r in rs):.0%} | "
-                  f"{med(r['median_us'] for r in rs):.1f} / {med(r['p99_us'] for r in rs):.0f} | {delay} | "
+                  f"{med(r['median_us'] for r in rs):.1f} / {med(r['p99_us'] for r in rs):.0f} | "
+                  f"{delay} | "
                   f"{med(r['cpu_share'] for r in rs):.2f} | {med(r['cpu_per_gbit'] for r in rs):.2f} | "
                   f"{behind} of {len(rs)} |")
     return 0
