@@ -165,6 +165,9 @@ const QUEUE_BYTES: usize = 4 << 20;
 /// How long the dispatch thread sleeps when it finds the queue full
 /// before it looks again (the writer may need its CPU to drain it).
 const FULL_WAIT: Dur = Dur::from_micros(20);
+/// Longest wait for the writer at the scenario's end
+/// ([`QueueEgress::sync`]).
+const SYNC_MAX: Dur = Dur::from_secs(1);
 /// The writer is woken when the first datagram queued since its last
 /// wake-up has waited this long (see [`QueueEgress::kick`]) ...
 const KICK_AFTER: Dur = Dur::from_micros(20);
@@ -225,18 +228,21 @@ impl QueueEgress {
             self.unsignalled_bytes = 0;
         }
     }
-}
 
-impl QueueEgress {
     /// Waits until the writer has written (or failed to write) every
     /// datagram queued, `written` being its count. At the scenario's end
     /// this makes what the model delivered by then reach the hosts before
     /// anything after it, as when the dispatch thread wrote them itself:
     /// the bytes counted in order by the end are then in the receiving
-    /// host before its application's test interval can close.
+    /// host before its application's test interval can close. Gives up
+    /// after `SYNC_MAX` (a writer starved that long is not waited for).
     pub fn sync(&mut self, written: &AtomicU64) {
         self.kick(Time::ZERO, true);
-        while written.load(Ordering::Acquire) < self.queued {
+        let tries = SYNC_MAX.as_nanos() / FULL_WAIT.as_nanos();
+        for _ in 0..tries {
+            if written.load(Ordering::Acquire) >= self.queued {
+                return;
+            }
             self.writer.unpark();
             yield_cpu(FULL_WAIT);
         }
