@@ -7,9 +7,12 @@ Runs one bulk download through a lossless point-to-point hop of each rate
 tree's emulator and, with --baseline-rev or --baseline-bin, on an earlier
 one, alternating the two for each seed so both see the same load. Prints
 one Markdown row per tree and rate: goodput against the oracle, dispatch
-lateness (median and 99th percentile), the data-path thread's share of a
-core and its CPU seconds per Gbit carried, each the median over the seeds,
-and the load average before and after.
+lateness (clock when a deadline was fired minus the deadline; median and
+99th percentile), delivery delay (the model's instant of delivery to the
+return of the write that carried the datagram to its host, where the
+tree reports it), the data path's share of a core and its CPU seconds per
+Gbit carried (all its threads), each the median over the seeds, and the
+load average before each run and at the end.
 
 Needs root (the emulator does). Examples:
 
@@ -65,6 +68,8 @@ def run(binary: Path, rate: str, seed: int, duration: str) -> dict:
         "oracle": f["oracle_bps"],
         "median_us": e["lateness"]["median_us"],
         "p99_us": e["lateness"]["p99_us"],
+        "delay_median_us": (e.get("delivery_delay") or {}).get("median_us"),
+        "delay_p99_us": (e.get("delivery_delay") or {}).get("p99_us"),
         "cpu_share": e["cpu_share"],
         "cpu_per_gbit": e["cpu_s"] / gbit if gbit > 0 else float("nan"),
         "super_in": e.get("super_packets", 0),
@@ -115,24 +120,35 @@ def main() -> int:
     for rate in rates:
         for seed in range(1, args.seeds + 1):
             for name, binary in trees:
+                before = load()
                 r = run(binary, rate, seed, args.duration)
                 results.setdefault((name, rate), []).append(r)
-                print(f"{name} {rate} seed {seed}: {r['goodput'] / 1e6:.1f} Mbit/s of {r['oracle'] / 1e6:.1f}, "
-                      f"lateness p99 {r['p99_us']:.0f} us, {r['cpu_share']:.2f} core, "
+                delay = ""
+                if r["delay_p99_us"] is not None:
+                    delay = f", delivery delay p99 {r['delay_p99_us']:.0f} us"
+                print(f"{name} {rate} seed {seed} (load {before}): "
+                      f"{r['goodput'] / 1e6:.1f} Mbit/s of {r['oracle'] / 1e6:.1f}, "
+                      f"lateness p99 {r['p99_us']:.0f} us{delay}, {r['cpu_share']:.2f} core, "
                       f"super-packets in/out {r['super_in']}/{r['super_out']}", file=sys.stderr)
-    after = load()
-    print(f"load average after: {after}", file=sys.stderr)
+    print(f"load average after: {load()}", file=sys.stderr)
     med = statistics.median
     print("| tree | hop | goodput (Mbit/s) | of oracle | lateness median / p99 (us) | "
-          "data-path core share | CPU s per Gbit | runs behind (p99 > 1 ms) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "delivery delay median / p99 (us) | data-path core share | CPU s per Gbit | "
+          "runs behind (p99 > 1 ms) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for rate in rates:
         for name, _ in trees:
             rs = results[(name, rate)]
             behind = sum(any("could not keep up" in w for w in r["warnings"]) for r in rs)
+            if any(r["delay_p99_us"] is None for r in rs):
+                delay = "not measured"
+            else:
+                d50 = med(r["delay_median_us"] for r in rs)
+                delay = f"{d50:.1f} / {med(r['delay_p99_us'] for r in rs):.0f}"
             print(f"| {name} | {rate} | {med(r['goodput'] for r in rs) / 1e6:.1f} | "
                   f"{med(r['goodput'] / r['oracle'] for r in rs):.0%} | "
                   f"{med(r['median_us'] for r in rs):.1f} / {med(r['p99_us'] for r in rs):.0f} | "
+                  f"{delay} | "
                   f"{med(r['cpu_share'] for r in rs):.2f} | {med(r['cpu_per_gbit'] for r in rs):.2f} | "
                   f"{behind} of {len(rs)} |")
     return 0

@@ -29,8 +29,21 @@ pub struct LoopReport {
     /// and the simulator's hop's timers by the hop's names (`mac`,
     /// `tx_start`, `tx_end`, `pu_detector`, ...).
     pub lateness_by_timer: BTreeMap<String, LatenessSummary>,
-    /// CPU seconds of the data-path thread.
+    /// Delivery delay of the datagrams written to the hosts: from the
+    /// model's instant of delivery (the deadline whose dispatch delivered
+    /// it, or the read that did) to the return of the write that carried
+    /// it, so dispatch lateness, the wait in the queue to the writer
+    /// thread and the write itself (the receiving host's TCP runs inside
+    /// it) together. `count` is the datagrams written.
+    pub delivery_delay: LatenessSummary,
+    /// CPU seconds of the data path: the dispatch thread and the writer
+    /// thread together.
     pub cpu_s: f64,
+    /// CPU seconds of the writer thread alone (part of `cpu_s`).
+    pub writer_cpu_s: f64,
+    /// Times the dispatch thread found the queue to the writer full and
+    /// waited for room.
+    pub queue_full_waits: u64,
     /// Wall seconds the loop ran.
     pub wall_s: f64,
     /// Failed reads of a device.
@@ -43,16 +56,18 @@ pub struct LoopReport {
     /// Datagrams handed to the hop (a super-packet counts its segments).
     pub datagrams_read: u64,
     /// Frames written to the devices (a datagram, or a super-packet of
-    /// segments delivered in one pass of the loop).
+    /// segments of one connection that waited together for the writer).
     pub frames_written: u64,
     /// Super-packets among them.
     pub super_packets_written: u64,
-    /// Times the data path gave its CPU away after 2 ms without sleeping
-    /// (120 us each, so ordinary tasks are not starved into preempting it).
+    /// Times the dispatch thread gave its CPU away after 330 us without
+    /// sleeping (20 us each, so ordinary tasks are not starved into
+    /// preempting it).
     pub yields: u64,
     /// Whether the devices took the checksum and TCP segmentation offloads.
     pub offloads: bool,
-    /// Whether the data-path thread ran with real-time priority.
+    /// Whether the data path's threads (dispatch and writer) ran with
+    /// real-time priority.
     pub realtime: bool,
     /// Whether CPU idle states with a wake-up latency were ruled out
     /// during the run (PM QoS `/dev/cpu_dma_latency` = 0).
