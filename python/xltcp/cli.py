@@ -742,6 +742,7 @@ def emu_line(summary: dict) -> Text:
         f"seed {summary.get('seed')}",
         f"emulated {table.human_seconds(summary.get('duration_s'))}",
         f"lateness median {late.get('median_us', 0):.1f} us, p99 {late.get('p99_us', 0):.1f} us",
+        f"delivery delay p99 {details.get('delivery_delay', {}).get('p99_us', 0):.0f} us",
         # Dispatch and writer threads together: it may exceed one core.
         f"data path {100 * details.get('cpu_share', 0):.0f}% of a core (2 threads)",
         f"wall {table.human_seconds(summary.get('wall_seconds'))}",
