@@ -72,6 +72,14 @@
 //! - L2-CLAMP's host half (`scheme = "l2clamp"`) consumes the standalone
 //!   non-duplicate ACKs the host's Linux sends ([`Tap::HostOut`]; the BS
 //!   makes them instead from the MAC's reports); the others pass.
+//! - SNACK's host half (SNACK-TCP, `scheme = "snack"`) keeps copies of
+//!   the uplink data frames its host sends ([`Tap::HostOut`]), consumes
+//!   the BS's SNACKs at [`Tap::HostIn`] (forged segments naming the
+//!   missing blocks; Linux never sees them) and resends every named hole
+//!   from its copies, with the real bytes of the frames it copies (kept
+//!   at the interface as for PHY-LR; [`resends_frames`]); the FH's
+//!   duplicate ACKs for a hole it is repairing are consumed before Linux
+//!   sees them. Nothing of it commands the host's TCP.
 
 use crate::sched::{Deadlines, Ev};
 use xltcp_core::scenario::{AgentScheme, LocalRecoverySpec, Scenario};
@@ -93,6 +101,7 @@ pub const RUNS_AT_HOSTS: &[&str] = &[
     "c_snoop",
     "clamp",
     "l2clamp",
+    "snack",
 ];
 
 /// Whether `scenario` runs an agent that resends data frames from its own
@@ -326,10 +335,6 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
                 be told that (future work: see docs/emulator.md); local_recovery = \
                 \"phy\" (PHY-LR, resending from the host's interface) and \"bs_reports\" \
                 (the BS's gap monitor alone) run"
-                .to_string(),
-            "snack" => "[[agent]] scheme = \"snack\" at = \"hosts\": SNACK-TCP's host \
-                half is not run by the emulator yet (SNACK-S at the base station \
-                runs)"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })
