@@ -23,10 +23,11 @@
 //!   stream.
 //! - `Tcp` commands: the BS has no TCP; ignored, as in the simulator.
 //!
-//! Agents at the hosts mostly cannot run inside a real Linux TCP; the
-//! orchestration refuses scenarios that place them ([`host_agents`]).
-//! Those of [`RUNS_AT_HOSTS`] run here on the host's behalf, at the host's
-//! interface (between its TUN device and the air):
+//! An agent at a host that commands its TCP (TCP-LR: retransmit this
+//! range now) cannot act on a real Linux TCP; the orchestration refuses
+//! scenarios that place one ([`host_agents`]). Those of [`RUNS_AT_HOSTS`]
+//! act below their host's TCP or on its behalf, and run here at the
+//! host's interface (between its TUN device and the air):
 //!
 //! - CR-aware TCP listens to its host's radio (the emulated hop's PU
 //!   detector at the host's station) and commands its TCP to freeze and
@@ -313,7 +314,8 @@ impl BsAgents {
 }
 
 /// The schemes of `scenario` that would place agents at hosts, with the
-/// reason each cannot run on real Linux TCP; empty if all run at the BS.
+/// reason each cannot run on real Linux TCP; empty if every agent runs
+/// (at the BS, or at a host among [`RUNS_AT_HOSTS`]).
 pub fn host_agents(scenario: &Scenario) -> Vec<String> {
     let topology = Topology::of(scenario);
     let mut found: Vec<&'static str> = schemes::build(scenario, topology.host_of())
