@@ -166,6 +166,71 @@ def test_reproduce_emu_plans_every_configuration_with_the_emulators_refusals():
         if c.refusal is not None:
             assert c.refusal.strip(), c
     assert byun2016_emu.with_duration(['sim.duration="5s"']) == ['sim.duration="5s"']
+    # TCP-LR, which the emulator refuses, runs as its stated substitute
+    # (the BS's reports as SACK ACKs), keeping the emulator's reason.
+    for c in configs:
+        if c.name in ("tcp-lr", "tcp-lr-cr"):
+            assert c.refusal is None, c
+            assert c.substitute == byun2016_emu.TCP_LR_SUBSTITUTE, c
+            assert 'local_recovery = "tcp"' in (c.shipped_refusal or ""), c
+            assert c.title.endswith(byun2016_emu.SUBSTITUTE_MARK), c
+        else:
+            assert c.substitute == () and c.shipped_refusal is None, c
+
+
+def _fake_metrics(packets: float) -> dict:
+    return {
+        "packets": packets,
+        "rto_count": 2.0,
+        "tcp_rtx": 10.0,
+        "efficiency": 0.5,
+        "lr_rtx": 0.0,
+        "mac_rtx": 3.0,
+        "lr_reports": 4.0,
+        "p99_us": 120.0,
+    }
+
+
+def test_reproduce_emu_marks_the_substituted_rows_and_keeps_the_simulators_tcp_lr(tmp_path):
+    from xltcp.reproduce import byun2016_emu
+
+    rows = []
+    for seed in (1, 2):
+        rows.append(
+            {
+                "family": "paper",
+                "config": "newreno",
+                "label": "NewReno",
+                "seed": seed,
+                "substitute": [],
+                **{e: _fake_metrics(100.0) for e, _ in byun2016_emu.ENGINES},
+            }
+        )
+        rows.append(
+            {
+                "family": "paper",
+                "config": "tcp-lr",
+                "label": "TCP-LR",
+                "seed": seed,
+                "substitute": list(byun2016_emu.TCP_LR_SUBSTITUTE),
+                **{e: _fake_metrics(200.0) for e, _ in byun2016_emu.ENGINES},
+                "sim_tcp_lr": _fake_metrics(300.0 + seed),
+            }
+        )
+    byun2016_emu.write(rows, [], tmp_path, (1, 2))
+    md = (tmp_path / "emu.md").read_text()
+    mark = byun2016_emu.SUBSTITUTE_MARK
+    assert f"| TCP-LR (paper): {mark} |" in md
+    assert "| NewReno (paper) |" in md
+    assert f"NewReno (paper): {mark}" not in md
+    # The simulator's real TCP-LR, for reference: mean of 301 and 302.
+    assert "| TCP-LR (paper) | 302 ± " in md
+    assert "| 4.0 ± 0.0 / 4.0 ± 0.0 |" in md
+    lines = (tmp_path / "emu.csv").read_text().splitlines()
+    engines = [line.split(",")[3] for line in lines[1:]]
+    assert engines.count("sim_tcp_lr") == 2
+    assert len(lines) == 1 + 3 * len(rows) + 2
+    assert all(mark in line for line in lines[1:] if line.split(",")[3] == "sim_tcp_lr")
 
 
 @needs_emu_core
@@ -184,8 +249,16 @@ def test_reproduce_byun2016_on_the_emulator(tmp_path):
         assert r["sim"]["packets"] > 0 and r["emu"]["packets"] > 0, r
     text = (out / "emu.md").read_text()
     assert "NewReno+CR (standard)" in text
+    # TCP-LR's two configurations of each family ran as the substitute,
+    # each beside the simulator's real TCP-LR.
+    substituted = [r for r in report["rows"] if r["substitute"]]
+    assert {(r["family"], r["config"]) for r in substituted} == {
+        (f, c) for f in ("paper", "standard") for c in ("tcp-lr", "tcp-lr-cr")
+    }
+    assert all("sim_tcp_lr" in r for r in substituted)
+    assert "TCP-LR (standard): TCP-LR → BS reports + SACK on Linux" in text
     rows = (out / "emu.csv").read_text().splitlines()
-    assert len(rows) == 1 + 3 * len(report["rows"])
+    assert len(rows) == 1 + 3 * len(report["rows"]) + len(substituted)
     # A second run finds every run done and changes nothing.
     before = (out / "emu.csv").read_text()
     assert invoke(
@@ -193,3 +266,23 @@ def test_reproduce_byun2016_on_the_emulator(tmp_path):
         "--set", 'sim.duration="4s"', "--out", out, "--quiet",
     ).exit_code == 0  # fmt: skip
     assert (out / "emu.csv").read_text() == before
+
+
+def test_reproduce_emu_leaves_out_the_retransmissions_iperf3_did_not_report(monkeypatch):
+    import math
+
+    from xltcp.reproduce import byun2016, byun2016_emu
+
+    monkeypatch.setattr(
+        byun2016, "_flow_metrics", lambda s: {"tcp_rtx": 0.0, "retransmissions": 0.0}
+    )
+    # The sender's iperf3 was killed before its final report: its count is unknown.
+    killed = byun2016_emu._metrics({"emu": {"app_seconds": [0.0], "lateness": {"p99_us": 9}}})
+    assert math.isnan(killed["tcp_rtx"]) and math.isnan(killed["retransmissions"])
+    reported = byun2016_emu._metrics({"emu": {"app_seconds": [60.0]}})
+    assert reported["tcp_rtx"] == 0.0
+    assert byun2016_emu._metrics({})["tcp_rtx"] == 0.0  # the simulator's
+    assert byun2016_emu._text([10.0, math.nan, 20.0], "{:.0f}").endswith("(2 of 3)")
+    assert byun2016_emu._text([math.nan], "{:.0f}") == "n/a"
+    # The gap compares the seeds both engines know.
+    assert byun2016_emu._gap([math.nan, 30.0], [10.0, 20.0]) == "+50%"

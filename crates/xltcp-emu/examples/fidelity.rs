@@ -2,7 +2,7 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--set key=value]...`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--only TEXT] [--set key=value]...`
 //!
 //! `p2p` (the default): the point-to-point cases of `fidelity/`;
 //! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
@@ -10,11 +10,12 @@
 //! 802.11a download of `scenarios/wifi-11a.toml`; `ucl`: paper 003's
 //! moving run (two interfaces per end, our UCL) with its link security
 //! off and on (`scenarios/ucl/moving-ucl-ours*.toml`); `schemes`: the
-//! base-station schemes both engines run, each beside the same scenario
-//! without it: paper 002's 802.11b cell with plain TCP and with Snoop
-//! (`scenarios/kim-chung/{tcp,snoop}-{down,up}.toml`) and paper 001's
-//! 802.11a cell with its primary users, regular and with DSASync
-//! (`scenarios/dsasync/{regular,dsasync}-{down,up}.toml`).
+//! schemes both engines run, each beside the same scenario without it:
+//! paper 002's 802.11b cell with plain TCP, with Snoop and with SNACK
+//! (both halves; `scenarios/kim-chung/{tcp,snoop,snack}-{down,up}.toml`)
+//! and paper 001's 802.11a cell with its primary users, regular and with
+//! DSASync (`scenarios/dsasync/{regular,dsasync}-{down,up}.toml`).
+//! `--only TEXT` keeps the cases whose label contains `TEXT`.
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -63,12 +64,13 @@ fn cases(group: &str) -> Vec<(String, String, Vec<String>)> {
         }
         "schemes" => {
             let mut c = Vec::new();
-            for (dir, plain, scheme) in [
-                ("kim-chung", "tcp", "snoop"),
-                ("dsasync", "regular", "dsasync"),
-            ] {
+            let groups: [(&str, &[&str]); 2] = [
+                ("kim-chung", &["tcp", "snoop", "snack"]),
+                ("dsasync", &["regular", "dsasync"]),
+            ];
+            for (dir, files) in groups {
                 for way in ["down", "up"] {
-                    for file in [plain, scheme] {
+                    for file in files {
                         c.push((
                             format!("{dir} {file}-{way}"),
                             format!("{SCENARIOS}/{dir}/{file}-{way}.toml"),
@@ -117,17 +119,22 @@ fn gap(emu: f64, sim: f64) -> String {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut seeds, mut extra, mut group) = (3u64, Vec::new(), String::from("p2p"));
+    let mut only = String::new();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--seeds" => seeds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "--set" => extra.extend(args.next()),
             "--cases" => group = args.next().unwrap_or_default(),
+            "--only" => only = args.next().unwrap_or_default(),
             _ => {}
         }
     }
     println!("| case | sim goodput (Mbit/s) | emu goodput (Mbit/s) | gap | sim retx | emu retx | gap | sim RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, file, mut sets) in cases(&group) {
+        if !label.contains(&only) {
+            continue;
+        }
         sets.extend(extra.iter().cloned());
         let s = scenario::load_file(Path::new(&file), &sets).expect("valid fidelity scenario");
         // Linux's loss probes are counted in the sender's namespace.

@@ -23,10 +23,11 @@
 //!   stream.
 //! - `Tcp` commands: the BS has no TCP; ignored, as in the simulator.
 //!
-//! Agents at the hosts mostly cannot run inside a real Linux TCP; the
-//! orchestration refuses scenarios that place them ([`host_agents`]).
-//! Those of [`RUNS_AT_HOSTS`] run here on the host's behalf, at the host's
-//! interface (between its TUN device and the air):
+//! An agent at a host that commands its TCP (TCP-LR: retransmit this
+//! range now) cannot act on a real Linux TCP; the orchestration refuses
+//! scenarios that place one ([`host_agents`]). Those of [`RUNS_AT_HOSTS`]
+//! act below their host's TCP or on its behalf, and run here at the
+//! host's interface (between its TUN device and the air):
 //!
 //! - CR-aware TCP listens to its host's radio (the emulated hop's PU
 //!   detector at the host's station) and commands its TCP to freeze and
@@ -72,6 +73,14 @@
 //! - L2-CLAMP's host half (`scheme = "l2clamp"`) consumes the standalone
 //!   non-duplicate ACKs the host's Linux sends ([`Tap::HostOut`]; the BS
 //!   makes them instead from the MAC's reports); the others pass.
+//! - SNACK's host half (SNACK-TCP, `scheme = "snack"`) keeps copies of
+//!   the uplink data frames its host sends ([`Tap::HostOut`]), consumes
+//!   the BS's SNACKs at [`Tap::HostIn`] (forged segments naming the
+//!   missing blocks; Linux never sees them) and resends every named hole
+//!   from its copies, with the real bytes of the frames it copies (kept
+//!   at the interface as for PHY-LR; [`resends_frames`]); the FH's
+//!   duplicate ACKs for a hole it is repairing are consumed before Linux
+//!   sees them. Nothing of it commands the host's TCP.
 
 use crate::sched::{Deadlines, Ev};
 use xltcp_core::scenario::{AgentScheme, LocalRecoverySpec, Scenario};
@@ -93,6 +102,7 @@ pub const RUNS_AT_HOSTS: &[&str] = &[
     "c_snoop",
     "clamp",
     "l2clamp",
+    "snack",
 ];
 
 /// Whether `scenario` runs an agent that resends data frames from its own
@@ -304,7 +314,8 @@ impl BsAgents {
 }
 
 /// The schemes of `scenario` that would place agents at hosts, with the
-/// reason each cannot run on real Linux TCP; empty if all run at the BS.
+/// reason each cannot run on real Linux TCP; empty if every agent runs
+/// (at the BS, or at a host among [`RUNS_AT_HOSTS`]).
 pub fn host_agents(scenario: &Scenario) -> Vec<String> {
     let topology = Topology::of(scenario);
     let mut found: Vec<&'static str> = schemes::build(scenario, topology.host_of())
@@ -326,10 +337,6 @@ pub fn host_agents(scenario: &Scenario) -> Vec<String> {
                 be told that (future work: see docs/emulator.md); local_recovery = \
                 \"phy\" (PHY-LR, resending from the host's interface) and \"bs_reports\" \
                 (the BS's gap monitor alone) run"
-                .to_string(),
-            "snack" => "[[agent]] scheme = \"snack\" at = \"hosts\": SNACK-TCP's host \
-                half is not run by the emulator yet (SNACK-S at the base station \
-                runs)"
                 .to_string(),
             other => format!("[schemes] {other}: its agent runs at a host"),
         })

@@ -87,9 +87,9 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
             0,
             "the emulator runs the schemes' agents at the base station, and at a \
              host's interface those that act below its TCP (the UCL, PHY-LR, C-Snoop, \
-             CLAMP, L2-CLAMP) or on its behalf (CR-aware TCP: a pause of the host's \
-             traffic); these agents at the hosts would have to run inside their Linux \
-             TCP, or are not run yet"
+             SNACK, CLAMP, L2-CLAMP) or on its behalf (CR-aware TCP: a pause of the \
+             host's traffic); these agents at the hosts would have to run inside their \
+             Linux TCP"
                 .into(),
         );
     }

@@ -90,6 +90,14 @@ impl Outcome {
         })
     }
 
+    /// SNACK's counters (the BS's and the MH's halves summed), if it ran.
+    fn snack(&self) -> Option<xltcp_core::schemes::snack::SnackStats> {
+        self.agents.iter().find_map(|(_, s)| match s {
+            AgentStats::Snack(c) => Some(*c),
+            _ => None,
+        })
+    }
+
     /// L2-CLAMP's counters, if it ran.
     fn l2clamp(&self) -> Option<L2ClampStats> {
         self.agents.iter().find_map(|(_, s)| match s {
@@ -847,6 +855,53 @@ fn c_snoop_resent(_: &Scenario, o: &Outcome) {
     real_bytes_intact(o);
 }
 
+/// Paper 002's uplink with SNACK (`scenarios/kim-chung/snack-up.toml`:
+/// SNACK-S at the BS, SNACK-TCP at the MH), its first 8 s: the BS's gap
+/// monitor names the holes the air's bursts leave, and the MH's agent
+/// resends them from its copies of the frames its TCP sent.
+fn snack_up() -> Scenario {
+    shipped("kim-chung/snack-up.toml", &["sim.duration=8s"])
+}
+
+/// SNACK's two halves acted in the engine at hand: the BS sent SNACKs,
+/// the MH's agent received them (never more than were sent: a SNACK lost
+/// on the air is not received) and resent the holes they named from its
+/// copies (on the emulator, with the frames' real bytes), and kept the
+/// FH's duplicate ACKs for those holes from its TCP.
+fn snack_resent_at_the_host(_: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let s = o.snack().expect("SNACK ran");
+    eprintln!("{e}: {s:?}");
+    assert!(s.cache.cached > 1000, "{e}: {s:?}");
+    assert!(s.snacks_sent >= 10, "{e}: {s:?}");
+    assert!(s.snacks_received > 0, "{e}: {s:?}");
+    assert!(s.snacks_received <= s.snacks_sent, "{e}: {s:?}");
+    assert!(s.cache.local_retransmissions.snack >= 10, "{e}: {s:?}");
+    assert!(s.cache.dupacks_suppressed > 0, "{e}: {s:?}");
+    real_bytes_intact(o);
+}
+
+/// The same downlink (`snack-down.toml`): the BS's half caches the FH's
+/// segments and resends the holes the MH's own SACK blocks name.
+fn snack_down() -> Scenario {
+    shipped("kim-chung/snack-down.toml", &["sim.duration=8s"])
+}
+
+/// SNACK's BS half repaired the downlink in the engine at hand: it cached
+/// the FH's segments, resent the holes the MH's SACK blocks named (on the
+/// emulator, with the bytes the BS sent onto the air; Linux's SACK blocks
+/// are the report) and kept the MH's duplicate ACKs from the FH.
+fn snack_resent_at_the_bs(_: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let s = o.snack().expect("SNACK ran");
+    eprintln!("{e}: {s:?}");
+    assert!(s.cache.cached > 1000, "{e}: {s:?}");
+    assert!(s.holes_reported > 0, "{e}: {s:?}");
+    assert!(s.cache.local_retransmissions.snack >= 10, "{e}: {s:?}");
+    assert!(s.cache.dupacks_suppressed > 0, "{e}: {s:?}");
+    real_bytes_intact(o);
+}
+
 /// Paper 004's CLAMP preset (`scenarios/l2clamp/clamp.toml`: four
 /// downlink flows, three receivers, 802.11b with a queue per receiver),
 /// its first 10 s.
@@ -908,6 +963,16 @@ macro_rules! conformance_shipped {
 
 conformance_shipped!(c_snoop_uplink, super::c_snoop_up, super::c_snoop_resent);
 conformance_shipped!(c_snoop_downlink, super::c_snoop_down, super::c_snoop_resent);
+conformance_shipped!(
+    snack_uplink,
+    super::snack_up,
+    super::snack_resent_at_the_host
+);
+conformance_shipped!(
+    snack_downlink,
+    super::snack_down,
+    super::snack_resent_at_the_bs
+);
 conformance_shipped!(clamp_receivers, super::clamp, super::clamp_clamped);
 conformance_shipped!(
     l2clamp_receivers,

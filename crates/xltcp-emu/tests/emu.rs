@@ -587,12 +587,14 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
     let ucl = xltcp_core::scenario::load_file(&root.join("ucl/moving-ucl-ours-secured.toml"), &[])
         .expect("shipped scenario loads");
     assert!(xltcp_emu::supported(&ucl).is_ok());
-    // C-Snoop at the hosts (resends with the frames' real bytes), CLAMP
-    // (the ACKs' windows rewritten) and L2-CLAMP (the ACKs kept off the
-    // air) run at the hosts' interfaces.
+    // C-Snoop and SNACK at the hosts (resends with the frames' real
+    // bytes), CLAMP (the ACKs' windows rewritten) and L2-CLAMP (the ACKs
+    // kept off the air) run at the hosts' interfaces.
     for shipped in [
         "kim-chung/c-snoop-up.toml",
         "kim-chung/c-snoop-down.toml",
+        "kim-chung/snack-up.toml",
+        "kim-chung/snack-down.toml",
         "l2clamp/clamp.toml",
         "l2clamp/l2clamp.toml",
     ] {
@@ -600,15 +602,6 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
             .expect("shipped scenario loads");
         assert!(xltcp_emu::supported(&s).is_ok(), "{shipped}");
     }
-    // An agent the emulator does not run at a host is refused, named.
-    let snack = scenario(&format!(
-        "{HOP}\n[[flow]]\n[[agent]]\nscheme = \"snack\"\nat = \"hosts\"\n"
-    ));
-    let err = xltcp_emu::supported(&snack).unwrap_err();
-    assert!(
-        matches!(err, EmuError::Unsupported(_)) && err.to_string().contains("snack"),
-        "{err}"
-    );
     let mut up = p2p.clone();
     up.flows[0].direction = xltcp_core::scenario::Direction::Up;
     // CR-aware TCP runs on its host's behalf (its datagrams held while
@@ -618,7 +611,11 @@ fn what_the_emulator_does_not_model_is_refused_with_a_reason() {
     assert!(xltcp_emu::supported(&cr).is_ok());
     let mut lr = up.clone();
     lr.schemes.local_recovery = xltcp_core::scenario::LocalRecoverySpec::Tcp;
-    let err = xltcp_emu::supported(&lr).unwrap_err().to_string();
+    // TCP-LR, which commands the sender's TCP, is refused, named, with
+    // what runs instead.
+    let err = xltcp_emu::supported(&lr).unwrap_err();
+    assert!(matches!(err, EmuError::Unsupported(_)), "{err}");
+    let err = err.to_string();
     assert!(
         err.contains("[schemes] local_recovery") && err.contains("\"bs_reports\""),
         "{err}"

@@ -8,9 +8,17 @@ scenario, seed and duration. ``emu.md`` and ``emu.csv`` put the two engines
 side by side, with a third column: the simulator with Linux's RTO rule
 (``tcp.min_rto_mode = "linux"``: RTO = SRTT + max(4·RTTVAR, min_rto),
 where RFC 6298 takes max(SRTT + 4·RTTVAR, min_rto)), which decides how long
-a sender waits after each primary-user period. A configuration the
-emulator refuses (a scheme whose host half would have to run inside
-Linux's TCP) is listed with the emulator's own reason instead of a row.
+a sender waits after each primary-user period.
+
+TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
+be told, so the emulator refuses it. Its two configurations run instead as
+the substitute the emulator documents (:data:`TCP_LR_SUBSTITUTE`): the
+base station's gap reports as SACK ACKs that Linux's own recovery acts on
+(``local_recovery = "bs_reports"``, with SACK on), in both engines, so the
+columns compare like with like; the simulator's real TCP-LR (the preset as
+shipped) is run beside them for reference, in its own table of ``emu.md``
+and as engine ``sim_tcp_lr`` in ``emu.csv``. Any other configuration the
+emulator refuses is listed with the emulator's own reason instead of a row.
 
 Runs are shorter than the paper's 600 s by default (``DEFAULT_DURATION``,
 a ``--set sim.duration=...`` replaces it) and use seeds 1-3 unless told.
@@ -47,18 +55,46 @@ ENGINES: tuple[tuple[str, str], ...] = (
     ("emu", "emu"),
 )
 
+#: The configurations the emulator refuses that run as a substitute.
+SUBSTITUTED: tuple[str, ...] = ("tcp-lr", "tcp-lr-cr")
+
+#: What runs in both engines instead of TCP-LR: the BS's gap reports as
+#: SACK ACKs, acted on by the sender's own SACK recovery (Linux's, and the
+#: simulator's RFC 6675 recovery, so that both read the SACK blocks).
+TCP_LR_SUBSTITUTE: tuple[str, ...] = (
+    'schemes.local_recovery="bs_reports"',
+    "tcp.sack=true",
+    'tcp.recovery="sack"',
+)
+
+#: How the substituted rows are marked.
+SUBSTITUTE_MARK = "TCP-LR → BS reports + SACK on Linux"
+
+#: The extra engine of a substituted row: the simulator's real TCP-LR.
+SHIPPED = ("sim_tcp_lr", "sim, TCP-LR as shipped")
+
 Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
 class Config:
-    """One configuration of a family, and why the emulator refuses it."""
+    """One configuration of a family, why the emulator refuses it as
+    shipped, and the overrides it runs with instead (empty: as shipped)."""
 
     family: str
     name: str
     label: str
     path: Path
     refusal: str | None
+    substitute: tuple[str, ...] = ()
+    shipped_refusal: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The row's title in ``emu.md`` (``label (family)``), marked when
+        it runs a substitute."""
+        base = f"{self.label} ({self.family})"
+        return f"{base}: {SUBSTITUTE_MARK}" if self.substitute else base
 
 
 def with_duration(overrides: Sequence[str]) -> list[str]:
@@ -71,16 +107,32 @@ def with_duration(overrides: Sequence[str]) -> list[str]:
 
 def plan(overrides: Sequence[str] = ()) -> list[Config]:
     """Every configuration of both families, each with the emulator's
-    refusal (``None``: it runs)."""
+    refusal (``None``: it runs); TCP-LR's, which the emulator refuses,
+    run as :data:`TCP_LR_SUBSTITUTE` (their refusal is then the
+    substitute's, ``None`` when it runs, and ``shipped_refusal`` keeps
+    the emulator's reason for TCP-LR itself)."""
     from xltcp import _core
 
     out = []
     for family, _ in byun2016.FAMILIES:
         for name, label in byun2016.CONFIGS:
             path = byun2016.preset(name, family)
-            out.append(
-                Config(family, name, label, path, _core.emu_refusal(str(path), list(overrides)))
-            )
+            refusal = _core.emu_refusal(str(path), list(overrides))
+            if refusal is not None and name in SUBSTITUTED:
+                sub = [*overrides, *TCP_LR_SUBSTITUTE]
+                out.append(
+                    Config(
+                        family,
+                        name,
+                        label,
+                        path,
+                        _core.emu_refusal(str(path), sub),
+                        TCP_LR_SUBSTITUTE,
+                        refusal,
+                    )
+                )
+            else:
+                out.append(Config(family, name, label, path, refusal))
     return out
 
 
@@ -96,9 +148,16 @@ def _done(folder: Path) -> dict | None:
 
 
 def _metrics(summary: dict) -> dict:
+    """A run's metrics; on the emulator, TCP's retransmissions are
+    iperf3's count, unknown (NaN) when the sender's iperf3 gave no final
+    report (it was killed after the end: ``emu.app_seconds`` 0)."""
     m = byun2016._flow_metrics(summary)
-    late = (summary.get("emu") or {}).get("lateness") or {}
+    emu = summary.get("emu") or {}
+    late = emu.get("lateness") or {}
     m["p99_us"] = float(late.get("p99_us", math.nan))
+    seconds = emu.get("app_seconds")
+    if seconds is not None and not (seconds and seconds[0] > 0):
+        m["tcp_rtx"] = m["retransmissions"] = math.nan
     return m
 
 
@@ -108,8 +167,9 @@ def run(
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
 ) -> tuple[list[dict], list[Config]]:
-    """Both engines on every configuration the emulator runs; the per-seed
-    rows and the refused configurations."""
+    """Both engines on every configuration the emulator runs (TCP-LR's as
+    its substitute, beside the simulator's TCP-LR as shipped); the
+    per-seed rows and the refused configurations."""
     from xltcp import _core
 
     overrides = with_duration(overrides)
@@ -121,27 +181,33 @@ def run(
         for seed in seeds:
             if progress:
                 progress(f"{c.family} {c.label} seed {seed}")
-            where = f"{c.family}-{c.name}/seed-{seed}"
+            name = f"{c.name}-as-bs-reports" if c.substitute else c.name
+            where = f"{c.family}-{name}/seed-{seed}"
+            sets = [*overrides, *c.substitute]
             sim_dir, emu_dir = out / "sim" / where, out / "emu" / where
-            sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, overrides)
+            sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, sets)
             lin_dir = out / "sim-linux-rto" / where
-            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*overrides, LINUX_RTO])
+            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*sets, LINUX_RTO])
             emu = _done(emu_dir)
             if emu is None:
                 emu_dir.mkdir(parents=True, exist_ok=True)
-                text = _core.emu(str(c.path), seed, str(emu_dir), overrides, None, None, None)
+                text = _core.emu(str(c.path), seed, str(emu_dir), sets, None, None, None)
                 emu = json.loads(text)
-            rows.append(
-                {
-                    "family": c.family,
-                    "config": c.name,
-                    "label": c.label,
-                    "seed": seed,
-                    "sim": _metrics(sim),
-                    "sim_linux_rto": _metrics(lin),
-                    "emu": _metrics(emu),
-                }
-            )
+            row = {
+                "family": c.family,
+                "config": c.name,
+                "label": c.label,
+                "seed": seed,
+                "substitute": list(c.substitute),
+                "sim": _metrics(sim),
+                "sim_linux_rto": _metrics(lin),
+                "emu": _metrics(emu),
+            }
+            if c.substitute:
+                ref_dir = out / "sim" / f"{c.family}-{c.name}/seed-{seed}"
+                ref = _done(ref_dir) or runner.run_one(c.path, seed, ref_dir, overrides)
+                row[SHIPPED[0]] = _metrics(ref)
+            rows.append(row)
     return rows, refused
 
 
@@ -153,30 +219,52 @@ COMPARED: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _known(values: Sequence[float]) -> list[float]:
+    return [v for v in values if not math.isnan(v)]
+
+
 def _text(values: Sequence[float], fmt: str) -> str:
-    mean, half = mean_ci(list(values), 0.95)
-    if math.isnan(half):
-        return fmt.format(mean)
-    return f"{fmt.format(mean)} ± {fmt.format(half)}"
+    """Mean ± 95 % half width of the known values; ``(n of N)`` when some
+    are unknown, ``n/a`` when none is known."""
+    known = _known(values)
+    if not known:
+        return "n/a"
+    mean, half = mean_ci(known, 0.95)
+    text = fmt.format(mean) if math.isnan(half) else f"{fmt.format(mean)} ± {fmt.format(half)}"
+    if len(known) < len(values):
+        text += f" ({len(known)} of {len(values)})"
+    return text
 
 
 def _gap(emu: Sequence[float], sim: Sequence[float]) -> str:
-    a, b = sum(emu) / len(emu), sum(sim) / len(sim)
+    """emu / sim - 1 over the seeds where both are known."""
+    pairs = [(a, b) for a, b in zip(emu, sim, strict=True) if not (math.isnan(a) or math.isnan(b))]
+    if not pairs:
+        return ""
+    a, b = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
     return "" if b == 0 else f"{100 * (a - b) / b:+.0f}%"
 
 
+def _csv_label(r: dict) -> str:
+    """A row's configuration in ``emu.csv``, marked when it ran the
+    substitute."""
+    return f"{r['label']}: {SUBSTITUTE_MARK}" if r.get("substitute") else r["label"]
+
+
 def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[int]) -> None:
-    """``emu.csv`` (a row per configuration, seed and engine) and ``emu.md``."""
+    """``emu.csv`` (a row per configuration, seed and engine; a substituted
+    configuration's simulator TCP-LR as engine ``sim_tcp_lr``) and ``emu.md``."""
     out.mkdir(parents=True, exist_ok=True)
-    keys = [k for k, _, _ in COMPARED] + ["efficiency", "lr_rtx", "mac_rtx", "p99_us"]
+    keys = [k for k, _, _ in COMPARED] + ["efficiency", "lr_rtx", "mac_rtx", "lr_reports", "p99_us"]
     with open(out / "emu.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["family", "config", "seed", "engine", *keys])
         for r in rows:
-            for engine, _ in ENGINES:
+            engines = [e for e, _ in ENGINES] + ([SHIPPED[0]] if SHIPPED[0] in r else [])
+            for engine in engines:
                 values = [r[engine][k] for k in keys]
                 w.writerow(
-                    [r["family"], r["label"], r["seed"], engine]
+                    [r["family"], _csv_label(r), r["seed"], engine]
                     + ["" if math.isnan(v) else f"{v:.6g}" for v in values]
                 )
     lines = [
@@ -207,7 +295,37 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
                 cells.append(", ".join(g for g in gaps if g))
             p99 = [r["emu"]["p99_us"] for r in mine if not math.isnan(r["emu"]["p99_us"])]
             late = _text(p99, "{:.0f}") if p99 else ""
-            lines.append(f"| {label} ({family}) | " + " | ".join(cells) + f" | {late} |")
+            title = f"{label} ({family})"
+            if mine[0].get("substitute"):
+                title += f": {SUBSTITUTE_MARK}"
+            lines.append(f"| {title} | " + " | ".join(cells) + f" | {late} |")
+    shipped = [r for r in rows if SHIPPED[0] in r]
+    if shipped:
+        lines += [
+            "",
+            f"{SUBSTITUTE_MARK}: Linux cannot be told to retransmit a range, so the rows "
+            'above marked so run `local_recovery = "bs_reports"` with SACK '
+            f"({', '.join(f'`{o}`' for o in TCP_LR_SUBSTITUTE)}) in every column. "
+            "The simulator's TCP-LR as shipped, on the same seeds and duration, for "
+            "reference, and the reports the base station sent in the substitute's runs:",
+            "",
+            "| configuration | "
+            + " | ".join(f"TCP-LR (sim) {t}" for _, t, _ in COMPARED)
+            + " | BS reports sent: sim / emu |",
+            "|---|" + "---|" * (len(COMPARED) + 1),
+        ]
+        for family, _ in byun2016.FAMILIES:
+            for name, label in byun2016.CONFIGS:
+                mine = [r for r in shipped if r["family"] == family and r["config"] == name]
+                if not mine:
+                    continue
+                cells = [_text([r[SHIPPED[0]][k] for r in mine], fmt) for k, _, fmt in COMPARED]
+                cells.append(
+                    " / ".join(
+                        _text([r[e]["lr_reports"] for r in mine], "{:.1f}") for e in ("sim", "emu")
+                    )
+                )
+                lines.append(f"| {label} ({family}) | " + " | ".join(cells) + " |")
     if refused:
         lines += ["", "Not run on Linux TCP (the emulator's reasons):", ""]
         by_reason: dict[str, list[str]] = {}
@@ -244,6 +362,11 @@ def reproduce(
         "overrides": with_duration(overrides),
         "rows": rows,
         "refused": {f"{c.family} {c.name}": c.refusal for c in refused},
+        "substituted": {
+            f"{c.family} {c.name}": {"overrides": list(c.substitute), "why": c.shipped_refusal}
+            for c in plan(with_duration(overrides))
+            if c.substitute and c.refusal is None
+        },
         "checks": [],
     }
     (out / "reproduce-emu.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -16,7 +16,12 @@
 //!   sender, with the receiver's SACK blocks if any. The receiver's ACKs
 //!   that do reach the BS (duplicates, window updates, the handshake) have
 //!   their window set by the controller and count towards its 3-duplicate
-//!   halving.
+//!   halving. A reset from the receiver (RST) ends the BS's part in the
+//!   connection: it makes no ACK for data delivered after it (counted in
+//!   `acks_left_to_receiver`), since the receiver's TCP no longer takes
+//!   any (a real application that closes its socket with data still
+//!   arriving, as iperf3's server does at the end of a test, makes its
+//!   Linux answer each later segment with a RST).
 //! - [`L2ClampHost`] at a wireless host: drops (consumes, counted) every
 //!   standalone non-duplicate ACK its TCP sends; duplicates pass, as do
 //!   segments with data, SYN, FIN or RST, the connection's first ACK (the
@@ -301,6 +306,11 @@ impl Agent for L2ClampBs {
                     return Verdict::Pass;
                 }
                 let key = ack_key(p);
+                if p.tcp.flags.rst() {
+                    // The receiver aborted: nothing more is acknowledged for it.
+                    self.conns.remove(&key);
+                    return Verdict::Pass;
+                }
                 let c = self.conns.entry(key).or_default();
                 if p.tcp.flags.syn() {
                     c.scales.receiver = p.tcp.options.window_scale;

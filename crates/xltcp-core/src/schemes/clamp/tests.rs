@@ -146,6 +146,33 @@ fn the_receivers_duplicate_acks_pass_the_bs_with_the_clamped_window() {
 }
 
 #[test]
+fn the_bs_acknowledges_nothing_after_the_receiver_resets_the_connection() {
+    let mut b = bs_with(3, 60_000);
+    assert!(b.on_signal(ms(5), &delivered(data(0))));
+    assert_eq!(acks_out(&mut b), vec![1]);
+    // The receiver's application closed with data still coming: its TCP
+    // answers with a RST (no ACK flag, its sequence number the data's ACK).
+    let mut rst = ack(1);
+    rst.tcp.flags = TcpFlags::RST;
+    rst.tcp.ack = SeqNum(0);
+    assert_eq!(b.on_packet(ms(6), Tap::BsUp, &mut rst), Verdict::Pass);
+    assert!(b.on_signal(ms(7), &delivered(data(1))));
+    assert!(b.on_signal(ms(8), &delivered(data(2))));
+    assert!(
+        acks_out(&mut b).is_empty(),
+        "no ACK for data the receiver's TCP refused"
+    );
+    let mut later = data(3);
+    b.on_packet(ms(9), Tap::BsDown, &mut later);
+    assert!(b.on_signal(ms(10), &delivered(later)));
+    assert!(acks_out(&mut b).is_empty());
+    let Some(AgentStats::L2Clamp(st)) = b.stats() else {
+        panic!()
+    };
+    assert_eq!((st.acks_sent, st.acks_left_to_receiver), (1, 3));
+}
+
+#[test]
 fn the_bs_never_acknowledges_past_the_receivers_advertised_edge() {
     // The receiver advertised 1500 bytes: segment 1 ends past that edge.
     let mut b = bs_with(2, 1500);
