@@ -421,12 +421,11 @@ impl Endpoint {
         // then go back N under cwnd.
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
-        let outstanding_now = self.snd_max.since(self.snd_una).max(0) as u64;
         self.frto_new = 0;
         self.frto = if self.config.frto && !in_rto_recovery {
             self.frto_prior = prior;
             Frto::First {
-                rtx_end: self.snd_una + outstanding_now.min(smss) as u32,
+                rtx_end: self.snd_una + outstanding.min(smss) as u32,
             }
         } else {
             Frto::Off
