@@ -268,7 +268,7 @@ def test_reproduce_byun2016_on_the_emulator(tmp_path):
     assert (out / "emu.csv").read_text() == before
 
 
-def test_reproduce_emu_leaves_out_the_retransmissions_iperf3_did_not_report(monkeypatch):
+def test_reproduce_emu_leaves_out_retransmissions_no_one_counted(monkeypatch):
     import math
 
     from xltcp.reproduce import byun2016, byun2016_emu
@@ -276,11 +276,14 @@ def test_reproduce_emu_leaves_out_the_retransmissions_iperf3_did_not_report(monk
     monkeypatch.setattr(
         byun2016, "_flow_metrics", lambda s: {"tcp_rtx": 0.0, "retransmissions": 0.0}
     )
-    # The sender's iperf3 was killed before its final report: its count is unknown.
-    killed = byun2016_emu._metrics({"emu": {"app_seconds": [0.0], "lateness": {"p99_us": 9}}})
+    # The sender's iperf3 was killed before its final report and its socket
+    # could not be read: its count is unknown.
+    unknown = {"retransmissions_from": ["unknown"], "lateness": {"p99_us": 9}}
+    killed = byun2016_emu._metrics({"emu": unknown})
     assert math.isnan(killed["tcp_rtx"]) and math.isnan(killed["retransmissions"])
-    reported = byun2016_emu._metrics({"emu": {"app_seconds": [60.0]}})
-    assert reported["tcp_rtx"] == 0.0
+    for source in ("iperf3", "socket"):
+        reported = byun2016_emu._metrics({"emu": {"retransmissions_from": [source]}})
+        assert reported["tcp_rtx"] == 0.0
     assert byun2016_emu._metrics({})["tcp_rtx"] == 0.0  # the simulator's
     assert byun2016_emu._text([10.0, math.nan, 20.0], "{:.0f}").endswith("(2 of 3)")
     assert byun2016_emu._text([math.nan], "{:.0f}") == "n/a"

@@ -79,6 +79,11 @@ pub struct AppResult {
     pub seconds: f64,
     /// Retransmitted segments (from the sender's TCP_INFO).
     pub retransmits: u64,
+    /// Where `retransmits` comes from: `"iperf3"` (its final report),
+    /// `"socket"` (the sender's socket read at the scenario's end, when
+    /// iperf3 gave no report), `"file"` (a file flow's sender); `None`:
+    /// unknown, counted as 0.
+    pub retransmits_from: Option<&'static str>,
     /// Mean RTT the sender saw, seconds (a file flow's: its smoothed RTT
     /// at the end).
     pub mean_rtt_s: Option<f64>,
@@ -89,6 +94,9 @@ pub struct AppResult {
 
 /// Reads an iperf3 client's `-J` report.
 pub fn parse_report(text: &str) -> Result<AppResult, String> {
+    if text.trim().is_empty() {
+        return Err("iperf3 gave no report".into());
+    }
     let v: Value =
         serde_json::from_str(text).map_err(|e| format!("iperf3 report is not JSON: {e}"))?;
     if let Some(err) = v.get("error").and_then(Value::as_str) {
@@ -114,6 +122,7 @@ pub fn parse_report(text: &str) -> Result<AppResult, String> {
         bytes_received: bytes as u64,
         seconds: num(&["sum_received", "seconds"]).unwrap_or(0.0),
         retransmits: num(&["sum_sent", "retransmits"]).unwrap_or(0.0) as u64,
+        retransmits_from: Some("iperf3"),
         mean_rtt_s: rtt_us.map(|us| us / 1e6),
         completed_s: None,
     })
@@ -168,6 +177,7 @@ mod tests {
                 bytes_received: 9,
                 seconds: 2.0,
                 retransmits: 3,
+                retransmits_from: Some("iperf3"),
                 mean_rtt_s: Some(0.025),
                 completed_s: None,
             }
@@ -181,5 +191,6 @@ mod tests {
             Err("iperf3: unable to connect".into())
         );
         assert!(parse_report("garbage").is_err());
+        assert_eq!(parse_report("\n"), Err("iperf3 gave no report".into()));
     }
 }

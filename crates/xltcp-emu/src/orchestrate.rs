@@ -208,11 +208,13 @@ fn drain<R: Read + Send + 'static>(r: R, ready: Option<mpsc::Sender<()>>) -> Joi
 
 /// A running flow's application.
 enum Client {
-    /// A bulk flow's iperf3 client: its child index and the thread reading
-    /// its output.
+    /// A bulk flow's iperf3 client: its child index, the thread reading
+    /// its output, and its data connection's retransmissions read at the
+    /// scenario's end (for when iperf3 gives no report).
     Iperf {
         child: usize,
         out: JoinHandle<String>,
+        at_end: Option<u64>,
     },
     /// A file flow's two ends.
     File(FileFlow),
@@ -325,7 +327,7 @@ fn collect_reports(
     let mut results = Vec::new();
     for (i, c) in clients.into_iter().enumerate() {
         let name = &s.flows[i].name;
-        let out = match c {
+        let (out, at_end) = match c {
             None => {
                 warnings.push(format!("flow {name}: never started"));
                 results.push(None);
@@ -335,7 +337,7 @@ fn collect_reports(
                 results.push(file_result(s, i, f, warnings));
                 continue;
             }
-            Some(Client::Iperf { out, .. }) => out,
+            Some(Client::Iperf { out, at_end, .. }) => (out, at_end),
         };
         let text = out.join().unwrap_or_default();
         if let Some(dir) = out_dir {
@@ -346,10 +348,22 @@ fn collect_reports(
                 &text,
             )?;
         }
-        match apps::parse_report(&text) {
-            Ok(r) => results.push(Some(r)),
-            Err(e) => {
-                warnings.push(format!("flow {name}: {e}"));
+        match (apps::parse_report(&text), at_end) {
+            (Ok(r), _) => results.push(Some(r)),
+            (Err(e), Some(n)) => {
+                warnings.push(format!(
+                    "flow {name}: {e}; its retransmissions were read from its socket at the scenario's end"
+                ));
+                results.push(Some(AppResult {
+                    retransmits: n,
+                    retransmits_from: Some("socket"),
+                    ..AppResult::default()
+                }));
+            }
+            (Err(e), None) => {
+                warnings.push(format!(
+                    "flow {name}: {e}; its retransmissions are unknown (counted as 0)"
+                ));
                 results.push(None);
             }
         }
@@ -378,6 +392,7 @@ fn file_result(
                 bytes_received: received.bytes,
                 seconds: completed_s.unwrap_or(0.0),
                 retransmits: sent.retransmits,
+                retransmits_from: Some("file"),
                 mean_rtt_s: sent.srtt_s,
                 completed_s,
             })
@@ -532,6 +547,7 @@ fn control(
     let mut order: Vec<usize> = (0..s.flows.len()).collect();
     order.sort_by_key(|&i| (s.flows[i].start, i));
     let mut next = 0;
+    let mut sampled = false;
     let total = s.sim.duration.as_secs_f64();
     loop {
         let now = clock.now();
@@ -566,8 +582,28 @@ fn control(
             let out = drain(c.stdout.take().expect("piped"), None);
             // Errors go into the JSON report; stderr is only drained.
             drop(drain(c.stderr.take().expect("piped"), None));
-            clients[i] = Some(Client::Iperf { child: k, out });
+            clients[i] = Some(Client::Iperf {
+                child: k,
+                out,
+                at_end: None,
+            });
             next += 1;
+        }
+        if now >= end && !sampled {
+            // iperf3 reads its retransmissions from its data socket in its
+            // final report; a client that cannot finish its final exchange
+            // over the hop gives none, so read them now as well.
+            sampled = true;
+            for (i, c) in clients.iter_mut().enumerate() {
+                if let Some(Client::Iperf { at_end, .. }) = c {
+                    let (snd, _) = sides(s.flows[i].direction);
+                    *at_end = plumbing::socket_retransmissions(
+                        p.names.ns(snd),
+                        host_address(snd, i as u32),
+                        apps::PORT,
+                    );
+                }
+            }
         }
         let running = clients.iter().flatten().filter(|c| c.running(p)).count();
         if next == order.len() && running == 0 {
@@ -716,6 +752,15 @@ fn build_summary(
             app_seconds: apps
                 .iter()
                 .map(|a| a.as_ref().map_or(0.0, |r| r.seconds))
+                .collect(),
+            retransmissions_from: apps
+                .iter()
+                .map(|a| {
+                    a.as_ref()
+                        .and_then(|r| r.retransmits_from)
+                        .unwrap_or("unknown")
+                        .to_string()
+                })
                 .collect(),
             linux_tcp: counters,
             linux_cc: cc,

@@ -240,6 +240,43 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
     out
 }
 
+/// Retransmitted segments of the TCP connection from `src` to port `port`
+/// in namespace `ns` that has sent the most bytes (an iperf3 test's data
+/// connection, beside its control connection): the socket's
+/// `tcpi_total_retrans`, which iperf3's report also gives. `None` if no
+/// such socket is open or `ss` cannot be read.
+pub fn socket_retransmissions(ns: &str, src: std::net::Ipv4Addr, port: u16) -> Option<u64> {
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns, "ss", "-tinHO", "state", "all"])
+        .args(["src", &src.to_string(), "dport", "=", &format!(":{port}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    parse_ss_retransmissions(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The total retransmissions (`retrans:now/total`, absent when none) of
+/// the line of `ss -tinHO` output with the most `bytes_sent`.
+fn parse_ss_retransmissions(text: &str) -> Option<u64> {
+    let field = |line: &str, key: &str| -> Option<String> {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(key).map(str::to_string))
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let sent: u64 = field(l, "bytes_sent:")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let total = field(l, "retrans:")
+                .and_then(|v| v.split('/').nth(1).and_then(|t| t.parse().ok()))
+                .unwrap_or(0);
+            (sent, total)
+        })
+        .max_by_key(|&(sent, _)| sent)
+        .map(|(_, total)| total)
+}
+
 /// Datagrams the kernel dropped at device `dev` of namespace `ns` before
 /// the emulator read them (`tx_dropped`: the device queue was full).
 pub fn device_drops(ns: &str, dev: &str) -> u64 {
@@ -518,5 +555,17 @@ mod tests {
         ] {
             assert_eq!(owner_of(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn the_data_connection_gives_the_retransmissions() {
+        // A control connection (no retransmissions, few bytes) and a data
+        // connection, as `ss -tinHO` prints them.
+        let text = "ESTAB 0 0 10.0.0.1:42472 10.0.1.1:5201 cubic rto:204 bytes_sent:164 bytes_acked:165\n\
+                    ESTAB 0 1081 10.0.0.1:42484 10.0.1.1:5201 cubic rto:204 bytes_sent:1818753 bytes_retrans:3928 retrans:1/6 dsack_dups:6\n";
+        assert_eq!(parse_ss_retransmissions(text), Some(6));
+        let clean = "ESTAB 0 0 10.0.0.1:42484 10.0.1.1:5201 cubic bytes_sent:99\n";
+        assert_eq!(parse_ss_retransmissions(clean), Some(0));
+        assert_eq!(parse_ss_retransmissions(""), None);
     }
 }

@@ -148,15 +148,15 @@ def _done(folder: Path) -> dict | None:
 
 
 def _metrics(summary: dict) -> dict:
-    """A run's metrics; on the emulator, TCP's retransmissions are
-    iperf3's count, unknown (NaN) when the sender's iperf3 gave no final
-    report (it was killed after the end: ``emu.app_seconds`` 0)."""
+    """A run's metrics; on the emulator, TCP's retransmissions are the
+    sender's kernel count (iperf3's report, or its socket read at the end
+    when iperf3 gave none), unknown (NaN) when neither was had
+    (``emu.retransmissions_from`` says ``unknown``)."""
     m = byun2016._flow_metrics(summary)
     emu = summary.get("emu") or {}
     late = emu.get("lateness") or {}
     m["p99_us"] = float(late.get("p99_us", math.nan))
-    seconds = emu.get("app_seconds")
-    if seconds is not None and not (seconds and seconds[0] > 0):
+    if (emu.get("retransmissions_from") or [None])[0] == "unknown":
         m["tcp_rtx"] = m["retransmissions"] = math.nan
     return m
 

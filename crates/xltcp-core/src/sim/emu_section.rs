@@ -123,6 +123,11 @@ pub struct EmuDetails {
     /// flow; a bulk flow's interval starts after its connection set-up, so
     /// it may end a little after the scenario's end.
     pub app_seconds: Vec<f64>,
+    /// Where each flow's `retransmissions` come from: `"iperf3"` (its
+    /// final report), `"socket"` (iperf3 gave no report: the sender's data
+    /// socket read at the scenario's end, the same kernel count), `"file"`
+    /// (a file flow's sender socket), `"unknown"` (no count: shown as 0).
+    pub retransmissions_from: Vec<String>,
     /// Linux's TCP recovery counters per namespace ("ch", "sh").
     pub linux_tcp: BTreeMap<String, BTreeMap<String, u64>>,
     /// Linux congestion control per flow.
