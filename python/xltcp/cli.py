@@ -684,6 +684,14 @@ def emu(
         "--pcap",
         help="Write the base station's pcapng captures (same as --set output.pcap=true).",
     ),
+    sysctl: Optional[List[str]] = typer.Option(
+        None,
+        "--sysctl",
+        metavar="NAME=VALUE",
+        help="Set a network-namespace sysctl on both hosts after the ones the "
+        "scenario's tcp keys give, e.g. net.ipv4.tcp_recovery=0 for Linux "
+        "without RACK (repeatable; names under net.).",
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -710,7 +718,14 @@ def emu(
             view.run_started(0, seed)
             socket = None if signals is None else str(signals)
             text = _core.emu(
-                str(scenario), seed, str(out_dir), overrides, view.progress, cc, socket
+                str(scenario),
+                seed,
+                str(out_dir),
+                overrides,
+                view.progress,
+                cc,
+                socket,
+                list(sysctl or []),
             )
         except _core.EmuUnavailable as e:
             raise UserError(str(e)) from None

@@ -77,6 +77,26 @@ def test_bad_override_exit_2(write_toml, tmp_path):
 
 
 @needs_emu_core
+@pytest.mark.parametrize("arg", ["foo=1", "net.ipv4.tcp_recovery", "kernel.pid_max=9"])
+def test_a_sysctl_outside_the_namespace_or_without_value_exit_2(write_toml, tmp_path, arg):
+    result = invoke("emu", write_toml(SCENARIO), "--sysctl", arg, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "--sysctl" in result.stderr and "net." in result.stderr
+    assert "Traceback" not in result.output
+
+
+@needs_emu_core
+@needs_machine
+def test_a_sysctl_the_kernel_refuses_exit_2_and_leaves_nothing(write_toml, tmp_path):
+    arg = "net.ipv4.tcp_no_such_setting=1"
+    result = invoke("emu", write_toml(SCENARIO), "--sysctl", arg, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "tcp_no_such_setting" in result.stderr and "refused" in result.stderr
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"xltcp-{os.getpid()}-" not in listing
+
+
+@needs_emu_core
 @pytest.mark.skipif(os.geteuid() == 0, reason="checks the refusal of a non-root user")
 def test_not_root_exit_2(write_toml, tmp_path):
     result = invoke("emu", write_toml(SCENARIO), "--out", tmp_path / "out")
@@ -88,9 +108,13 @@ def test_not_root_exit_2(write_toml, tmp_path):
 @needs_machine
 def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
     out = tmp_path / "out"
-    result = invoke("emu", write_toml(SCENARIO), "--out", out, "--quiet", "--pcap")
+    sysctl = "net.ipv4.tcp_recovery=0"
+    result = invoke(
+        "emu", write_toml(SCENARIO), "--out", out, "--quiet", "--pcap", "--sysctl", sysctl
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
+    assert summary["emu"]["sysctls"] == [sysctl]
     assert summary["engine"] == "emu"
     for key in ("flows", "directions", "links", "accounting", "hop", "emu"):
         assert key in summary

@@ -51,23 +51,52 @@ pub struct EmuOptions<'a> {
     /// Linux congestion control for every flow instead of the scenario's
     /// (e.g. "cubic"); the scenario's "newreno" runs as Linux "reno".
     pub cc: Option<String>,
+    /// Namespace sysctls (`name=value`, names under `net.`) set on both
+    /// hosts after the ones derived from the scenario's `tcp` keys, e.g.
+    /// `net.ipv4.tcp_recovery=0` for Linux without RACK.
+    pub sysctls: Vec<String>,
+}
+
+/// Checks `--sysctl` arguments: `name=value`, the name under `net.` (a
+/// network namespace's own settings), the value on one line.
+pub fn check_sysctls(sysctls: &[String]) -> Result<(), EmuError> {
+    for s in sysctls {
+        let (name, value) = s.split_once('=').unwrap_or((s, ""));
+        let name_ok = name.starts_with("net.")
+            && name.len() > 4
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        if !name_ok || value.trim().is_empty() || value.contains('\n') {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {s:?}: expected NAME=VALUE with NAME under net. (a network namespace's own setting, e.g. net.ipv4.tcp_recovery=0)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Runs `scenario` on real Linux TCP through the emulated hop.
 pub fn run(scenario: &Scenario, mut opts: EmuOptions<'_>) -> Result<Summary, EmuError> {
     let wall = Clock::start();
     supported(scenario)?;
+    check_sysctls(&opts.sysctls)?;
     plumbing::preflight()?;
     plumbing::clean_leftovers();
     let seed = opts.seed.unwrap_or(scenario.sim.seed);
     let mut warnings = namespace_wide_warnings(scenario);
-    let (ch, sh) = host_configs(scenario);
+    let (mut ch, mut sh) = host_configs(scenario);
+    ch.user_sysctls.clone_from(&opts.sysctls);
+    sh.user_sysctls.clone_from(&opts.sysctls);
     let mut plumbing = Plumbing::create(Names::for_pid(std::process::id()), &ch, &sh)?;
     let outcome = emulate(scenario, seed, &mut plumbing, &mut opts, &mut warnings);
     plumbing.teardown();
     let (hop, report, apps, cc, counters) = outcome?;
     let mut summary = build_summary(scenario, seed, &hop, report, &apps, cc, counters, warnings);
     summary.wall_seconds = wall.now().as_nanos() as f64 / 1e9;
+    if let Some(e) = summary.emu.as_mut() {
+        e.sysctls.clone_from(&opts.sysctls);
+    }
     if let Some(dir) = opts.out_dir {
         let mut text = serde_json::to_string_pretty(&summary).map_err(std::io::Error::other)?;
         text.push('\n');
@@ -182,6 +211,7 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         mtu,
         sysctls: sysctls.clone(),
         route_options: route.clone(),
+        user_sysctls: Vec::new(),
     };
     (host(Side::Ch), host(Side::Sh))
 }
@@ -764,6 +794,7 @@ fn build_summary(
                 .collect(),
             linux_tcp: counters,
             linux_cc: cc,
+            sysctls: Vec::new(),
             warnings,
         }),
     }

@@ -326,6 +326,9 @@ pub struct HostConfig {
     pub mtu: u32,
     /// `key=value` sysctls set inside the namespace.
     pub sysctls: Vec<String>,
+    /// The user's `key=value` sysctls (`--sysctl`), set after `sysctls`,
+    /// one at a time so a refusal names its own.
+    pub user_sysctls: Vec<String>,
     /// Extra options of the route to the other side (`initcwnd 10 rto_min 1000ms`).
     pub route_options: String,
 }
@@ -446,6 +449,17 @@ impl Plumbing {
                 .args(&sysctls),
             None,
         )?;
+        for s in &cfg.user_sysctls {
+            run(
+                Command::new("ip").args(["netns", "exec", ns, "sysctl", "-q", "-w", s]),
+                None,
+            )
+            .map_err(|e| {
+                let why = e.to_string();
+                let why = why.rsplit(" failed: ").next().unwrap_or(&why);
+                EmuError::Unsupported(format!("--sysctl {s}: the kernel refused it ({why})"))
+            })?;
+        }
         let tun =
             Tun::create(dev).map_err(|e| EmuError::Setup(format!("TUN device {dev}: {e}")))?;
         run(

@@ -134,9 +134,10 @@ fn run(
 /// Runs a scenario through the real-time emulator (real Linux TCP in
 /// network namespaces); returns the summary as JSON. `cc` replaces every
 /// flow's congestion control with a Linux one (e.g. "cubic"); `signals`
-/// is a Unix-domain socket path for the cross-layer signal socket.
+/// is a Unix-domain socket path for the cross-layer signal socket;
+/// `sysctls` are `net.NAME=VALUE` settings for both hosts.
 #[pyfunction]
-#[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None, cc = None, signals = None))]
+#[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None, cc = None, signals = None, sysctls = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn emu(
     py: Python<'_>,
@@ -147,6 +148,7 @@ fn emu(
     progress: Option<Py<PyAny>>,
     cc: Option<String>,
     signals: Option<String>,
+    sysctls: Vec<String>,
 ) -> PyResult<String> {
     let s = load(path, &overrides)?;
     let mut interrupted: Option<PyErr> = None;
@@ -174,6 +176,7 @@ fn emu(
                 progress: Some(&mut report),
                 cc,
                 signal_socket: signals.as_deref().map(Path::new),
+                sysctls,
                 ..Default::default()
             },
         )

@@ -132,6 +132,10 @@ pub struct EmuDetails {
     pub linux_tcp: BTreeMap<String, BTreeMap<String, u64>>,
     /// Linux congestion control per flow.
     pub linux_cc: Vec<String>,
+    /// Sysctls the run set on both hosts beyond the ones the scenario's
+    /// `tcp` keys give (`--sysctl`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sysctls: Vec<String>,
     /// What may make the results less trustworthy.
     pub warnings: Vec<String>,
 }

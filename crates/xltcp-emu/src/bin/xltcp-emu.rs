@@ -23,6 +23,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let (mut path, mut seed, mut out, mut sets, mut cc) = (None, None, None, Vec::new(), None);
     let mut socket: Option<PathBuf> = None;
+    let mut sysctls = Vec::new();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()),
@@ -30,12 +31,13 @@ fn main() -> ExitCode {
             "--set" => sets.extend(args.next()),
             "--cc" => cc = args.next(),
             "--signals" => socket = args.next().map(PathBuf::from),
+            "--sysctl" => sysctls.extend(args.next()),
             _ => path = Some(PathBuf::from(a)),
         }
     }
     let Some(path) = path else {
         eprintln!(
-            "usage: xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME] [--signals SOCKET]"
+            "usage: xltcp-emu SCENARIO [--seed N] [--out DIR] [--set key=value]... [--cc NAME] [--signals SOCKET] [--sysctl net.NAME=VALUE]..."
         );
         return ExitCode::from(2);
     };
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         stop: Some(&STOP),
         cc,
         signal_socket: socket.as_deref(),
+        sysctls,
         ..Default::default()
     };
     match xltcp_emu::run(&s, opts) {
