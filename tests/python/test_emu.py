@@ -108,7 +108,7 @@ def test_not_root_exit_2(write_toml, tmp_path):
 @needs_machine
 def test_short_run_writes_the_run_summary_shape(write_toml, tmp_path):
     out = tmp_path / "out"
-    sysctl = "net.ipv4.tcp_recovery=0"
+    sysctl = "net.ipv4.tcp_dsack=0"
     result = invoke(
         "emu", write_toml(SCENARIO), "--out", out, "--quiet", "--pcap", "--sysctl", sysctl
     )

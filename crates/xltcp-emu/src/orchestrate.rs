@@ -53,7 +53,7 @@ pub struct EmuOptions<'a> {
     pub cc: Option<String>,
     /// Namespace sysctls (`name=value`, names under `net.`) set on both
     /// hosts after the ones derived from the scenario's `tcp` keys, e.g.
-    /// `net.ipv4.tcp_recovery=0` for Linux without RACK.
+    /// `net.ipv4.tcp_dsack=0` for Linux without DSACK.
     pub sysctls: Vec<String>,
 }
 
@@ -69,7 +69,7 @@ pub fn check_sysctls(sysctls: &[String]) -> Result<(), EmuError> {
                 .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
         if !name_ok || value.trim().is_empty() || value.contains('\n') {
             return Err(EmuError::Unsupported(format!(
-                "--sysctl {s:?}: expected NAME=VALUE with NAME under net. (a network namespace's own setting, e.g. net.ipv4.tcp_recovery=0)"
+                "--sysctl {s:?}: expected NAME=VALUE with NAME under net. (a network namespace's own setting, e.g. net.ipv4.tcp_dsack=0)"
             )));
         }
     }
@@ -153,6 +153,8 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             t.rcv_buffer,
             t.snd_buffer,
             t.frto,
+            t.rack,
+            t.tlp,
         ) != (
             first.mss,
             first.sack,
@@ -163,11 +165,13 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             first.rcv_buffer,
             first.snd_buffer,
             first.frto,
+            first.rack,
+            first.tlp,
         )
     });
     let mut w = Vec::new();
     if differs {
-        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO): the first flow's are used".into());
+        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO, RACK, TLP): the first flow's are used".into());
     }
     w
 }
@@ -184,6 +188,10 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         // F-RTO as the scenario says (Linux's default, 2, is the
         // SACK-enhanced variant with SACK, the basic one without).
         format!("net.ipv4.tcp_frto={}", if t.frto { 2 } else { 0 }),
+        // RACK and the Tail Loss Probe as the scenario says (Linux's
+        // defaults, 1 and 3, run both).
+        format!("net.ipv4.tcp_recovery={}", u8::from(t.rack)),
+        format!("net.ipv4.tcp_early_retrans={}", if t.tlp { 3 } else { 0 }),
         format!(
             "net.ipv4.tcp_rmem=4096 131072 {}",
             t.rcv_buffer.max(RMEM_FLOOR)

@@ -141,6 +141,7 @@ pub fn flow_summaries(
                 rto_causes: None,
                 // Linux's own count (F-RTO runs as `tcp.frto` says).
                 spurious_rtos: f.tcp.frto.then(|| count("TCPSpuriousRTOs")),
+                tlp_probes: f.tcp.tlp.then(|| count("TCPLossProbes")),
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],
                 oracle_bps: oracle,

@@ -214,6 +214,9 @@ fn tcp(t: &TcpSpec) -> Value {
         "max_rto": format_duration(t.max_rto),
         "min_rto_mode": match t.min_rto_mode { MinRtoMode::Rfc6298 => "rfc6298", MinRtoMode::Linux => "linux" },
         "frto": t.frto,
+        "rack": t.rack,
+        "tlp": t.tlp,
+        "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),
     })

@@ -219,6 +219,10 @@ const MIN_RTO_MODES: &[(&str, MinRtoMode)] = &[
     ("rfc6298", MinRtoMode::Rfc6298),
     ("linux", MinRtoMode::Linux),
 ];
+const RTT_SAMPLINGS: &[(&str, RttSampling)] = &[
+    ("timed", RttSampling::Timed),
+    ("every_ack", RttSampling::EveryAck),
+];
 const RECOVERIES: &[(&str, RecoverySpec)] = &[
     ("newreno", RecoverySpec::NewReno),
     ("sack", RecoverySpec::Sack),
@@ -260,6 +264,14 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             rd::choice(MIN_RTO_MODES),
         ),
         frto: t.read(cx, "frto", b.frto, rd::boolean),
+        rack: t.read(cx, "rack", b.rack, rd::boolean),
+        tlp: t.read(cx, "tlp", b.tlp, rd::boolean),
+        rtt_sampling: t.read(
+            cx,
+            "rtt_sampling",
+            b.rtt_sampling,
+            rd::choice(RTT_SAMPLINGS),
+        ),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

@@ -156,6 +156,10 @@ pub use crate::tcp::Recovery as RecoverySpec;
 /// [`crate::tcp::MinRtoMode`].
 pub use crate::tcp::MinRtoMode;
 
+/// Where RTT samples come from (`rtt_sampling`): the endpoint's own
+/// [`crate::tcp::RttSampling`].
+pub use crate::tcp::RttSampling;
+
 /// `[tcp]` (and `[flow.tcp]` overrides).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
@@ -196,6 +200,16 @@ pub struct TcpSpec {
     /// `frto`: F-RTO (RFC 5682) after a timeout (default false; Linux runs
     /// it by default, `net.ipv4.tcp_frto`).
     pub frto: bool,
+    /// `rack`: RACK loss detection, RFC 8985 §6, with SACK recovery
+    /// (default false; Linux runs it by default, `net.ipv4.tcp_recovery`).
+    pub rack: bool,
+    /// `tlp`: Tail Loss Probe, RFC 8985 §7, with SACK (default false;
+    /// Linux runs it by default, `net.ipv4.tcp_early_retrans`).
+    pub tlp: bool,
+    /// `rtt_sampling`: "timed" (default: one segment timed at a time, RFC
+    /// 6298 with Karn's rule) or "every_ack" (every ACK of data never
+    /// resent, as Linux).
+    pub rtt_sampling: RttSampling,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -829,6 +843,9 @@ impl Default for TcpSpec {
             max_rto: c.max_rto,
             min_rto_mode: c.min_rto_mode,
             frto: c.frto,
+            rack: c.rack,
+            tlp: c.tlp,
+            rtt_sampling: c.rtt_sampling,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -853,6 +870,9 @@ impl From<&TcpSpec> for crate::tcp::Config {
             max_rto: spec.max_rto,
             min_rto_mode: spec.min_rto_mode,
             frto: spec.frto,
+            rack: spec.rack,
+            tlp: spec.tlp,
+            rtt_sampling: spec.rtt_sampling,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

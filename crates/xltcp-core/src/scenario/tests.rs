@@ -88,6 +88,9 @@ min_rto = "200ms"
 max_rto = "120s"
 min_rto_mode = "linux"
 frto = true
+rack = true
+tlp = true
+rtt_sampling = "every_ack"
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -140,6 +143,9 @@ timeseries = false
         max_rto: Dur::from_secs(120),
         min_rto_mode: MinRtoMode::Linux,
         frto: true,
+        rack: true,
+        tlp: true,
+        rtt_sampling: RttSampling::EveryAck,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };

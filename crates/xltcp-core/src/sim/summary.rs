@@ -74,6 +74,9 @@ pub struct FlowSummary {
     /// undid; only with `tcp.frto = true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spurious_rtos: Option<u64>,
+    /// Tail loss probes sent (RFC 8985 §7); only with `tcp.tlp = true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tlp_probes: Option<u64>,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Data segments the sender sent (first transmissions and retransmissions).
@@ -416,6 +419,7 @@ impl World {
             syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
             rto_causes: Some(self.forensics.causes(i)),
             spurious_rtos: f.spec.tcp.frto.then_some(s.spurious_rtos),
+            tlp_probes: f.spec.tcp.tlp.then_some(s.tlp_probes),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,
             oracle_bps: oracle,

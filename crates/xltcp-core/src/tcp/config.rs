@@ -36,6 +36,18 @@ pub enum MinRtoMode {
     Linux,
 }
 
+/// Where RTT samples come from (`rtt_sampling`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RttSampling {
+    /// RFC 6298 (3) with Karn's rule: one segment timed at a time, sampled
+    /// when the cumulative ACK covers it (every ACK with timestamps).
+    #[default]
+    Timed,
+    /// As Linux: every ACK that newly acknowledges (or SACKs) a segment
+    /// never resent gives a sample (see `rack.rs`).
+    EveryAck,
+}
+
 /// Configuration of one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -70,6 +82,12 @@ pub struct Config {
     /// one by sending new data, and undo the window reduction if it was
     /// spurious (see `recovery.rs`).
     pub frto: bool,
+    /// RACK loss detection (RFC 8985 §6), with SACK recovery (see `rack.rs`).
+    pub rack: bool,
+    /// Tail Loss Probe (RFC 8985 §7), with SACK (see `rack.rs`).
+    pub tlp: bool,
+    /// Where RTT samples come from.
+    pub rtt_sampling: RttSampling,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -97,6 +115,9 @@ impl Default for Config {
             max_rto: Dur::from_secs(60),
             min_rto_mode: MinRtoMode::Rfc6298,
             frto: false,
+            rack: false,
+            tlp: false,
+            rtt_sampling: RttSampling::Timed,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -83,6 +83,7 @@
 
 mod cc;
 mod config;
+mod rack;
 mod recovery;
 mod recv;
 mod rtt;
@@ -105,12 +106,14 @@ mod tests_frto;
 #[cfg(test)]
 mod tests_harness;
 #[cfg(test)]
+mod tests_rack;
+#[cfg(test)]
 mod tests_recovery;
 #[cfg(test)]
 mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
-pub use config::{Config, MinRtoMode, Profile, Recovery};
+pub use config::{Config, MinRtoMode, Profile, Recovery, RttSampling};
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
 pub use stats::Stats;
@@ -314,6 +317,16 @@ pub struct Endpoint {
     /// A retransmission of the segment at this sequence number is due now.
     pub(crate) pending_rtx: Option<SeqNum>,
     pub(crate) scoreboard: Scoreboard,
+    /// Per-segment transmissions (only with RACK, TLP or every-ACK RTT samples).
+    pub(crate) sent: rack::SentLog,
+    pub(crate) rack: rack::Rack,
+    pub(crate) tlp: rack::TlpEpisode,
+    /// New data went out or an ACK advanced SND.UNA: re-arm the probe timer.
+    pub(crate) tlp_rearm: bool,
+    /// The probe timer fired: a probe goes out at the next transmit.
+    pub(crate) tlp_due: bool,
+    /// The segment being built is a probe (it does not re-arm the timer).
+    pub(crate) tlp_sending: bool,
     pub(crate) high_rxt: SeqNum,
     pub(crate) rescue_rxt: Option<SeqNum>,
     pub(crate) persist_backoff: u32,
@@ -401,6 +414,12 @@ impl Endpoint {
             frto_prior: (0, 0),
             pending_rtx: None,
             scoreboard: Scoreboard::default(),
+            sent: rack::SentLog::default(),
+            rack: rack::Rack::new(iss),
+            tlp: rack::TlpEpisode::default(),
+            tlp_rearm: false,
+            tlp_due: false,
+            tlp_sending: false,
             high_rxt: iss,
             rescue_rxt: None,
             persist_backoff: 0,
@@ -454,6 +473,8 @@ impl Endpoint {
                 Timer::DelayedAck => self.ack_now = true,
                 Timer::Persist => self.on_persist(now),
                 Timer::TimeWait => self.close_now(),
+                Timer::Rack => self.on_rack_timer(now),
+                Timer::Tlp => self.on_tlp_timer(),
             }
         }
     }
@@ -549,6 +570,7 @@ impl Endpoint {
         self.frozen = true;
         self.timers.stop(Timer::Rto);
         self.timers.stop(Timer::Persist);
+        self.timers.stop(Timer::Tlp);
     }
 
     /// CR-aware hook: resumes sending, restarts the RTO timer with the frozen

@@ -55,13 +55,15 @@ impl Endpoint {
         } else {
             0
         };
-        // RFC 5681 §2: a duplicate ACK meets all five conditions.
-        let dup = self.snd_max > self.snd_una
-            && seg.payload_len == 0
+        self.log_ack(now, ack);
+        // RFC 5681 §2: a duplicate ACK meets all five conditions; `bare`
+        // is one that would, had data been outstanding.
+        let bare = seg.payload_len == 0
             && !seg.flags.syn()
             && !seg.flags.fin()
             && ack == self.snd_una
             && wnd == self.snd_wnd;
+        let dup = self.snd_max > self.snd_una && bare;
         self.update_send_window(seg, wnd);
         if ack > self.snd_una {
             self.on_new_ack(now, seg);
@@ -71,6 +73,15 @@ impl Endpoint {
         } else if new_sacked > 0 && self.recovery == Recovery::Sack && ack == self.snd_una {
             // RFC 6675 §2: new SACK information makes it a duplicate ACK.
             self.on_dupack(now);
+        }
+        if advanced {
+            self.tlp_rearm = true;
+        }
+        if self.tlp.end.is_some() {
+            self.tlp_on_ack(ack, advanced, new_sacked > 0, bare);
+        }
+        if self.config.rack {
+            self.rack_detect_loss(now);
         }
         if self.frto != Frto::Off {
             self.frto_on_ack(
@@ -286,9 +297,11 @@ impl Endpoint {
             }
             Recovery::Sack => {
                 // RFC 6675 §5 steps 1-2; §5.1: none before RecoveryPoint after an RTO.
+                // With RACK, RACK's loss marks start recovery instead.
                 let lost = self.scoreboard.is_lost(self.snd_una, smss);
                 if (u64::from(self.dupacks) >= super::DUP_THRESH || lost)
                     && self.snd_una >= self.recover
+                    && !self.rack_on()
                 {
                     self.enter_recovery(now);
                 }
@@ -297,7 +310,7 @@ impl Endpoint {
     }
 
     /// Fast retransmit: RFC 5681 §3.2 steps 2-3 with RFC 6582, or RFC 6675 §5 step 4.
-    fn enter_recovery(&mut self, _now: Time) {
+    pub(crate) fn enter_recovery(&mut self, _now: Time) {
         let smss = u64::from(self.smss);
         // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize
         // (ns-3 counts them: its BytesInFlight covers everything sent).
@@ -311,7 +324,9 @@ impl Endpoint {
         self.recover = self.snd_max;
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
-        self.pending_rtx = Some(self.snd_una);
+        // With RACK, the first segment it marked lost.
+        let first_lost = self.rack_on().then(|| self.sent.first_lost()).flatten();
+        self.pending_rtx = Some(first_lost.map_or(self.snd_una, |r| r.start));
         match self.recovery {
             // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS.
             Recovery::NewReno => self.win.cwnd = self.win.ssthresh + 3 * smss,
@@ -348,6 +363,8 @@ impl Endpoint {
                 }
             }
         }
+        // With every-ACK sampling only the SYN is timed; the log gives the
+        // rest (`rack.rs`).
         if let Some((end, sent)) = self.rtt_probe {
             if seg.ack >= end {
                 self.rtt.on_sample(now.saturating_since(sent));
@@ -415,6 +432,9 @@ impl Endpoint {
         self.pending_rtx = None;
         // RFC 2018 §8: forget SACKed marks after a timeout.
         self.scoreboard.clear();
+        if self.logs_sends() {
+            self.log_on_rto();
+        }
         self.high_rxt = self.snd_una;
         self.set_cstate(CongestionState::Loss);
         // RFC 6298 (5.4): retransmit the earliest unacknowledged segment,

@@ -2,7 +2,9 @@
 //! min(cwnd, rwnd) with sender SWS avoidance, zero-window probes, RFC 6675
 //! NextSeg during SACK recovery, and pure ACKs.
 
-use super::{CongestionState, Endpoint, Event, NextSeg, Recovery, State, Timer, Transmit};
+use super::{
+    CongestionState, Endpoint, Event, NextSeg, Recovery, RttSampling, State, Timer, Transmit,
+};
 use crate::time::Time;
 use crate::wire::{Segment, SeqNum, TcpFlags, TcpOptions};
 
@@ -24,6 +26,9 @@ impl Endpoint {
             self.account(now, t);
         }
         self.update_timers(now);
+        if self.tlp_rearm {
+            self.tlp_update_timer(now);
+        }
         t
     }
 
@@ -50,6 +55,9 @@ impl Endpoint {
                 return Some(t);
             }
             if let Some(t) = self.probe(now) {
+                return Some(t);
+            }
+            if let Some(t) = self.tail_loss_probe(now) {
                 return Some(t);
             }
             if let Some(t) = self.send_data(now) {
@@ -178,9 +186,10 @@ impl Endpoint {
             if self.rtt_probe.is_some_and(|(e, _)| seq < e) {
                 self.rtt_probe = None;
             }
-        } else if self.rtt_probe.is_none() {
+        } else if self.rtt_probe.is_none() && self.config.rtt_sampling == RttSampling::Timed {
             self.rtt_probe = Some((seg_end, now));
         }
+        self.log_send(now, seq, seg_end);
         let segment = self.segment(now, seq, len, flags);
         Some(Transmit {
             segment,
@@ -280,6 +289,38 @@ impl Endpoint {
         } else {
             self.data_segment(now, self.snd_nxt, self.snd_wnd, Advance::Nxt)
         }
+    }
+
+    /// The probe timer fired (RFC 8985 §7.3): one new segment whatever cwnd
+    /// says, if the data and the receiver's window allow, else the last
+    /// segment again; then the RTO timer restarts.
+    fn tail_loss_probe(&mut self, now: Time) -> Option<Transmit> {
+        if !std::mem::take(&mut self.tlp_due) || !self.may_send() {
+            return None;
+        }
+        let smss = u64::from(self.smss);
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let room = self.snd_wnd.saturating_sub(outstanding);
+        let avail = self.snd_buf_end.since(self.snd_max).max(0) as u64;
+        self.tlp_sending = true;
+        let t = if avail > 0 && room >= avail.min(smss) {
+            self.snd_nxt = self.snd_max;
+            self.data_segment(now, self.snd_max, room.min(smss), Advance::Nxt)
+        } else {
+            let last = self.sent.last().copied();
+            last.and_then(|r| {
+                let len = (r.end - r.start) as u64;
+                self.data_segment(now, r.start, len, Advance::Stay)
+            })
+        };
+        self.tlp_sending = false;
+        let t = t?;
+        self.stats.tlp_probes += 1;
+        self.tlp.end = Some(self.snd_max);
+        self.tlp.retransmitted = t.retransmission;
+        self.timers.stop(Timer::Tlp);
+        self.timers.set(Timer::Rto, now + self.rtt.rto());
+        Some(t)
     }
 
     /// Whether the state lets data or a FIN go out.
@@ -388,9 +429,13 @@ impl Endpoint {
     /// RFC 6675 §5 (C): while cwnd - pipe >= SMSS, send what NextSeg picks.
     fn sack_next(&mut self, now: Time) -> Option<Transmit> {
         let smss = u64::from(self.smss);
-        let pipe = self
-            .scoreboard
-            .pipe(self.snd_una, self.snd_max, self.high_rxt, smss);
+        let rack = self.rack_on();
+        let pipe = if rack {
+            self.sent.pipe()
+        } else {
+            self.scoreboard
+                .pipe(self.snd_una, self.snd_max, self.high_rxt, smss)
+        };
         if self.win.cwnd < pipe + smss {
             return None;
         }
@@ -401,14 +446,26 @@ impl Endpoint {
             .max(0) as u64;
         let new_ok = (avail > 0 && wnd_room >= avail.min(smss)) || (avail == 0 && fin_unsent);
         let rescue_ok = self.rescue_rxt.is_none_or(|r| self.snd_una >= r);
-        let choice = self.scoreboard.next_seg(
-            self.snd_una,
-            self.snd_max,
-            self.high_rxt,
-            self.smss,
-            new_ok,
-            rescue_ok,
-        )?;
+        let choice = if rack {
+            // RACK (see `rack.rs`): the first segment marked lost, else new data.
+            match self.sent.first_lost() {
+                Some(r) => Some(NextSeg::Retransmit {
+                    seq: r.start,
+                    len: (r.end - r.start) as u32,
+                }),
+                None => new_ok.then_some(NextSeg::NewData),
+            }
+        } else {
+            self.scoreboard.next_seg(
+                self.snd_una,
+                self.snd_max,
+                self.high_rxt,
+                self.smss,
+                new_ok,
+                rescue_ok,
+            )
+        };
+        let choice = choice?;
         match choice {
             NextSeg::Retransmit { seq, len } => {
                 let t = self.data_segment(now, seq, u64::from(len), Advance::Stay)?;

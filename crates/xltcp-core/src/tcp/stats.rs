@@ -15,6 +15,12 @@ pub struct Stats {
     pub rto_count: u64,
     /// Data timeouts that F-RTO (RFC 5682) found spurious and undid.
     pub spurious_rtos: u64,
+    /// Segments RACK (RFC 8985) marked lost.
+    pub rack_marked_lost: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub tlp_probes: u64,
+    /// Probes that resent data and repaired a loss (cwnd halved).
+    pub tlp_loss_repairs: u64,
     /// Timeouts of our SYN or SYN-ACK (the handshake's retransmission timer).
     pub syn_timeouts: u64,
     /// Fast retransmits (entries into fast recovery).

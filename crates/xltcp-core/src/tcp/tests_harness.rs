@@ -1,7 +1,7 @@
 //! End-to-end tests over the two-endpoint harness, and the transfer property test.
 
 use super::harness::{Dir, Harness};
-use super::{Config, Recovery, State};
+use super::{Config, Recovery, RttSampling, State};
 use crate::time::{Dur, Time};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -119,7 +119,7 @@ proptest! {
         a_bytes in 1u64..150_000,
         b_bytes in 1u64..150_000,
     ) {
-        let c = variant(sack, ts, 2, false, false);
+        let c = variant(sack, ts, 2, false, false, false);
         let mut h = Harness::new(c.clone(), c, Dur::from_millis(15), drop_sets(drops, ack_drops));
         h.to_write = a_bytes;
         h.to_write_b = b_bytes;
@@ -139,7 +139,7 @@ fn loss_sets() -> impl Strategy<Value = (BTreeSet<u64>, BTreeSet<u64>)> {
     )
 }
 
-fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool) -> Config {
+fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool, rack: bool) -> Config {
     Config {
         recovery: if sack {
             Recovery::Sack
@@ -150,6 +150,13 @@ fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool) -> Config
         delayed_ack_segments: delack,
         rcv_buffer: if small { 6000 } else { 256 * 1024 },
         frto,
+        rack,
+        tlp: rack,
+        rtt_sampling: if rack {
+            RttSampling::EveryAck
+        } else {
+            RttSampling::Timed
+        },
         ..Config::default()
     }
 }
@@ -164,11 +171,12 @@ proptest! {
         delack in 1u32..4,
         small in any::<bool>(),
         frto in any::<bool>(),
+        rack in any::<bool>(),
         slow_reader in any::<bool>(),
         bytes in 1u64..300_000,
     ) {
         let run = || {
-            let c = variant(sack, ts, delack, small, frto);
+            let c = variant(sack, ts, delack, small, frto, rack);
             let loss = drop_sets(drops.clone(), ack_drops.clone());
             let mut h = Harness::new(c.clone(), c, Dur::from_millis(20), loss);
             h.to_write = bytes;

@@ -13,15 +13,21 @@ pub enum Timer {
     Persist,
     /// End of TIME-WAIT.
     TimeWait,
+    /// RACK's reordering timer (RFC 8985 §6.2).
+    Rack,
+    /// Tail Loss Probe timeout, PTO (RFC 8985 §7.2).
+    Tlp,
 }
 
 impl Timer {
     /// All timers, in the order `handle_timeout` services them.
-    pub const ALL: [Timer; 4] = [
+    pub const ALL: [Timer; 6] = [
         Timer::Rto,
         Timer::DelayedAck,
         Timer::Persist,
         Timer::TimeWait,
+        Timer::Rack,
+        Timer::Tlp,
     ];
 
     fn index(self) -> usize {
@@ -32,7 +38,7 @@ impl Timer {
 /// Deadlines of the armed timers.
 #[derive(Clone, Debug, Default)]
 pub struct TimerTable {
-    deadlines: [Option<Time>; 4],
+    deadlines: [Option<Time>; 6],
 }
 
 impl TimerTable {

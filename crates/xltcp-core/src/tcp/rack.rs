@@ -1,0 +1,519 @@
+//! The per-segment transmission log and what reads it: RTT samples from
+//! every ACK (`RttSampling::EveryAck`), RACK loss detection and the Tail
+//! Loss Probe (RFC 8985), each behind its own switch in [`super::Config`].
+//!
+//! The log holds one record per transmitted segment of `[SND.UNA,
+//! SND.MAX)`: its range, when it was last sent, whether it was ever resent,
+//! SACKed, or marked lost. It is kept only when one of the three switches is
+//! on; with all of them off the endpoint behaves as before, byte for byte.
+//!
+//! # RTT samples from every ACK
+//!
+//! RFC 6298 (3) with Karn's rule times one segment at a time; Linux takes a
+//! sample from every ACK that newly acknowledges a segment never resent (the
+//! oldest of them), or, when the cumulative ACK carries none, from the oldest
+//! newly SACKed segment never resent (`tcp_clean_rtx_queue`,
+//! `tcp_sacktag_write_queue`). No sample comes from an ACK that covers a
+//! resent segment. Each sample clears the RTO back-off (RFC 6298 (5.7)), so
+//! after a timeout the back-off ends with the first ACK of data sent before
+//! it and never resent.
+//!
+//! # RACK (RFC 8985 §6), with `Config::rack` and SACK
+//!
+//! A segment is lost once a segment sent after it was delivered (ACKed or
+//! SACKed) and `RACK.rtt + RACK.reo_wnd` has passed since it was sent. This
+//! replaces DupThresh as the trigger of fast recovery, and a retransmission
+//! is judged the same way as any segment, so a lost retransmission is found
+//! and resent again without waiting for the RTO. During recovery the sender
+//! retransmits the segments RACK marked lost, lowest first, then new data
+//! (RFC 6675's rules 3 and 4 are not used, as in Linux); `pipe` counts the
+//! segments neither SACKed nor marked lost and not yet resent.
+//!
+//! Choices, where RFC 8985 leaves room:
+//! - `RACK.min_RTT` is the minimum over the connection (Linux: over five
+//!   minutes);
+//! - `reo_wnd` is `min_RTT/4` (capped at SRTT) once reordering was seen, or
+//!   outside recovery while fewer than DupThresh segments are SACKed, and
+//!   zero otherwise; there is no DSACK-driven growth (the model's receivers
+//!   send no DSACK);
+//! - after a timeout the sender goes back N as without RACK (the
+//!   scoreboard forgets its SACKed ranges, RFC 2018 §8; the log keeps its
+//!   marks, as Linux does), and RACK marks nothing until the cumulative ACK
+//!   passes the timeout's recovery point.
+//!
+//! # Tail Loss Probe (RFC 8985 §7), with `Config::tlp` and SACK
+//!
+//! In the Open state, after new data goes out or an ACK advances SND.UNA,
+//! a probe timer is armed for PTO = 2·SRTT (plus 200 ms, the worst-case
+//! delayed ACK, when one segment is outstanding; 1 s before any sample),
+//! never later than the RTO would fire. When it fires the sender sends one
+//! new segment whatever cwnd says, or, with nothing new to send, resends the
+//! last segment, and restarts the RTO timer. One probe per episode; the
+//! episode ends when the ACK passes the probe's end. If the probe was a
+//! retransmission and that ACK goes beyond it, the probe repaired a loss
+//! and cwnd is halved as in Linux's `tcp_process_tlp_ack` (ssthresh =
+//! max(cwnd/2, 2·SMSS), cwnd = ssthresh); a pure duplicate ACK ends the
+//! episode with no reduction (both copies arrived).
+
+use super::{CongestionState, Endpoint, Recovery, RttSampling, State, Timer};
+use crate::time::{Dur, Time};
+use crate::wire::SeqNum;
+use std::collections::VecDeque;
+
+/// RFC 8985 WCDelAckT: the worst-case delayed ACK a probe waits for.
+const WC_DEL_ACK: Dur = Dur::from_millis(200);
+
+/// One transmitted segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TxRecord {
+    pub start: SeqNum,
+    pub end: SeqNum,
+    /// When it was last (re)sent.
+    pub xmit: Time,
+    /// Ever resent.
+    pub retransmitted: bool,
+    pub sacked: bool,
+    /// Marked lost by RACK and not resent since.
+    pub lost: bool,
+}
+
+impl TxRecord {
+    fn len(&self) -> u64 {
+        (self.end - self.start) as u64
+    }
+}
+
+/// Records of `[SND.UNA, SND.MAX)`, sorted and contiguous.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SentLog {
+    recs: VecDeque<TxRecord>,
+}
+
+/// What one ACK newly delivered, read from the log.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Delivery {
+    /// Send time of the oldest newly cumulatively acknowledged segment never
+    /// resent, if no newly acknowledged segment was resent.
+    first_acked: Option<Time>,
+    acked_retransmitted: bool,
+    /// Send time of the oldest newly SACKed segment never resent.
+    first_sacked: Option<Time>,
+    /// The most recently sent newly delivered segment: (send time, end, resent).
+    latest: Option<(Time, SeqNum, bool)>,
+    /// A segment below the highest delivered end was delivered without
+    /// having been resent (RFC 8985 RACK.reord).
+    reordered: bool,
+}
+
+impl Delivery {
+    fn deliver(&mut self, r: &TxRecord, fack: &mut SeqNum) {
+        let newer = self
+            .latest
+            .is_none_or(|(t, e, _)| sent_after(r.xmit, r.end, t, e));
+        if newer {
+            self.latest = Some((r.xmit, r.end, r.retransmitted));
+        }
+        // RFC 8985 §6.2 step 3.
+        if r.end > *fack {
+            *fack = r.end;
+        } else if r.end < *fack && !r.retransmitted {
+            self.reordered = true;
+        }
+    }
+}
+
+/// RFC 8985 RACK_sent_after: (t1, seq1) was sent after (t2, seq2).
+fn sent_after(t1: Time, seq1: SeqNum, t2: Time, seq2: SeqNum) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
+
+impl SentLog {
+    /// Records a segment `[start, end)` sent at `now`: new bytes above the
+    /// log's end get a record of their own; resent bytes split the records
+    /// they cover, which take the new send time.
+    pub fn on_send(&mut self, start: SeqNum, end: SeqNum, now: Time) {
+        if start >= end {
+            return;
+        }
+        let log_end = self.recs.back().map_or(start, |r| r.end);
+        if start < log_end {
+            let re_end = end.min(log_end);
+            self.split_at(start);
+            self.split_at(re_end);
+            let i = self.recs.partition_point(|r| r.start < start);
+            for r in self.recs.iter_mut().skip(i) {
+                if r.start >= re_end {
+                    break;
+                }
+                r.xmit = now;
+                r.retransmitted = true;
+                r.lost = false;
+            }
+        }
+        let new_start = start.max(log_end);
+        if new_start < end {
+            self.recs.push_back(TxRecord {
+                start: new_start,
+                end,
+                xmit: now,
+                retransmitted: false,
+                sacked: false,
+                lost: false,
+            });
+        }
+    }
+
+    /// Splits the record covering `at` (strictly inside it) in two.
+    fn split_at(&mut self, at: SeqNum) {
+        let i = self.recs.partition_point(|r| r.end <= at);
+        if let Some(r) = self.recs.get(i).copied() {
+            if r.start < at && at < r.end {
+                self.recs[i].end = at;
+                self.recs.insert(i + 1, TxRecord { start: at, ..r });
+            }
+        }
+    }
+
+    /// The cumulative ACK moved to `una`: drops the records below it,
+    /// noting what was newly delivered. A record only partly acknowledged
+    /// is trimmed and not counted as delivered.
+    fn ack(&mut self, una: SeqNum, d: &mut Delivery, fack: &mut SeqNum) {
+        while let Some(r) = self.recs.front().copied() {
+            if r.end > una {
+                if r.start < una {
+                    self.recs[0].start = una;
+                }
+                break;
+            }
+            self.recs.pop_front();
+            if r.sacked {
+                continue;
+            }
+            if r.retransmitted {
+                d.acked_retransmitted = true;
+            } else if d.first_acked.is_none() {
+                d.first_acked = Some(r.xmit);
+            }
+            d.deliver(&r, fack);
+        }
+        if d.acked_retransmitted {
+            d.first_acked = None;
+        }
+    }
+
+    /// Marks the records the SACKed ranges now cover, noting what was newly
+    /// delivered.
+    fn sack(&mut self, ranges: &[(SeqNum, SeqNum)], d: &mut Delivery, fack: &mut SeqNum) {
+        let mut ranges = ranges.iter().peekable();
+        for r in self.recs.iter_mut() {
+            while ranges.peek().is_some_and(|&&(_, re)| re <= r.start) {
+                ranges.next();
+            }
+            let Some(&&(l, re)) = ranges.peek() else {
+                break;
+            };
+            if r.sacked || !(l <= r.start && r.end <= re) {
+                continue;
+            }
+            r.sacked = true;
+            r.lost = false;
+            if !r.retransmitted && d.first_sacked.is_none() {
+                d.first_sacked = Some(r.xmit);
+            }
+            d.deliver(r, fack);
+        }
+    }
+
+    /// Forgets the loss marks (after a timeout). The SACKed marks stay,
+    /// as in Linux: a segment SACKed again after the timeout is not a new
+    /// delivery and gives no RTT sample spanning the timeout.
+    fn clear_lost(&mut self) {
+        for r in self.recs.iter_mut() {
+            r.lost = false;
+        }
+    }
+
+    /// Segments SACKed.
+    fn sacked_segments(&self) -> u64 {
+        self.recs.iter().filter(|r| r.sacked).count() as u64
+    }
+
+    /// Bytes neither SACKed nor marked lost: in flight (RFC 6675 pipe with
+    /// RACK's loss marks).
+    pub fn pipe(&self) -> u64 {
+        self.recs
+            .iter()
+            .filter(|r| !r.sacked && !r.lost)
+            .map(TxRecord::len)
+            .sum()
+    }
+
+    /// The lowest segment marked lost and not resent since.
+    pub fn first_lost(&self) -> Option<&TxRecord> {
+        self.recs.iter().find(|r| r.lost)
+    }
+
+    /// The last segment sent.
+    pub fn last(&self) -> Option<&TxRecord> {
+        self.recs.back()
+    }
+}
+
+/// RACK's state (RFC 8985 §5.2).
+#[derive(Clone, Debug)]
+pub(crate) struct Rack {
+    /// Send time and end of the most recently sent delivered segment.
+    xmit: Time,
+    end: SeqNum,
+    /// RTT of that segment.
+    rtt: Dur,
+    min_rtt: Option<Dur>,
+    /// Highest end of a delivered segment (RACK.fack).
+    fack: SeqNum,
+    /// Reordering was seen.
+    pub(crate) reord: bool,
+    /// A segment was delivered since the connection began.
+    active: bool,
+}
+
+impl Rack {
+    pub fn new(iss: SeqNum) -> Rack {
+        Rack {
+            xmit: Time::ZERO,
+            end: iss,
+            rtt: Dur::ZERO,
+            min_rtt: None,
+            fack: iss,
+            reord: false,
+            active: false,
+        }
+    }
+}
+
+/// The Tail Loss Probe's episode (RFC 8985 §7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TlpEpisode {
+    /// SND.NXT after the probe (TLP.end_seq), while an episode lasts.
+    pub end: Option<SeqNum>,
+    /// The probe resent data.
+    pub retransmitted: bool,
+}
+
+impl Endpoint {
+    /// Whether the transmission log is kept.
+    pub(crate) fn logs_sends(&self) -> bool {
+        let c = &self.config;
+        c.rack || c.tlp || c.rtt_sampling == RttSampling::EveryAck
+    }
+
+    /// RACK acts: asked for, with SACK recovery negotiated.
+    pub(crate) fn rack_on(&self) -> bool {
+        self.config.rack && self.sack_ok && self.recovery == Recovery::Sack
+    }
+
+    /// TLP acts: asked for, with SACK negotiated (as Linux).
+    fn tlp_on(&self) -> bool {
+        self.config.tlp && self.sack_ok
+    }
+
+    /// Log a data segment `[seq, end)` sent at `now`.
+    pub(crate) fn log_send(&mut self, now: Time, seq: SeqNum, end: SeqNum) {
+        if !self.logs_sends() {
+            return;
+        }
+        let new_data = end > self.sent.last().map_or(seq, |r| r.end);
+        self.sent.on_send(seq, end, now);
+        if new_data && !self.tlp_sending {
+            self.tlp_rearm = true;
+        }
+    }
+
+    /// Reads what an ACK delivered from the log: RTT samples (every-ACK
+    /// sampling) and RACK's update (RFC 8985 §6.2 steps 1-3). Called after
+    /// the scoreboard took the ACK's SACK blocks and before SND.UNA moves.
+    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum) {
+        if !self.logs_sends() {
+            return;
+        }
+        let mut d = Delivery::default();
+        let mut fack = self.rack.fack;
+        if ack > self.snd_una {
+            self.sent.ack(ack, &mut d, &mut fack);
+        }
+        if self.sack_ok {
+            self.sent.sack(self.scoreboard.ranges(), &mut d, &mut fack);
+        }
+        self.rack.fack = fack;
+        if self.config.rtt_sampling == RttSampling::EveryAck && !self.ts_ok {
+            let first = d.first_acked.or(d.first_sacked);
+            if let Some(sent) = first {
+                self.rtt.on_sample(now.saturating_since(sent));
+            }
+        }
+        // RFC 8985 §6.2 step 1: min_RTT from the samples of segments never resent.
+        if let Some(sent) = d.first_acked.or(d.first_sacked) {
+            let r = now.saturating_since(sent);
+            self.rack.min_rtt = Some(self.rack.min_rtt.map_or(r, |m| m.min(r)));
+        }
+        // Step 2: the most recently sent delivered segment; a resent one
+        // counts only if its RTT is not below min_RTT (it could be the
+        // original's ACK).
+        if let Some((xmit, end, resent)) = d.latest {
+            let rtt = now.saturating_since(xmit);
+            let plausible = !resent || self.rack.min_rtt.is_none_or(|m| rtt >= m);
+            if plausible {
+                self.rack.rtt = rtt;
+                self.rack.active = true;
+                if sent_after(xmit, end, self.rack.xmit, self.rack.end) {
+                    self.rack.xmit = xmit;
+                    self.rack.end = end;
+                }
+            }
+        }
+        // Step 3.
+        if d.reordered {
+            self.rack.reord = true;
+        }
+    }
+
+    /// RFC 8985 §6.2 step 4: the reordering window.
+    fn rack_reo_wnd(&self) -> Dur {
+        if !self.rack.reord {
+            let recovering = matches!(
+                self.cstate,
+                CongestionState::Recovery | CongestionState::Loss
+            );
+            if recovering || self.sent.sacked_segments() >= super::DUP_THRESH {
+                return Dur::ZERO;
+            }
+        }
+        let quarter = Dur(self.rack.min_rtt.unwrap_or(Dur::ZERO).0 / 4);
+        quarter.min(self.rtt.srtt().unwrap_or(quarter))
+    }
+
+    /// RFC 8985 §6.2 step 5 and the reordering timer: marks the segments
+    /// RACK finds lost, arms the timer for the earliest one that may still
+    /// be, and enters fast recovery if a loss was found. Does nothing
+    /// after a timeout until its recovery point is acknowledged.
+    pub(crate) fn rack_detect_loss(&mut self, now: Time) {
+        if !self.rack_on() || !self.rack.active || self.cstate == CongestionState::Loss {
+            self.timers.stop(Timer::Rack);
+            return;
+        }
+        let reo_wnd = self.rack_reo_wnd();
+        let (rxmit, rend, rrtt) = (self.rack.xmit, self.rack.end, self.rack.rtt);
+        let mut wait = Dur::ZERO;
+        let mut marked = 0u64;
+        for r in self.sent.recs.iter_mut() {
+            if r.sacked || r.lost || !sent_after(rxmit, rend, r.xmit, r.end) {
+                continue;
+            }
+            let deadline = r.xmit + rrtt + reo_wnd;
+            if deadline <= now {
+                r.lost = true;
+                marked += 1;
+            } else {
+                wait = wait.max(deadline - now);
+            }
+        }
+        self.stats.rack_marked_lost += marked;
+        if wait > Dur::ZERO {
+            self.timers.set(Timer::Rack, now + wait);
+        } else {
+            self.timers.stop(Timer::Rack);
+        }
+        // Any segment still marked lost (also one sent during the last
+        // recovery) starts a new one, as Linux's `tcp_time_to_recover`.
+        let lost = marked > 0 || self.sent.first_lost().is_some();
+        if lost && self.cstate != CongestionState::Recovery && self.snd_una >= self.recover {
+            self.enter_recovery(now);
+        }
+    }
+
+    /// The reordering timer expired.
+    pub(crate) fn on_rack_timer(&mut self, now: Time) {
+        self.rack_detect_loss(now);
+    }
+
+    /// After a timeout: RACK's loss marks and the probe's episode are forgotten.
+    pub(crate) fn log_on_rto(&mut self) {
+        self.sent.clear_lost();
+        self.timers.stop(Timer::Rack);
+        self.timers.stop(Timer::Tlp);
+        self.tlp = TlpEpisode::default();
+    }
+
+    /// RFC 8985 §7.4 (as Linux's `tcp_process_tlp_ack`): whether this ACK
+    /// ends the probe's episode, and whether the probe repaired a loss.
+    pub(crate) fn tlp_on_ack(&mut self, ack: SeqNum, advanced: bool, new_sack: bool, bare: bool) {
+        let Some(end) = self.tlp.end else {
+            return;
+        };
+        if ack < end {
+            return;
+        }
+        if !self.tlp.retransmitted {
+            self.tlp = TlpEpisode::default();
+        } else if ack > end {
+            // The probe repaired a loss: reduce cwnd as for one.
+            let smss = u64::from(self.smss);
+            let profile = self.config.profile;
+            self.win.ssthresh = self.cc.ssthresh_on_loss(self.win.cwnd, smss, profile);
+            self.win.cwnd = self.win.ssthresh;
+            self.stats.tlp_loss_repairs += 1;
+            self.tlp = TlpEpisode::default();
+        } else if bare && !advanced && !new_sack {
+            // Both the original and the probe arrived.
+            self.tlp = TlpEpisode::default();
+        }
+    }
+
+    /// RFC 8985 §7.2: arms or stops the probe timer, once asked to by new
+    /// data sent or an ACK of new data.
+    pub(crate) fn tlp_update_timer(&mut self, now: Time) {
+        if !std::mem::take(&mut self.tlp_rearm) || !self.tlp_on() {
+            return;
+        }
+        let eligible = self.cstate == CongestionState::Open
+            && self.tlp.end.is_none()
+            && !self.frozen
+            && self.snd_max > self.snd_una
+            && matches!(
+                self.state,
+                State::Established | State::CloseWait | State::FinWait1
+            )
+            && self.sent.sacked_segments() == 0;
+        if !eligible {
+            self.timers.stop(Timer::Tlp);
+            return;
+        }
+        let pto = match self.rtt.srtt() {
+            Some(srtt) => {
+                let mut pto = srtt.saturating_mul(2);
+                let one_segment = self.flight_size() <= u64::from(self.smss);
+                if one_segment {
+                    pto += WC_DEL_ACK;
+                }
+                pto
+            }
+            None => Dur::from_secs(1),
+        };
+        let mut at = now + pto;
+        if let Some(rto_at) = self.timers.get(Timer::Rto) {
+            at = at.min(rto_at);
+        }
+        self.timers.set(Timer::Tlp, at);
+    }
+
+    /// The probe timer expired: a probe is due at the next transmit.
+    pub(crate) fn on_tlp_timer(&mut self) {
+        let still = self.tlp_on()
+            && self.cstate == CongestionState::Open
+            && self.tlp.end.is_none()
+            && !self.frozen
+            && self.snd_max > self.snd_una;
+        if still {
+            self.tlp_due = true;
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Scripted tests of RACK, the Tail Loss Probe (RFC 8985) and RTT samples
+//! from every ACK (`rack.rs`).
+
+use super::fixture::*;
+use super::{Config, CongestionState, Endpoint, RttSampling, Timer};
+use crate::time::Dur;
+
+fn rack_cfg() -> Config {
+    Config {
+        rack: true,
+        ..sack_cfg()
+    }
+}
+
+/// Ten segments of 1000 B sent at 100 ms (SRTT 100 ms from the handshake).
+fn ten_out(c: Config) -> Endpoint {
+    let mut ep = established(c);
+    ep.write(40_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    ep
+}
+
+#[test]
+fn one_sack_above_a_hole_marks_it_lost_once_the_reordering_window_passes() {
+    let mut ep = ten_out(rack_cfg());
+    // Segment 1 SACKed at 200 ms: segment 0, sent at the same time, is lost
+    // once RACK.rtt (100 ms) + reo_wnd (min_RTT/4 = 25 ms) have passed
+    // since it was sent: at 225 ms. One SACK is no DupThresh.
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
+    // Limited Transmit sends one new segment.
+    expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.congestion_state(), CongestionState::Disorder);
+    assert_eq!(ep.timers.get(Timer::Rack), Some(ms(225)));
+    assert_eq!(ep.poll_timeout(), Some(ms(225)));
+    ep.handle_timeout(ms(225));
+    let rtx = recv!(ep, ms(225));
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.seq, s(0));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    assert_eq!(ep.stats().rack_marked_lost, 1);
+    assert_eq!(ep.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn without_rack_one_sack_waits_for_dupthresh() {
+    let mut ep = ten_out(sack_cfg());
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
+    expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(1100)), "only the RTO");
+    expect_nothing!(ep, ms(225));
+}
+
+#[test]
+fn a_lost_retransmission_is_found_and_resent_again_before_the_rto() {
+    let mut ep = ten_out(rack_cfg());
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
+    expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
+    ep.handle_timeout(ms(225));
+    assert_eq!(recv!(ep, ms(225)).segment.seq, s(0));
+    expect_nothing!(ep, ms(225));
+    // Segments 1-10 (sent before the retransmission) SACKed: the hole at
+    // 0 is in flight again, cwnd (5000) lets four new segments out.
+    send!(ep, ms(300), sack_ack(s(0), &[(s(1000), s(11_000))]));
+    for k in 11..15 {
+        expect!(ep, ms(300), ours(s(1000 * k), r(0), 1000, WIN));
+    }
+    expect_nothing!(ep, ms(300));
+    // The new segments, sent after the retransmission, are SACKed and the
+    // retransmission is not: lost again (reo_wnd is 0 in recovery).
+    send!(ep, ms(400), sack_ack(s(0), &[(s(1000), s(15_000))]));
+    let again = recv!(ep, ms(400));
+    assert!(again.retransmission);
+    assert_eq!(again.segment.seq, s(0));
+    assert_eq!(ep.stats().rack_marked_lost, 2);
+    assert_eq!(ep.stats().rto_count, 0);
+    // It arrives: recovery ends.
+    send!(ep, ms(500), peer(r(0), s(15_000), 0));
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+}
+
+#[test]
+fn reordering_seen_keeps_a_reordering_window_in_recovery() {
+    let mut ep = ten_out(rack_cfg());
+    // Segment 2 SACKed, then segment 1 (never resent) below it: reordering.
+    send!(ep, ms(200), sack_ack(s(0), &[(s(2000), s(3000))]));
+    send!(ep, ms(201), sack_ack(s(0), &[(s(1000), s(3000))]));
+    assert!(ep.rack.reord);
+}
+
+#[test]
+fn a_tail_loss_probe_resends_the_last_segment_before_the_rto() {
+    let mut ep = established(Config {
+        tlp: true,
+        ..sack_cfg()
+    });
+    ep.write(5000);
+    send_segments(&mut ep, ms(100), 0, 5);
+    // PTO = 2 SRTT = 200 ms after the last new segment, before the RTO.
+    assert_eq!(ep.timers.get(Timer::Tlp), Some(ms(300)));
+    // Segments 0-3 acknowledged at 200 ms; segment 4 is lost. One segment
+    // outstanding: PTO = 2 SRTT + 200 ms.
+    send!(ep, ms(200), peer(r(0), s(4000), 0));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(600)));
+    ep.handle_timeout(ms(600));
+    let probe = recv!(ep, ms(600));
+    assert!(probe.retransmission);
+    assert_eq!(probe.segment, ours(s(4000), r(0), 1000, WIN));
+    assert_eq!(ep.stats().tlp_probes, 1);
+    assert_eq!(ep.timers.get(Timer::Rto), Some(ms(1600)));
+    send!(ep, ms(700), peer(r(0), s(5000), 0));
+    assert_eq!(ep.stats().rto_count, 0);
+    // The ACK that goes beyond the probe tells it repaired a loss: cwnd halved.
+    let cwnd = ep.cwnd();
+    ep.write(1000);
+    expect!(ep, ms(700), ours(s(5000), r(0), 1000, WIN));
+    send!(ep, ms(800), peer(r(0), s(6000), 0));
+    assert_eq!(ep.stats().tlp_loss_repairs, 1);
+    assert!(ep.cwnd() <= cwnd / 2 + 1000, "{} from {cwnd}", ep.cwnd());
+}
+
+#[test]
+fn with_unsent_data_the_probe_is_a_new_segment_whatever_cwnd_says() {
+    let mut ep = established(Config {
+        tlp: true,
+        ..sack_cfg()
+    });
+    ep.write(20_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    ep.handle_timeout(ms(300));
+    let probe = recv!(ep, ms(300));
+    assert!(!probe.retransmission);
+    assert_eq!(probe.segment.seq, s(10_000));
+    expect_nothing!(ep, ms(300));
+    // Its ACK ends the episode with no reduction.
+    let cwnd = ep.cwnd();
+    send!(ep, ms(400), peer(r(0), s(11_000), 0));
+    assert_eq!(ep.tlp.end, None);
+    assert_eq!(ep.stats().tlp_loss_repairs, 0);
+    assert!(ep.cwnd() >= cwnd);
+}
+
+#[test]
+fn a_duplicate_ack_after_the_probe_means_both_copies_arrived() {
+    let mut ep = established(Config {
+        tlp: true,
+        ..sack_cfg()
+    });
+    ep.write(5000);
+    send_segments(&mut ep, ms(100), 0, 5);
+    ep.handle_timeout(ms(300));
+    assert!(recv!(ep, ms(300)).retransmission);
+    send!(ep, ms(350), peer(r(0), s(5000), 0));
+    send!(ep, ms(400), peer(r(0), s(5000), 0));
+    assert_eq!(ep.tlp.end, None);
+    assert_eq!(ep.stats().tlp_loss_repairs, 0);
+}
+
+#[test]
+fn no_probe_without_sack_or_outside_the_open_state() {
+    let mut ep = established(Config { tlp: true, ..cfg() });
+    ep.write(5000);
+    send_segments(&mut ep, ms(100), 0, 5);
+    assert_eq!(ep.timers.get(Timer::Tlp), None);
+    let mut ep = ten_out(Config {
+        tlp: true,
+        ..sack_cfg()
+    });
+    // A SACK: Disorder, and segments delivered out of order.
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
+    while ep.poll_transmit(ms(200)).is_some() {}
+    assert_eq!(ep.timers.get(Timer::Tlp), None);
+}
+
+/// Ten segments timed out at 1100 ms, the first resent; the RTO backed
+/// off to 2 s. Then the originals of 1-9 are SACKed at 1150 ms.
+fn sacked_after_timeout(rtt_sampling: RttSampling) -> Endpoint {
+    let mut ep = ten_out(Config {
+        rtt_sampling,
+        ..sack_cfg()
+    });
+    ep.handle_timeout(ms(1100));
+    assert!(recv!(ep, ms(1100)).retransmission);
+    assert_eq!(ep.rto(), Dur::from_secs(2));
+    send!(ep, ms(1150), sack_ack(s(0), &[(s(1000), s(10_000))]));
+    ep
+}
+
+#[test]
+fn every_ack_sampling_ends_the_back_off_with_a_sack_of_data_never_resent() {
+    let ep = sacked_after_timeout(RttSampling::EveryAck);
+    // Sample 1050 ms: SRTT 218.75 ms, RTTVAR 275 ms, RTO 1.31875 s.
+    assert_eq!(ep.srtt(), Some(Dur::from_micros(218_750)));
+    assert_eq!(ep.rto(), Dur::from_micros(1_318_750));
+    // Timed: no segment is timed after a timeout, the back-off stays.
+    let ep = sacked_after_timeout(RttSampling::Timed);
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
+    assert_eq!(ep.rto(), Dur::from_secs(2));
+}
+
+#[test]
+fn every_ack_sampling_takes_no_sample_from_an_ack_of_resent_data() {
+    let mut ep = ten_out(Config {
+        rtt_sampling: RttSampling::EveryAck,
+        ..sack_cfg()
+    });
+    ep.handle_timeout(ms(1100));
+    assert!(recv!(ep, ms(1100)).retransmission);
+    // The ACK covers the resent segment 0 and segment 1: Karn, no sample.
+    send!(ep, ms(1150), peer(r(0), s(2000), 0));
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
+    assert_eq!(ep.rto(), Dur::from_secs(2));
+}
+
+#[test]
+fn every_ack_sampling_samples_each_ack_of_new_data() {
+    let mut ep = ten_out(Config {
+        rtt_sampling: RttSampling::EveryAck,
+        ..sack_cfg()
+    });
+    // Each ACK acknowledges segments sent at 100 ms: 150 then 160 ms.
+    send!(ep, ms(250), peer(r(0), s(2000), 0));
+    send!(ep, ms(260), peer(r(0), s(4000), 0));
+    // SRTT 100 -> 106.25 (sample 150 ms) -> 112.97 ms (sample 160 ms).
+    assert_eq!(ep.srtt(), Some(Dur::from_nanos(112_968_750)));
+}
