@@ -272,6 +272,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             b.rtt_sampling,
             rd::choice(RTT_SAMPLINGS),
         ),
+        prr: t.read(cx, "prr", b.prr, rd::boolean),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

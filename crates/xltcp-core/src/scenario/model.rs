@@ -210,6 +210,9 @@ pub struct TcpSpec {
     /// 6298 with Karn's rule) or "every_ack" (every ACK of data never
     /// resent, as Linux).
     pub rtt_sampling: RttSampling,
+    /// `prr`: Proportional Rate Reduction, RFC 6937, in SACK recovery
+    /// (default false: RFC 6675's cwnd = ssthresh; Linux always runs it).
+    pub prr: bool,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -846,6 +849,7 @@ impl Default for TcpSpec {
             rack: c.rack,
             tlp: c.tlp,
             rtt_sampling: c.rtt_sampling,
+            prr: c.prr,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -873,6 +877,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             rack: spec.rack,
             tlp: spec.tlp,
             rtt_sampling: spec.rtt_sampling,
+            prr: spec.prr,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

@@ -91,6 +91,7 @@ frto = true
 rack = true
 tlp = true
 rtt_sampling = "every_ack"
+prr = true
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -146,6 +147,7 @@ timeseries = false
         rack: true,
         tlp: true,
         rtt_sampling: RttSampling::EveryAck,
+        prr: true,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };

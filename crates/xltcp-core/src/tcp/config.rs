@@ -88,6 +88,9 @@ pub struct Config {
     pub tlp: bool,
     /// Where RTT samples come from.
     pub rtt_sampling: RttSampling,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets cwnd during
+    /// SACK recovery (see `recovery.rs`).
+    pub prr: bool,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -118,6 +121,7 @@ impl Default for Config {
             rack: false,
             tlp: false,
             rtt_sampling: RttSampling::Timed,
+            prr: false,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -327,6 +327,11 @@ pub struct Endpoint {
     pub(crate) tlp_due: bool,
     /// The segment being built is a probe (it does not re-arm the timer).
     pub(crate) tlp_sending: bool,
+    /// PRR (RFC 6937): bytes delivered and sent since recovery began, and
+    /// the FlightSize when it began (RecoverFS).
+    pub(crate) prr_delivered: u64,
+    pub(crate) prr_out: u64,
+    pub(crate) recover_fs: u64,
     pub(crate) high_rxt: SeqNum,
     pub(crate) rescue_rxt: Option<SeqNum>,
     pub(crate) persist_backoff: u32,
@@ -420,6 +425,9 @@ impl Endpoint {
             tlp_rearm: false,
             tlp_due: false,
             tlp_sending: false,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
             high_rxt: iss,
             rescue_rxt: None,
             persist_backoff: 0,

@@ -50,6 +50,12 @@ impl Endpoint {
         }
         let wnd = u64::from(seg.window) << self.snd_wscale;
         let advanced = ack > self.snd_una;
+        let una_before = self.snd_una;
+        let sacked_before = if self.config.prr {
+            self.scoreboard.sacked_bytes()
+        } else {
+            0
+        };
         let new_sacked = if self.sack_ok {
             self.apply_sack(seg)
         } else {
@@ -82,6 +88,13 @@ impl Endpoint {
         }
         if self.config.rack {
             self.rack_detect_loss(now);
+        }
+        if self.config.prr && self.sack_recovery_now() {
+            // RFC 6937: DeliveredData = change in SND.UNA + change in SACKed.
+            let sacked = self.scoreboard.sacked_bytes();
+            let delivered = (self.snd_una.since(una_before).max(0) as u64 + sacked)
+                .saturating_sub(sacked_before);
+            self.prr_on_ack(delivered);
         }
         if self.frto != Frto::Off {
             self.frto_on_ack(
@@ -257,7 +270,50 @@ impl Endpoint {
         }
     }
 
+    /// In SACK recovery.
+    fn sack_recovery_now(&self) -> bool {
+        self.cstate == CongestionState::Recovery && self.recovery == Recovery::Sack
+    }
+
+    /// RFC 6937 on an ACK in SACK recovery that delivered `delivered`
+    /// bytes: cwnd = pipe + sndcnt, proportional to the data delivered
+    /// while pipe is above ssthresh, then slow start back up to it
+    /// (PRR-SSRB). As Linux, at least one segment may go out when none did
+    /// since recovery began.
+    fn prr_on_ack(&mut self, delivered: u64) {
+        let smss = u64::from(self.smss);
+        self.prr_delivered += delivered;
+        let pipe = if self.rack_on() {
+            self.sent.pipe()
+        } else {
+            self.scoreboard
+                .pipe(self.snd_una, self.snd_max, self.high_rxt, smss)
+        };
+        let ssthresh = self.win.ssthresh;
+        let mut sndcnt = if pipe > ssthresh {
+            let fs = self.recover_fs.max(1);
+            (self.prr_delivered * ssthresh)
+                .div_ceil(fs)
+                .saturating_sub(self.prr_out)
+        } else {
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + smss;
+            (ssthresh - pipe).min(limit)
+        };
+        if self.prr_out == 0 {
+            sndcnt = sndcnt.max(smss);
+        }
+        self.win.cwnd = pipe + sndcnt;
+    }
+
     fn exit_recovery(&mut self) {
+        if self.config.prr && self.sack_recovery_now() {
+            // RFC 6937 §3: cwnd = ssthresh when recovery ends.
+            self.win.cwnd = self.win.ssthresh;
+        }
         self.dupacks = 0;
         self.dup_delivered = 0;
         self.lt_bytes = 0;
@@ -331,9 +387,13 @@ impl Endpoint {
             // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3*SMSS.
             Recovery::NewReno => self.win.cwnd = self.win.ssthresh + 3 * smss,
             Recovery::Sack => {
-                // RFC 6675 §5 step 4.2: cwnd = ssthresh; HighRxt/RescueRxt are
-                // set when the retransmission goes out.
+                // RFC 6675 §5 step 4.2: cwnd = ssthresh (PRR sets it on each
+                // ACK instead); HighRxt/RescueRxt are set when the
+                // retransmission goes out.
                 self.win.cwnd = self.win.ssthresh;
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+                self.recover_fs = outstanding;
                 self.high_rxt = self.snd_una;
                 self.rescue_rxt = None;
             }

@@ -209,6 +209,9 @@ impl Endpoint {
         } else if !s.flags.syn() {
             self.stats.acks_sent += 1;
         }
+        if self.config.prr && self.cstate == CongestionState::Recovery {
+            self.prr_out += u64::from(s.payload_len);
+        }
         if t.retransmission {
             self.stats.retransmissions += 1;
             self.stats.bytes_retransmitted += u64::from(s.payload_len);

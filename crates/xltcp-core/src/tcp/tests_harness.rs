@@ -152,6 +152,7 @@ fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool, rack: boo
         frto,
         rack,
         tlp: rack,
+        prr: rack,
         rtt_sampling: if rack {
             RttSampling::EveryAck
         } else {

@@ -1,5 +1,5 @@
-//! Scripted tests of RACK, the Tail Loss Probe (RFC 8985) and RTT samples
-//! from every ACK (`rack.rs`).
+//! Scripted tests of RACK, the Tail Loss Probe (RFC 8985), RTT samples
+//! from every ACK (`rack.rs`) and Proportional Rate Reduction (RFC 6937).
 
 use super::fixture::*;
 use super::{Config, CongestionState, Endpoint, RttSampling, Timer};
@@ -225,4 +225,55 @@ fn every_ack_sampling_samples_each_ack_of_new_data() {
     send!(ep, ms(260), peer(r(0), s(4000), 0));
     // SRTT 100 -> 106.25 (sample 150 ms) -> 112.97 ms (sample 160 ms).
     assert_eq!(ep.srtt(), Some(Dur::from_nanos(112_968_750)));
+}
+
+/// SACK recovery entered on the third SACK (segments 1-3 SACKed, two
+/// Limited Transmit segments out): RecoverFS 12000, ssthresh 5000.
+fn in_sack_recovery(prr: bool) -> Endpoint {
+    let mut ep = ten_out(Config { prr, ..sack_cfg() });
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
+    expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
+    send!(ep, ms(201), sack_ack(s(0), &[(s(1000), s(3000))]));
+    expect!(ep, ms(201), ours(s(11_000), r(0), 1000, WIN));
+    send!(ep, ms(202), sack_ack(s(0), &[(s(1000), s(4000))]));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    assert_eq!(ep.ssthresh(), 5000);
+    ep
+}
+
+#[test]
+fn prr_sets_cwnd_from_the_data_delivered_in_recovery() {
+    let mut ep = in_sack_recovery(true);
+    // pipe 8000 > ssthresh: sndcnt = ceil(1000 * 5000 / 12000) = 417,
+    // raised to one segment as nothing went out yet: cwnd 9000.
+    assert_eq!(ep.cwnd(), 9000);
+    assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+    expect_nothing!(ep, ms(202));
+    // Segments 4 and 5 SACKed: prr_delivered 3000, sndcnt = 1250 - 1000,
+    // pipe 7000 (6000 + the retransmission): cwnd 7250, nothing goes out.
+    send!(ep, ms(300), sack_ack(s(0), &[(s(1000), s(5000))]));
+    send!(ep, ms(301), sack_ack(s(0), &[(s(1000), s(6000))]));
+    assert_eq!(ep.cwnd(), 7250);
+    expect_nothing!(ep, ms(301));
+    // Segments 6-8: pipe falls to 4000, below ssthresh: PRR-SSRB lets
+    // cwnd back up to ssthresh, and one new segment goes out.
+    send!(ep, ms(302), sack_ack(s(0), &[(s(1000), s(7000))]));
+    send!(ep, ms(303), sack_ack(s(0), &[(s(1000), s(8000))]));
+    send!(ep, ms(304), sack_ack(s(0), &[(s(1000), s(9000))]));
+    assert_eq!(ep.cwnd(), 5000);
+    expect!(ep, ms(304), ours(s(12_000), r(0), 1000, WIN));
+    expect_nothing!(ep, ms(304));
+    // Recovery ends: cwnd = ssthresh.
+    send!(ep, ms(400), peer(r(0), s(12_000), 0));
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+    assert_eq!(ep.cwnd(), 5000);
+}
+
+#[test]
+fn without_prr_cwnd_is_ssthresh_throughout_recovery() {
+    let mut ep = in_sack_recovery(false);
+    assert_eq!(ep.cwnd(), 5000);
+    send!(ep, ms(300), sack_ack(s(0), &[(s(1000), s(5000))]));
+    send!(ep, ms(301), sack_ack(s(0), &[(s(1000), s(6000))]));
+    assert_eq!(ep.cwnd(), 5000);
 }
