@@ -983,6 +983,14 @@ def reproduce(
         help="Only report the paper's targets: exit 0 even when one is missed "
         "[default: exit 3 when one is missed].",
     ),
+    repeat: int = typer.Option(
+        1,
+        "--repeat",
+        min=1,
+        metavar="N",
+        help="--engine emu only: run each configuration and seed N times on Linux (the "
+        "same seed does not make the same run there) and report the spread.",
+    ),
     quiet: bool = QUIET_OPT,
 ) -> None:
     """Reproduce a paper: its configurations over seeds, a table and figures.
@@ -1018,8 +1026,10 @@ def reproduce(
                 "--engine emu runs the six configurations only, without --sweeps or --sensitivity",
                 param_hint="'--engine'",
             )
-        _reproduce_emu(_parse_seeds_option(seeds), out, set_ or [], quiet)
+        _reproduce_emu(_parse_seeds_option(seeds), out, set_ or [], quiet, repeat)
         return
+    if repeat != 1:
+        raise typer.BadParameter("--repeat is for --engine emu only", param_hint="'--repeat'")
     seed_list = _parse_seeds_option(seeds) or list(range(1, 11))
     out_dir = out or Path("results") / f"reproduce-{paper}"
     papers = sorted(PAPERS) if paper == "all" else [paper]
@@ -1060,7 +1070,11 @@ def reproduce(
 
 
 def _reproduce_emu(
-    seeds: Optional[List[int]], out: Optional[Path], overrides: List[str], quiet: bool
+    seeds: Optional[List[int]],
+    out: Optional[Path],
+    overrides: List[str],
+    quiet: bool,
+    repeats: int = 1,
 ) -> None:
     """``xltcp reproduce byun2016 --engine emu``."""
     from xltcp.reproduce import byun2016_emu, progress_bar
@@ -1070,13 +1084,13 @@ def _reproduce_emu(
     with user_errors():
         from xltcp import _core
 
-        total = byun2016_emu.total_runs(len(seed_list), overrides)
+        total = byun2016_emu.total_runs(len(seed_list), overrides, repeats)
         bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
         # SIGTERM stops the runs like Ctrl-C, so the emulator's teardown runs.
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
             with bar as step:
-                byun2016_emu.reproduce(seed_list, out_dir, overrides, step)
+                byun2016_emu.reproduce(seed_list, out_dir, overrides, step, repeats)
         except _core.EmuUnavailable as e:
             raise UserError(str(e)) from None
         finally:

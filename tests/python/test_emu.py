@@ -175,6 +175,11 @@ def test_reproduce_engine_emu_is_for_byun2016_only(tmp_path):
     assert "sim or emu" in result.output
     result = invoke("reproduce", "byun2016", "--engine", "emu", "--sweeps", "-o", tmp_path / "o")
     assert result.exit_code == 2
+    result = invoke("reproduce", "byun2016", "--repeat", "2", "-o", tmp_path / "o")
+    assert result.exit_code == 2
+    assert "--engine emu only" in result.output
+    result = invoke("reproduce", "byun2016", "--engine", "emu", "--repeat", "0")
+    assert result.exit_code == 2
 
 
 @needs_emu_core
@@ -290,6 +295,43 @@ def test_reproduce_byun2016_on_the_emulator(tmp_path):
         "--set", 'sim.duration="4s"', "--out", out, "--quiet",
     ).exit_code == 0  # fmt: skip
     assert (out / "emu.csv").read_text() == before
+
+
+def test_reproduce_emu_with_repeated_runs_keeps_each_and_reports_their_spread(tmp_path):
+    import math
+
+    from xltcp.reproduce import byun2016_emu
+
+    rows = []
+    for seed, packets in ((1, (100.0, 300.0)), (2, (200.0, 200.0))):
+        runs = [_fake_metrics(p) for p in packets]
+        runs[1]["tcp_rtx"] = math.nan
+        rows.append(
+            {
+                "family": "paper",
+                "config": "newreno",
+                "label": "NewReno",
+                "seed": seed,
+                "substitute": [],
+                "sim": _fake_metrics(100.0),
+                "sim_linux_timer": _fake_metrics(100.0),
+                "emu": byun2016_emu.mean_metrics(runs),
+                "emu_runs": runs,
+            }
+        )
+    # The mean of the known values only.
+    assert rows[0]["emu"]["packets"] == 200.0
+    assert rows[0]["emu"]["tcp_rtx"] == 10.0
+    byun2016_emu.write(rows, [], tmp_path, (1, 2))
+    md = (tmp_path / "emu.md").read_text()
+    # Seed 1 spreads (300 - 100) / 200 = 100 %, seed 2 not at all: 50 %.
+    assert "| NewReno (paper) | 100, 300 | 200, 200 | 50 % |" in md
+    lines = (tmp_path / "emu.csv").read_text().splitlines()
+    engines = [line.split(",")[3] for line in lines[1:]]
+    assert engines.count("emu_run1") == 2 and engines.count("emu_run2") == 2
+    assert engines.count("emu") == 2
+    assert byun2016_emu.emu_folder(tmp_path, "w", 1) == tmp_path / "emu" / "w"
+    assert byun2016_emu.emu_folder(tmp_path, "w", 3) == tmp_path / "emu-run3" / "w"
 
 
 def test_reproduce_emu_leaves_out_retransmissions_no_one_counted(monkeypatch):

@@ -28,6 +28,14 @@ Runs are shorter than the paper's 600 s by default (``DEFAULT_DURATION``,
 a ``--set sim.duration=...`` replaces it) and use seeds 1-3 unless told.
 A run already in the results folder (its ``summary.json`` written) is not
 run again.
+
+The same seed does not make the same run on Linux (the emulator draws each
+frame's loss in the order frames reach the air, and a real TCP's timing
+differs by milliseconds from one run to the next), so ``repeats`` runs
+each configuration and seed that many times on the emulator (the
+simulator, deterministic, once): the emulator's figures of a seed are then
+the mean of its runs, ``emu.csv`` keeps every run (engines ``emu_run1``,
+``emu_run2``, ...) and ``emu.md`` adds the spread between them.
 """
 
 from __future__ import annotations
@@ -140,9 +148,27 @@ def plan(overrides: Sequence[str] = ()) -> list[Config]:
     return out
 
 
-def total_runs(seeds: int, overrides: Sequence[str] = ()) -> int:
-    """Seed runs (each in both engines) :func:`reproduce` makes."""
-    return seeds * sum(1 for c in plan(with_duration(overrides)) if c.refusal is None)
+def total_runs(seeds: int, overrides: Sequence[str] = (), repeats: int = 1) -> int:
+    """Emulator runs :func:`reproduce` makes (each seed's simulator runs
+    go with the first)."""
+    configs = sum(1 for c in plan(with_duration(overrides)) if c.refusal is None)
+    return seeds * configs * repeats
+
+
+def emu_folder(out: Path, where: str, run: int) -> Path:
+    """Where the emulator's ``run``-th run (from 1) of a configuration and
+    seed goes: ``emu/`` for the first, ``emu-run<k>/`` for the others."""
+    return out / ("emu" if run == 1 else f"emu-run{run}") / where
+
+
+def mean_metrics(runs: Sequence[dict]) -> dict:
+    """The mean of each metric over the runs where it is known (NaN where
+    none is)."""
+    out = {}
+    for key in runs[0]:
+        known = [r[key] for r in runs if not math.isnan(r[key])]
+        out[key] = sum(known) / len(known) if known else math.nan
+    return out
 
 
 def _done(folder: Path) -> dict | None:
@@ -170,10 +196,12 @@ def run(
     out: Path,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    repeats: int = 1,
 ) -> tuple[list[dict], list[Config]]:
     """Both engines on every configuration the emulator runs (TCP-LR's as
-    its substitute, beside the simulator's TCP-LR as shipped); the
-    per-seed rows and the refused configurations."""
+    its substitute, beside the simulator's TCP-LR as shipped), the
+    emulator ``repeats`` times per seed; the per-seed rows and the refused
+    configurations."""
     from xltcp import _core
 
     overrides = with_duration(overrides)
@@ -183,20 +211,25 @@ def run(
             refused.append(c)
             continue
         for seed in seeds:
-            if progress:
-                progress(f"{c.family} {c.label} seed {seed}")
             name = f"{c.name}-as-bs-reports" if c.substitute else c.name
             where = f"{c.family}-{name}/seed-{seed}"
             sets = [*overrides, *c.substitute]
-            sim_dir, emu_dir = out / "sim" / where, out / "emu" / where
+            sim_dir = out / "sim" / where
             sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, sets)
             lin_dir = out / "sim-linux-timer" / where
             lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*sets, *LINUX_TIMER])
-            emu = _done(emu_dir)
-            if emu is None:
-                emu_dir.mkdir(parents=True, exist_ok=True)
-                text = _core.emu(str(c.path), seed, str(emu_dir), sets, None, None, None)
-                emu = json.loads(text)
+            emu_runs = []
+            for k in range(1, repeats + 1):
+                if progress:
+                    again = f" run {k}" if repeats > 1 else ""
+                    progress(f"{c.family} {c.label} seed {seed}{again}")
+                emu_dir = emu_folder(out, where, k)
+                emu = _done(emu_dir)
+                if emu is None:
+                    emu_dir.mkdir(parents=True, exist_ok=True)
+                    text = _core.emu(str(c.path), seed, str(emu_dir), sets, None, None, None)
+                    emu = json.loads(text)
+                emu_runs.append(_metrics(emu))
             row = {
                 "family": c.family,
                 "config": c.name,
@@ -205,8 +238,10 @@ def run(
                 "substitute": list(c.substitute),
                 "sim": _metrics(sim),
                 "sim_linux_timer": _metrics(lin),
-                "emu": _metrics(emu),
+                "emu": emu_runs[0] if repeats == 1 else mean_metrics(emu_runs),
             }
+            if repeats > 1:
+                row["emu_runs"] = emu_runs
             if c.substitute:
                 ref_dir = out / "sim" / f"{c.family}-{c.name}/seed-{seed}"
                 ref = _done(ref_dir) or runner.run_one(c.path, seed, ref_dir, overrides)
@@ -257,7 +292,9 @@ def _csv_label(r: dict) -> str:
 
 def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[int]) -> None:
     """``emu.csv`` (a row per configuration, seed and engine; a substituted
-    configuration's simulator TCP-LR as engine ``sim_tcp_lr``) and ``emu.md``."""
+    configuration's simulator TCP-LR as engine ``sim_tcp_lr``; with
+    repeated emulator runs each of them too, engines ``emu_run1``, ...)
+    and ``emu.md``."""
     out.mkdir(parents=True, exist_ok=True)
     keys = [k for k, _, _ in COMPARED] + ["efficiency", "lr_rtx", "mac_rtx", "lr_reports", "p99_us"]
     with open(out / "emu.csv", "w", newline="") as f:
@@ -265,8 +302,10 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         w.writerow(["family", "config", "seed", "engine", *keys])
         for r in rows:
             engines = [e for e, _ in ENGINES] + ([SHIPPED[0]] if SHIPPED[0] in r else [])
-            for engine in engines:
-                values = [r[engine][k] for k in keys]
+            lines = [(e, r[e]) for e in engines]
+            lines += [(f"emu_run{k}", m) for k, m in enumerate(r.get("emu_runs", []), 1)]
+            for engine, metrics in lines:
+                values = [metrics[k] for k in keys]
                 w.writerow(
                     [r["family"], _csv_label(r), r["seed"], engine]
                     + ["" if math.isnan(v) else f"{v:.6g}" for v in values]
@@ -304,6 +343,7 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
             if mine[0].get("substitute"):
                 title += f": {SUBSTITUTE_MARK}"
             lines.append(f"| {title} | " + " | ".join(cells) + f" | {late} |")
+    lines += _spread_lines(rows, seeds)
     shipped = [r for r in rows if SHIPPED[0] in r]
     if shipped:
         lines += [
@@ -341,6 +381,40 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
     (out / "emu.md").write_text("\n".join(lines) + "\n")
 
 
+def _spread_lines(rows: list[dict], seeds: Sequence[int]) -> list[str]:
+    """With repeated emulator runs, ``emu.md``'s table of them: each run's
+    delivered packets per seed, and the spread (max - min over the mean of
+    the seed's runs), averaged over the seeds."""
+    repeated = [r for r in rows if len(r.get("emu_runs", [])) > 1]
+    if not repeated:
+        return []
+    runs = len(repeated[0]["emu_runs"])
+    lines = [
+        "",
+        f"The emulator ran each configuration and seed {runs} times (the emulator's "
+        "figures above are the mean of a seed's runs). Delivered packets of each run, "
+        "and the spread: (max - min) / mean of a seed's runs, averaged over the seeds.",
+        "",
+        "| configuration | " + " | ".join(f"seed {s}" for s in seeds) + " | spread |",
+        "|---|" + "---|" * (len(seeds) + 1),
+    ]
+    for family, _ in byun2016.FAMILIES:
+        for name, label in byun2016.CONFIGS:
+            mine = {r["seed"]: r for r in repeated if r["family"] == family and r["config"] == name}
+            if not mine:
+                continue
+            cells, spreads = [], []
+            for s in seeds:
+                got = [m["packets"] for m in mine[s]["emu_runs"]] if s in mine else []
+                cells.append(", ".join(f"{p:.0f}" for p in got))
+                mean = sum(got) / len(got) if got else 0.0
+                if mean > 0:
+                    spreads.append((max(got) - min(got)) / mean)
+            spread = f"{100 * sum(spreads) / len(spreads):.0f} %" if spreads else ""
+            lines.append(f"| {label} ({family}) | " + " | ".join(cells) + f" | {spread} |")
+    return lines
+
+
 def _reason(refusal: str) -> str:
     """The scheme-specific part of the emulator's refusal (its first line
     only says that host agents would have to run inside Linux TCP), on one
@@ -354,16 +428,18 @@ def reproduce(
     out: Path,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    repeats: int = 1,
 ) -> dict:
     """Run and write; returns what ``emu.md`` says, as a dict (no paper
     target is checked on the emulator: ``checks`` is empty)."""
     out = Path(out)
-    rows, refused = run(seeds, out, overrides, progress)
+    rows, refused = run(seeds, out, overrides, progress, repeats)
     write(rows, refused, out, seeds)
     report = {
         "paper": "byun2016",
         "engine": "emu",
         "seeds": list(seeds),
+        "repeats": repeats,
         "overrides": with_duration(overrides),
         "rows": rows,
         "refused": {f"{c.family} {c.name}": c.refusal for c in refused},
