@@ -314,7 +314,7 @@ def test_reproduce_emu_with_repeated_runs_keeps_each_and_reports_their_spread(tm
                 "seed": seed,
                 "substitute": [],
                 "sim": _fake_metrics(100.0),
-                "sim_linux_timer": _fake_metrics(100.0),
+                "sim_as_linux": _fake_metrics(100.0),
                 "emu": byun2016_emu.mean_metrics(runs),
                 "emu_runs": runs,
             }

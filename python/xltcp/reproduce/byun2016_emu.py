@@ -5,14 +5,16 @@ Every configuration of both preset families runs through the emulator
 detectors in real time), seed by seed and one run at a time (the emulator
 needs the machine's cores to keep time), and in the simulator on the same
 scenario, seed and duration. ``emu.md`` and ``emu.csv`` put the two engines
-side by side, with a third column: the simulator with Linux's retransmission
-timer, which decides how long a sender waits after each primary-user
-period: its RTO rule (``tcp.min_rto_mode = "linux"``: RTO = SRTT +
-max(4·RTTVAR, min_rto), where RFC 6298 takes max(SRTT + 4·RTTVAR,
-min_rto)) and its RTT samples from every ACK of data never resent
+side by side, with a third column: the simulator doing what Linux always
+does (:data:`AS_LINUX`): Linux's RTO rule (``tcp.min_rto_mode = "linux"``:
+RTO = SRTT + max(4·RTTVAR, min_rto), where RFC 6298 takes max(SRTT +
+4·RTTVAR, min_rto)), which decides how long a sender waits after each
+primary-user period, its RTT samples from every ACK of data never resent
 (``tcp.rtt_sampling = "every_ack"``, which ends a timeout's back-off
-sooner). Neither can be switched off in Linux; RACK and the tail loss probe
-can, and run in both engines as the scenario says (off in the presets).
+sooner) and its Proportional Rate Reduction in SACK recovery
+(``tcp.prr``). None of them can be switched off in Linux; RACK and the
+tail loss probe can, and run in both engines as the scenario says (off in
+the presets).
 
 TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
 be told, so the emulator refuses it. Its two configurations run instead as
@@ -57,13 +59,17 @@ DEFAULT_SEEDS: tuple[int, ...] = (1, 2, 3)
 #: Emulated seconds per run when the overrides do not set ``sim.duration``.
 DEFAULT_DURATION = "60s"
 
-#: The overrides that give the simulator Linux's retransmission timer.
-LINUX_TIMER: tuple[str, ...] = ('tcp.min_rto_mode="linux"', 'tcp.rtt_sampling="every_ack"')
+#: The overrides that give the simulator what Linux always does.
+AS_LINUX: tuple[str, ...] = (
+    'tcp.min_rto_mode="linux"',
+    'tcp.rtt_sampling="every_ack"',
+    "tcp.prr=true",
+)
 
 #: The engines of a row: (key, column title).
 ENGINES: tuple[tuple[str, str], ...] = (
     ("sim", "sim"),
-    ("sim_linux_timer", "sim, Linux timer"),
+    ("sim_as_linux", "sim as Linux"),
     ("emu", "emu"),
 )
 
@@ -216,8 +222,8 @@ def run(
             sets = [*overrides, *c.substitute]
             sim_dir = out / "sim" / where
             sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, sets)
-            lin_dir = out / "sim-linux-timer" / where
-            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*sets, *LINUX_TIMER])
+            lin_dir = out / "sim-as-linux" / where
+            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*sets, *AS_LINUX])
             emu_runs = []
             for k in range(1, repeats + 1):
                 if progress:
@@ -237,7 +243,7 @@ def run(
                 "seed": seed,
                 "substitute": list(c.substitute),
                 "sim": _metrics(sim),
-                "sim_linux_timer": _metrics(lin),
+                "sim_as_linux": _metrics(lin),
                 "emu": emu_runs[0] if repeats == 1 else mean_metrics(emu_runs),
             }
             if repeats > 1:
@@ -316,8 +322,8 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         f"Seeds {', '.join(map(str, seeds))}; mean ± 95 % confidence half width; "
         "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
         "and detectors in real time) against the simulator's NewReno on the same "
-        "scenario, seed and duration, as shipped and with Linux's retransmission timer "
-        "(min_rto_mode = linux, rtt_sampling = every_ack). "
+        "scenario, seed and duration, as shipped and doing what Linux always does "
+        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true). "
         "gap = emulator / simulator - 1, against each.",
         "",
         "| configuration | "
@@ -335,7 +341,7 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
                 values = {e: [r[e][key] for r in mine] for e, _ in ENGINES}
                 cells += [_text(values[e], fmt) for e, _ in ENGINES]
                 emu = values["emu"]
-                gaps = [_gap(emu, values[e]) for e in ("sim", "sim_linux_timer")]
+                gaps = [_gap(emu, values[e]) for e in ("sim", "sim_as_linux")]
                 cells.append(", ".join(g for g in gaps if g))
             p99 = [r["emu"]["p99_us"] for r in mine if not math.isnan(r["emu"]["p99_us"])]
             late = _text(p99, "{:.0f}") if p99 else ""
