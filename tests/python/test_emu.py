@@ -220,21 +220,18 @@ def _fake_metrics(packets: float) -> dict:
     }
 
 
+def _fake_row(seed: int, **engines: dict) -> dict:
+    """A row of paper-family NewReno with the given engines' metrics."""
+    row = {"family": "paper", "config": "newreno", "label": "NewReno", "seed": seed}
+    return {**row, "substitute": [], **engines}
+
+
 def test_reproduce_emu_marks_the_substituted_rows_and_keeps_the_simulators_tcp_lr(tmp_path):
     from xltcp.reproduce import byun2016_emu
 
     rows = []
     for seed in (1, 2):
-        rows.append(
-            {
-                "family": "paper",
-                "config": "newreno",
-                "label": "NewReno",
-                "seed": seed,
-                "substitute": [],
-                **{e: _fake_metrics(100.0) for e, _ in byun2016_emu.ENGINES},
-            }
-        )
+        rows.append(_fake_row(seed, **{e: _fake_metrics(100.0) for e, _ in byun2016_emu.ENGINES}))
         rows.append(
             {
                 "family": "paper",
@@ -307,17 +304,13 @@ def test_reproduce_emu_with_repeated_runs_keeps_each_and_reports_their_spread(tm
         runs = [_fake_metrics(p) for p in packets]
         runs[1]["tcp_rtx"] = math.nan
         rows.append(
-            {
-                "family": "paper",
-                "config": "newreno",
-                "label": "NewReno",
-                "seed": seed,
-                "substitute": [],
-                "sim": _fake_metrics(100.0),
-                "sim_as_linux": _fake_metrics(100.0),
-                "emu": byun2016_emu.mean_metrics(runs),
-                "emu_runs": runs,
-            }
+            _fake_row(
+                seed,
+                sim=_fake_metrics(100.0),
+                sim_as_linux=_fake_metrics(100.0),
+                emu=byun2016_emu.mean_metrics(runs),
+                emu_runs=runs,
+            )
         )
     # The mean of the known values only.
     assert rows[0]["emu"]["packets"] == 200.0
