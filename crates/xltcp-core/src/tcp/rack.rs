@@ -517,3 +517,75 @@ impl Endpoint {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> Time {
+        Time::ZERO + Dur::from_millis(ms)
+    }
+
+    fn ranges(log: &SentLog) -> Vec<(u32, u32, u64, bool)> {
+        log.recs
+            .iter()
+            .map(|r| (r.start.0, r.end.0, r.xmit.0 / 1_000_000, r.retransmitted))
+            .collect()
+    }
+
+    #[test]
+    fn a_resend_splits_the_records_it_covers_and_new_bytes_get_their_own() {
+        let mut log = SentLog::default();
+        log.on_send(SeqNum(0), SeqNum(100), t(1));
+        log.on_send(SeqNum(100), SeqNum(200), t(2));
+        // 150..250 straddles the end: 150..200 resent, 200..250 new.
+        log.on_send(SeqNum(150), SeqNum(250), t(3));
+        log.on_send(SeqNum(50), SeqNum(120), t(4));
+        assert_eq!(
+            ranges(&log),
+            vec![
+                (0, 50, 1, false),
+                (50, 100, 4, true),
+                (100, 120, 4, true),
+                (120, 150, 2, false),
+                (150, 200, 3, true),
+                (200, 250, 3, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_cumulative_ack_trims_a_partly_acked_record_without_delivering_it() {
+        let mut log = SentLog::default();
+        log.on_send(SeqNum(0), SeqNum(100), t(1));
+        log.on_send(SeqNum(100), SeqNum(200), t(2));
+        let (mut d, mut fack) = (Delivery::default(), SeqNum(0));
+        log.ack(SeqNum(150), &mut d, &mut fack);
+        assert_eq!(d.first_acked, Some(t(1)));
+        assert_eq!(d.latest, Some((t(1), SeqNum(100), false)));
+        assert_eq!(ranges(&log), vec![(150, 200, 2, false)]);
+    }
+
+    #[test]
+    fn sack_marks_only_whole_records_and_sees_reordering() {
+        let mut log = SentLog::default();
+        for k in 0..4 {
+            log.on_send(SeqNum(100 * k), SeqNum(100 * k + 100), t(u64::from(k)));
+        }
+        let (mut d, mut fack) = (Delivery::default(), SeqNum(0));
+        // 250..400 covers record 3 only (record 2 partly).
+        log.sack(&[(SeqNum(250), SeqNum(400))], &mut d, &mut fack);
+        assert_eq!(log.sacked_segments(), 1);
+        assert_eq!(fack, SeqNum(400));
+        assert!(!d.reordered);
+        // Record 1, never resent, below the highest delivered: reordering.
+        let mut d = Delivery::default();
+        log.sack(
+            &[(SeqNum(100), SeqNum(200)), (SeqNum(250), SeqNum(400))],
+            &mut d,
+            &mut fack,
+        );
+        assert!(d.reordered);
+        assert_eq!(log.pipe(), 200);
+    }
+}
