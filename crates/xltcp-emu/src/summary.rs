@@ -139,8 +139,14 @@ pub fn flow_summaries(
                 rto_count: count("TCPTimeouts").saturating_sub(count("TCPSynRetrans")),
                 syn_timeouts: count("TCPSynRetrans"),
                 rto_causes: None,
-                // Linux's own count (F-RTO runs as `tcp.frto` says).
-                spurious_rtos: f.tcp.frto.then(|| count("TCPSpuriousRTOs")),
+                // Linux's own count (F-RTO runs as `tcp.frto` says; with
+                // timestamps it also undoes by them, counted with F-RTO's
+                // undos in `TCPLossUndo`).
+                spurious_rtos: if f.tcp.eifel {
+                    Some(count("TCPLossUndo"))
+                } else {
+                    f.tcp.frto.then(|| count("TCPSpuriousRTOs"))
+                },
                 tlp_probes: f.tcp.tlp.then(|| count("TCPLossProbes")),
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],

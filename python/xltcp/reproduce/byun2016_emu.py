@@ -11,8 +11,10 @@ RTO = SRTT + max(4·RTTVAR, min_rto), where RFC 6298 takes max(SRTT +
 4·RTTVAR, min_rto)), which decides how long a sender waits after each
 primary-user period, its RTT samples from every ACK of data never resent
 (``tcp.rtt_sampling = "every_ack"``, which ends a timeout's back-off
-sooner) and its Proportional Rate Reduction in SACK recovery
-(``tcp.prr``). None of them can be switched off in Linux; RACK and the
+sooner), its Proportional Rate Reduction in SACK recovery (``tcp.prr``)
+and its undo of a timeout whose ACK echoes an original's timestamp
+(``tcp.eifel``, acting only with timestamps, which the presets leave
+off). None of them can be switched off in Linux; RACK and the
 tail loss probe can, and run in both engines as the scenario says (off in
 the presets).
 
@@ -64,6 +66,7 @@ AS_LINUX: tuple[str, ...] = (
     'tcp.min_rto_mode="linux"',
     'tcp.rtt_sampling="every_ack"',
     "tcp.prr=true",
+    "tcp.eifel=true",
 )
 
 #: The engines of a row: (key, column title).
@@ -323,7 +326,7 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
         "and detectors in real time) against the simulator's NewReno on the same "
         "scenario, seed and duration, as shipped and doing what Linux always does "
-        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true). "
+        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true, eifel = true). "
         "gap = emulator / simulator - 1, against each.",
         "",
         "| configuration | "

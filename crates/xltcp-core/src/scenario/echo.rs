@@ -217,6 +217,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "rack": t.rack,
         "tlp": t.tlp,
         "prr": t.prr,
+        "eifel": t.eifel,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),

@@ -213,6 +213,10 @@ pub struct TcpSpec {
     /// `prr`: Proportional Rate Reduction, RFC 6937, in SACK recovery
     /// (default false: RFC 6675's cwnd = ssthresh; Linux always runs it).
     pub prr: bool,
+    /// `eifel`: Eifel detection of spurious timeouts by timestamps, RFC
+    /// 3522, undone as F-RTO undoes them (default false; Linux does it
+    /// whenever timestamps are on).
+    pub eifel: bool,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -850,6 +854,7 @@ impl Default for TcpSpec {
             tlp: c.tlp,
             rtt_sampling: c.rtt_sampling,
             prr: c.prr,
+            eifel: c.eifel,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -878,6 +883,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             tlp: spec.tlp,
             rtt_sampling: spec.rtt_sampling,
             prr: spec.prr,
+            eifel: spec.eifel,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

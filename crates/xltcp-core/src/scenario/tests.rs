@@ -92,6 +92,7 @@ rack = true
 tlp = true
 rtt_sampling = "every_ack"
 prr = true
+eifel = true
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -148,6 +149,7 @@ timeseries = false
         tlp: true,
         rtt_sampling: RttSampling::EveryAck,
         prr: true,
+        eifel: true,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };

@@ -70,8 +70,10 @@ pub struct FlowSummary {
     /// `rto_count` by cause (the simulator; see [`super::rto_cause`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto_causes: Option<super::rto_cause::RtoCauses>,
-    /// Of `rto_count`, the timeouts F-RTO (RFC 5682) found spurious and
-    /// undid; only with `tcp.frto = true`.
+    /// Of `rto_count`, the timeouts F-RTO (RFC 5682) or Eifel (RFC 3522)
+    /// found spurious and undid; only with `tcp.frto` or `tcp.eifel`
+    /// (the emulator: Linux's `TCPLossUndo` with `tcp.eifel`, as Linux
+    /// undoes by timestamps whatever F-RTO says; else `TCPSpuriousRTOs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spurious_rtos: Option<u64>,
     /// Tail loss probes sent (RFC 8985 §7); only with `tcp.tlp = true`.
@@ -418,7 +420,7 @@ impl World {
             rto_count: s.rto_count,
             syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
             rto_causes: Some(self.forensics.causes(i)),
-            spurious_rtos: f.spec.tcp.frto.then_some(s.spurious_rtos),
+            spurious_rtos: (f.spec.tcp.frto || f.spec.tcp.eifel).then_some(s.spurious_rtos),
             tlp_probes: f.spec.tcp.tlp.then_some(s.tlp_probes),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,

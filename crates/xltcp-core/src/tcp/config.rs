@@ -91,6 +91,10 @@ pub struct Config {
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets cwnd during
     /// SACK recovery (see `recovery.rs`).
     pub prr: bool,
+    /// Eifel detection (RFC 3522) with timestamps: an ACK after a timeout
+    /// that echoes a timestamp older than the retransmission's shows the
+    /// timeout spurious, and it is undone as F-RTO undoes one.
+    pub eifel: bool,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -122,6 +126,7 @@ impl Default for Config {
             tlp: false,
             rtt_sampling: RttSampling::Timed,
             prr: false,
+            eifel: false,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

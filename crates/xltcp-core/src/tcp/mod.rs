@@ -314,6 +314,9 @@ pub struct Endpoint {
     pub(crate) frto_new: u8,
     /// cwnd and ssthresh before the timeout, restored if it was spurious.
     pub(crate) frto_prior: (u64, u64),
+    /// Eifel (RFC 3522): the timestamp of the first retransmission of the
+    /// timeout's episode, and cwnd and ssthresh before it.
+    pub(crate) eifel: Option<(u32, (u64, u64))>,
     /// A retransmission of the segment at this sequence number is due now.
     pub(crate) pending_rtx: Option<SeqNum>,
     pub(crate) scoreboard: Scoreboard,
@@ -417,6 +420,7 @@ impl Endpoint {
             frto: Frto::Off,
             frto_new: 0,
             frto_prior: (0, 0),
+            eifel: None,
             pending_rtx: None,
             scoreboard: Scoreboard::default(),
             sent: rack::SentLog::default(),

@@ -82,6 +82,7 @@ impl Endpoint {
         }
         if advanced {
             self.tlp_rearm = true;
+            self.eifel_on_ack(seg);
         }
         if self.tlp.end.is_some() {
             self.tlp_on_ack(ack, advanced, new_sacked > 0, bare);
@@ -104,6 +105,35 @@ impl Endpoint {
             );
         }
         true
+    }
+
+    /// Eifel detection (RFC 3522), on an ACK that advanced SND.UNA while
+    /// the timeout's recovery lasts: a TSecr older than the first
+    /// retransmission's timestamp echoes an original, so the timeout was
+    /// spurious. The response is F-RTO's (Linux's undo): cwnd and
+    /// ssthresh back to at least their values before it, the Open state,
+    /// and new data from SND.MAX instead of going back N.
+    fn eifel_on_ack(&mut self, seg: &Segment) {
+        let Some((rtx_ts, (cwnd, ssthresh))) = self.eifel else {
+            return;
+        };
+        if self.cstate != CongestionState::Loss {
+            self.eifel = None;
+            return;
+        }
+        let Some((_, tsecr)) = seg.options.timestamps else {
+            return;
+        };
+        if (rtx_ts.wrapping_sub(tsecr) as i32) > 0 {
+            self.stats.spurious_rtos += 1;
+            self.win.cwnd = self.win.cwnd.max(cwnd);
+            self.win.ssthresh = self.win.ssthresh.max(ssthresh);
+            self.snd_nxt = self.snd_max;
+            self.frto = Frto::Off;
+            self.frto_new = 0;
+            self.eifel = None;
+            self.set_cstate(CongestionState::Open);
+        }
     }
 
     /// Steps 2 and 3 of F-RTO (module doc), after the ACK was processed.
@@ -466,6 +496,10 @@ impl Endpoint {
         // recovery has not ended.
         let in_rto_recovery = self.cstate == CongestionState::Loss;
         let prior = (self.win.cwnd, self.win.ssthresh);
+        if self.config.eifel && self.ts_ok && !in_rto_recovery {
+            // The retransmission goes out now, stamped with this clock.
+            self.eifel = Some((Self::ts_now(now), prior));
+        }
         // RFC 5681 eq. (4) sets ssthresh to *no more than* max(FlightSize/2,
         // 2*SMSS). Data the receiver is known to hold above a hole (SACKed,
         // or one SMSS per duplicate ACK without SACK) has left the network,

@@ -13,7 +13,7 @@ pub struct Stats {
     pub bytes_retransmitted: u64,
     /// Retransmission timeouts of data (and FIN), the handshake's left out.
     pub rto_count: u64,
-    /// Data timeouts that F-RTO (RFC 5682) found spurious and undid.
+    /// Data timeouts that F-RTO (RFC 5682) or Eifel (RFC 3522) found spurious and undid.
     pub spurious_rtos: u64,
     /// Segments RACK (RFC 8985) marked lost.
     pub rack_marked_lost: u64,

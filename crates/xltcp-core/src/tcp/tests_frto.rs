@@ -121,3 +121,70 @@ fn without_frto_the_same_ack_goes_back_n() {
     assert_eq!((a.segment.seq, b.segment.seq), (s(2000), s(3000)));
     assert_eq!(ep.stats().spurious_rtos, 0);
 }
+
+/// As [`timed_out`] with timestamps on (the peer's SYN-ACK offers them):
+/// ten segments stamped 100 ms, the first resent at 1100 ms.
+fn timed_out_with_timestamps(eifel: bool) -> Endpoint {
+    let c = Config {
+        timestamps: true,
+        eifel,
+        ..cfg()
+    };
+    let mut syn_ack = syn_ack(&c);
+    syn_ack.options.timestamps = Some((7, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    assert!(recv!(ep, ms(0)).segment.flags.syn());
+    send!(ep, ms(100), syn_ack);
+    recv!(ep, ms(100));
+    ep.write(40_000);
+    for k in 0..10 {
+        let seg = recv!(ep, ms(100)).segment;
+        assert_eq!(seg.seq, s(1000 * k));
+        assert_eq!(seg.options.timestamps.map(|t| t.0), Some(100));
+    }
+    let t = ep.poll_timeout().unwrap();
+    assert_eq!(t, ms(1100));
+    ep.handle_timeout(t);
+    let rtx = recv!(ep, t);
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.options.timestamps.map(|t| t.0), Some(1100));
+    ep
+}
+
+/// A peer ACK echoing `tsecr`.
+fn ack_echoing(ack: u32, tsecr: u32) -> crate::wire::Segment {
+    let mut seg = peer(r(0), s(ack), 0);
+    seg.options.timestamps = Some((8, tsecr));
+    seg
+}
+
+#[test]
+fn eifel_undoes_a_timeout_whose_ack_echoes_the_original() {
+    let mut ep = timed_out_with_timestamps(true);
+    // The ACK echoes 100 ms, the originals' stamp: they were only late.
+    send!(ep, ms(1150), ack_echoing(2000, 100));
+    assert_eq!(ep.stats().spurious_rtos, 1);
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
+    // New data from SND.MAX: nothing before it is resent.
+    let next = recv!(ep, ms(1150));
+    assert!(!next.retransmission);
+    assert_eq!(next.segment.seq, s(10_000));
+}
+
+#[test]
+fn eifel_keeps_a_timeout_whose_ack_echoes_the_retransmission() {
+    let mut ep = timed_out_with_timestamps(true);
+    send!(ep, ms(1150), ack_echoing(1000, 1100));
+    assert_eq!(ep.stats().spurious_rtos, 0);
+    assert_eq!(ep.congestion_state(), CongestionState::Loss);
+    let next = recv!(ep, ms(1150));
+    assert!(next.retransmission);
+    assert_eq!(next.segment.seq, s(1000));
+    // Without Eifel the echo of the original changes nothing either.
+    let mut ep = timed_out_with_timestamps(false);
+    send!(ep, ms(1150), ack_echoing(2000, 100));
+    assert_eq!(ep.stats().spurious_rtos, 0);
+    assert_eq!(ep.congestion_state(), CongestionState::Loss);
+}
