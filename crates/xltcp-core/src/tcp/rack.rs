@@ -78,7 +78,8 @@ pub(crate) struct TxRecord {
 }
 
 impl TxRecord {
-    fn len(&self) -> u64 {
+    /// Sequence space it covers.
+    pub fn len(&self) -> u64 {
         (self.end - self.start) as u64
     }
 }

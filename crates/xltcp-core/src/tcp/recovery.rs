@@ -300,6 +300,18 @@ impl Endpoint {
         }
     }
 
+    /// Bytes in flight during SACK recovery: RFC 6675's SetPipe, or with
+    /// RACK the segments neither SACKed nor marked lost (`rack.rs`).
+    pub(crate) fn recovery_pipe(&self) -> u64 {
+        if self.rack_on() {
+            self.sent.pipe()
+        } else {
+            let smss = u64::from(self.smss);
+            self.scoreboard
+                .pipe(self.snd_una, self.snd_max, self.high_rxt, smss)
+        }
+    }
+
     /// In SACK recovery.
     fn sack_recovery_now(&self) -> bool {
         self.cstate == CongestionState::Recovery && self.recovery == Recovery::Sack
@@ -313,12 +325,7 @@ impl Endpoint {
     fn prr_on_ack(&mut self, delivered: u64) {
         let smss = u64::from(self.smss);
         self.prr_delivered += delivered;
-        let pipe = if self.rack_on() {
-            self.sent.pipe()
-        } else {
-            self.scoreboard
-                .pipe(self.snd_una, self.snd_max, self.high_rxt, smss)
-        };
+        let pipe = self.recovery_pipe();
         let ssthresh = self.win.ssthresh;
         let mut sndcnt = if pipe > ssthresh {
             let fs = self.recover_fs.max(1);

@@ -311,10 +311,7 @@ impl Endpoint {
             self.data_segment(now, self.snd_max, room.min(smss), Advance::Nxt)
         } else {
             let last = self.sent.last().copied();
-            last.and_then(|r| {
-                let len = (r.end - r.start) as u64;
-                self.data_segment(now, r.start, len, Advance::Stay)
-            })
+            last.and_then(|r| self.data_segment(now, r.start, r.len(), Advance::Stay))
         };
         self.tlp_sending = false;
         let t = t?;
@@ -433,12 +430,7 @@ impl Endpoint {
     fn sack_next(&mut self, now: Time) -> Option<Transmit> {
         let smss = u64::from(self.smss);
         let rack = self.rack_on();
-        let pipe = if rack {
-            self.sent.pipe()
-        } else {
-            self.scoreboard
-                .pipe(self.snd_una, self.snd_max, self.high_rxt, smss)
-        };
+        let pipe = self.recovery_pipe();
         if self.win.cwnd < pipe + smss {
             return None;
         }
@@ -454,7 +446,7 @@ impl Endpoint {
             match self.sent.first_lost() {
                 Some(r) => Some(NextSeg::Retransmit {
                     seq: r.start,
-                    len: (r.end - r.start) as u32,
+                    len: r.len() as u32,
                 }),
                 None => new_ok.then_some(NextSeg::NewData),
             }
