@@ -19,7 +19,7 @@
 use crate::agents::BsAgents;
 use crate::air::Air;
 use crate::capture::Captures;
-use crate::inorder::InOrder;
+use crate::inorder::{Framing, InOrder};
 pub use crate::sched::{Deadlines, Ev, Slab};
 use crate::signals::{Command as Injected, Signal};
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,7 +32,7 @@ use xltcp_core::net::availability::Availability;
 use xltcp_core::net::link::{Dest, DropReason, Link, Wake};
 use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
-use xltcp_core::scenario::{Direction, LossSpec, LossSteps, Scenario};
+use xltcp_core::scenario::{AppSpec, Direction, LossSpec, LossSteps, Scenario};
 use xltcp_core::schemes::{ucl, Action, Node, NodeSignal, Tap, Verdict, Via};
 use xltcp_core::signal::UndeliveredReason;
 use xltcp_core::sim::emu_section::FreezeReport;
@@ -318,7 +318,16 @@ impl Hop {
                     Direction::Up => Side::Ch,
                 })
                 .collect(),
-            inorder: InOrder::default(),
+            inorder: InOrder::new(
+                scenario
+                    .flows
+                    .iter()
+                    .map(|f| match f.app {
+                        AppSpec::Bulk => Framing::IPERF3,
+                        AppSpec::File { .. } => Framing::default(),
+                    })
+                    .collect(),
+            ),
             delivered_at_end: None,
             forced: None,
             was_blocked: availability_blocked,

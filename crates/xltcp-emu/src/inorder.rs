@@ -1,5 +1,5 @@
-//! Bytes delivered in order to each flow's receiving host, counted at the
-//! base station as it hands segments over.
+//! Bytes delivered in order to each flow's receiving application, counted
+//! at the base station as it hands segments over.
 //!
 //! This is the simulator's goodput (in-order bytes the receiver can give
 //! its application by the end of the run), measured on real segments: per
@@ -9,13 +9,38 @@
 //! applications' own report counts the same bytes but over their own test
 //! interval, which starts after connection set-up and ends after the
 //! bottleneck queue has drained, so it cannot be cut at the scenario's end.
+//!
+//! Only the application's data counts: a flow's [`Framing`] says which of
+//! its connections carry none (iperf3's control connection) and how many
+//! bytes open each data connection before the data (iperf3's cookie).
 
 use std::collections::BTreeMap;
 use xltcp_core::wire::{Segment, SeqNum};
 
+/// What a flow's application puts on its connections besides its data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Framing {
+    /// The flow's first connections (in the order their SYNs crossed)
+    /// that carry no data: control.
+    pub control_connections: u32,
+    /// Bytes each data connection opens with before the data.
+    pub preamble: u64,
+}
+
+impl Framing {
+    /// iperf3's: a control connection first, then data connections that
+    /// each open with its 37-byte cookie.
+    pub const IPERF3: Framing = Framing {
+        control_connections: 1,
+        preamble: 37,
+    };
+}
+
 /// One connection's receive-side state, offsets relative to the byte after the SYN.
 #[derive(Debug, Default)]
 struct Conn {
+    /// Its place among the flow's connections, by SYN.
+    ordinal: u32,
     start: SeqNum,
     next: u64,
     pending: BTreeMap<u64, u64>,
@@ -25,18 +50,39 @@ struct Conn {
 #[derive(Debug, Default)]
 pub struct InOrder {
     conns: BTreeMap<(u32, u16, u16), Conn>,
+    /// Each flow's framing (none past the end: no framing).
+    framing: Vec<Framing>,
+    /// Connections seen per flow.
+    opened: Vec<u32>,
 }
 
 impl InOrder {
+    /// Counts for flows whose applications frame their connections so.
+    pub fn new(framing: Vec<Framing>) -> Self {
+        let opened = vec![0; framing.len()];
+        InOrder {
+            framing,
+            opened,
+            ..InOrder::default()
+        }
+    }
+
     /// A segment of `flow` handed to its receiving host.
     pub fn on_segment(&mut self, flow: u32, seg: &Segment) {
         let key = (flow, seg.src_port, seg.dst_port);
         if seg.flags.syn() {
             let start = SeqNum(seg.seq.0.wrapping_add(1));
-            self.conns.entry(key).or_insert(Conn {
-                start,
-                ..Conn::default()
-            });
+            if let std::collections::btree_map::Entry::Vacant(v) = self.conns.entry(key) {
+                let ordinal = self.opened.get_mut(flow as usize).map_or(0, |n| {
+                    *n += 1;
+                    *n - 1
+                });
+                v.insert(Conn {
+                    ordinal,
+                    start,
+                    ..Conn::default()
+                });
+            }
             return;
         }
         // Connections whose SYN was not seen are not counted.
@@ -68,11 +114,14 @@ impl InOrder {
         }
     }
 
-    /// In-order bytes delivered so far to `flow`'s receiver, all its connections.
+    /// In-order bytes of application data delivered so far to `flow`'s
+    /// receiver, all its data connections.
     pub fn delivered(&self, flow: u32) -> u64 {
+        let f = self.framing.get(flow as usize).copied().unwrap_or_default();
         self.conns
             .range((flow, 0, 0)..=(flow, u16::MAX, u16::MAX))
-            .map(|(_, c)| c.next)
+            .filter(|(_, c)| c.ordinal >= f.control_connections)
+            .map(|(_, c)| c.next.saturating_sub(f.preamble))
             .sum()
     }
 }
@@ -109,6 +158,36 @@ mod tests {
         io.on_segment(0, &seg(at(0), 100, TcpFlags::ACK)); // duplicate
         assert_eq!(io.delivered(0), 300);
         assert_eq!(io.delivered(1), 0);
+    }
+
+    fn on_conn(io: &mut InOrder, port: u16, seq: u32, len: u32, flags: TcpFlags) {
+        let s = Segment {
+            src_port: port,
+            ..seg(seq, len, flags)
+        };
+        io.on_segment(0, &s);
+    }
+
+    #[test]
+    fn iperf3s_control_connection_and_cookie_are_not_data() {
+        let mut io = InOrder::new(vec![Framing::IPERF3]);
+        // Control first (a higher port: the order is the SYNs').
+        on_conn(&mut io, 900, 0, 0, TcpFlags::SYN);
+        on_conn(&mut io, 900, 1, 184, TcpFlags::ACK);
+        assert_eq!(io.delivered(0), 0);
+        on_conn(&mut io, 800, 0, 0, TcpFlags::SYN);
+        on_conn(&mut io, 800, 1, 30, TcpFlags::ACK);
+        assert_eq!(io.delivered(0), 0, "inside the cookie");
+        on_conn(&mut io, 800, 31, 1460, TcpFlags::ACK);
+        assert_eq!(io.delivered(0), 1490 - 37);
+        // A SYN seen again does not open a connection again.
+        on_conn(&mut io, 900, 0, 0, TcpFlags::SYN);
+        assert_eq!(io.delivered(0), 1490 - 37);
+        // Without framing every byte counts.
+        let mut plain = InOrder::new(vec![Framing::default()]);
+        on_conn(&mut plain, 900, 0, 0, TcpFlags::SYN);
+        on_conn(&mut plain, 900, 1, 184, TcpFlags::ACK);
+        assert_eq!(plain.delivered(0), 184);
     }
 
     #[test]
