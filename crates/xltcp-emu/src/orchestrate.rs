@@ -185,8 +185,9 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         format!("net.ipv4.tcp_sack={}", t.sack as u8),
         format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
         format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
-        // F-RTO as the scenario says (Linux's default, 2, is the
-        // SACK-enhanced variant with SACK, the basic one without).
+        // F-RTO as the scenario says (Linux has one F-RTO of its own,
+        // whatever `tcp.frto_variant` says: "linux" is the simulator's
+        // model of it).
         format!("net.ipv4.tcp_frto={}", if t.frto { 2 } else { 0 }),
         // RACK and the Tail Loss Probe as the scenario says (Linux's
         // defaults, 1 and 3, run both).

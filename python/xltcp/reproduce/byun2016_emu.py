@@ -14,7 +14,8 @@ primary-user period, its RTT samples from every ACK of data never resent
 sooner), its Proportional Rate Reduction in SACK recovery (``tcp.prr``)
 and its undo of a timeout whose ACK echoes an original's timestamp
 (``tcp.eifel``, acting only with timestamps, which the presets leave
-off). None of them can be switched off in Linux; RACK and the
+off), and Linux's own F-RTO where a scenario turns F-RTO on
+(``tcp.frto_variant = "linux"``; the presets leave it off). None of them can be switched off in Linux; RACK and the
 tail loss probe can, and run in both engines as the scenario says (off in
 the presets).
 
@@ -67,6 +68,7 @@ AS_LINUX: tuple[str, ...] = (
     'tcp.rtt_sampling="every_ack"',
     "tcp.prr=true",
     "tcp.eifel=true",
+    'tcp.frto_variant="linux"',
 )
 
 #: The engines of a row: (key, column title).
@@ -326,7 +328,8 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
         "and detectors in real time) against the simulator's NewReno on the same "
         "scenario, seed and duration, as shipped and doing what Linux always does "
-        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true, eifel = true). "
+        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true, eifel = true, "
+        "frto_variant = linux). "
         "gap = emulator / simulator - 1, against each.",
         "",
         "| configuration | "

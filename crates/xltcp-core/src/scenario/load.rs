@@ -219,6 +219,10 @@ const MIN_RTO_MODES: &[(&str, MinRtoMode)] = &[
     ("rfc6298", MinRtoMode::Rfc6298),
     ("linux", MinRtoMode::Linux),
 ];
+const FRTO_VARIANTS: &[(&str, FrtoVariant)] = &[
+    ("rfc5682", FrtoVariant::Rfc5682),
+    ("linux", FrtoVariant::Linux),
+];
 const RTT_SAMPLINGS: &[(&str, RttSampling)] = &[
     ("timed", RttSampling::Timed),
     ("every_ack", RttSampling::EveryAck),
@@ -264,6 +268,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             rd::choice(MIN_RTO_MODES),
         ),
         frto: t.read(cx, "frto", b.frto, rd::boolean),
+        frto_variant: t.read(
+            cx,
+            "frto_variant",
+            b.frto_variant,
+            rd::choice(FRTO_VARIANTS),
+        ),
         rack: t.read(cx, "rack", b.rack, rd::boolean),
         tlp: t.read(cx, "tlp", b.tlp, rd::boolean),
         rtt_sampling: t.read(

@@ -160,6 +160,10 @@ pub use crate::tcp::MinRtoMode;
 /// [`crate::tcp::RttSampling`].
 pub use crate::tcp::RttSampling;
 
+/// Which F-RTO runs (`frto_variant`): the endpoint's own
+/// [`crate::tcp::FrtoVariant`].
+pub use crate::tcp::FrtoVariant;
+
 /// `[tcp]` (and `[flow.tcp]` overrides).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
@@ -200,6 +204,10 @@ pub struct TcpSpec {
     /// `frto`: F-RTO (RFC 5682) after a timeout (default false; Linux runs
     /// it by default, `net.ipv4.tcp_frto`).
     pub frto: bool,
+    /// `frto_variant`: "rfc5682" (default: RFC 5682's basic algorithm
+    /// without SACK, its SACK-enhanced one with SACK) or "linux" (Linux's
+    /// F-RTO, with or without SACK).
+    pub frto_variant: FrtoVariant,
     /// `rack`: RACK loss detection, RFC 8985 §6, with SACK recovery
     /// (default false; Linux runs it by default, `net.ipv4.tcp_recovery`).
     pub rack: bool,
@@ -850,6 +858,7 @@ impl Default for TcpSpec {
             max_rto: c.max_rto,
             min_rto_mode: c.min_rto_mode,
             frto: c.frto,
+            frto_variant: c.frto_variant,
             rack: c.rack,
             tlp: c.tlp,
             rtt_sampling: c.rtt_sampling,
@@ -879,6 +888,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             max_rto: spec.max_rto,
             min_rto_mode: spec.min_rto_mode,
             frto: spec.frto,
+            frto_variant: spec.frto_variant,
             rack: spec.rack,
             tlp: spec.tlp,
             rtt_sampling: spec.rtt_sampling,

@@ -88,6 +88,7 @@ min_rto = "200ms"
 max_rto = "120s"
 min_rto_mode = "linux"
 frto = true
+frto_variant = "linux"
 rack = true
 tlp = true
 rtt_sampling = "every_ack"
@@ -145,6 +146,7 @@ timeseries = false
         max_rto: Dur::from_secs(120),
         min_rto_mode: MinRtoMode::Linux,
         frto: true,
+        frto_variant: FrtoVariant::Linux,
         rack: true,
         tlp: true,
         rtt_sampling: RttSampling::EveryAck,

@@ -48,6 +48,21 @@ pub enum RttSampling {
     EveryAck,
 }
 
+/// Which F-RTO runs (`frto_variant`), when `frto` is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrtoVariant {
+    /// RFC 5682 as written: the basic algorithm (§2) without SACK, the
+    /// SACK-enhanced one (§3) with SACK.
+    #[default]
+    Rfc5682,
+    /// Linux's (`tcp_process_loss`, with or without SACK): any ACK that
+    /// acknowledges or SACKs data sent before the timeout and never resent
+    /// shows it spurious at once, also before new data has gone out; F-RTO
+    /// also runs on a timeout that repeats one, not on one that ends fast
+    /// recovery.
+    Linux,
+}
+
 /// Configuration of one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -82,6 +97,8 @@ pub struct Config {
     /// one by sending new data, and undo the window reduction if it was
     /// spurious (see `recovery.rs`).
     pub frto: bool,
+    /// Which F-RTO, when `frto` is on.
+    pub frto_variant: FrtoVariant,
     /// RACK loss detection (RFC 8985 §6), with SACK recovery (see `rack.rs`).
     pub rack: bool,
     /// Tail Loss Probe (RFC 8985 §7), with SACK (see `rack.rs`).
@@ -122,6 +139,7 @@ impl Default for Config {
             max_rto: Dur::from_secs(60),
             min_rto_mode: MinRtoMode::Rfc6298,
             frto: false,
+            frto_variant: FrtoVariant::Rfc5682,
             rack: false,
             tlp: false,
             rtt_sampling: RttSampling::Timed,

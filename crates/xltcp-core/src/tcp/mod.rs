@@ -113,7 +113,7 @@ mod tests_recovery;
 mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
-pub use config::{Config, MinRtoMode, Profile, Recovery, RttSampling};
+pub use config::{Config, FrtoVariant, MinRtoMode, Profile, Recovery, RttSampling};
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
 pub use stats::Stats;
@@ -150,7 +150,7 @@ pub enum State {
     TimeWait,
 }
 
-/// F-RTO (RFC 5682 §2) after a retransmission timeout.
+/// F-RTO (RFC 5682 §2 and §3, or Linux's) after a retransmission timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Frto {
     /// Not detecting (disabled, or conventional recovery chosen).
@@ -314,6 +314,19 @@ pub struct Endpoint {
     pub(crate) frto_new: u8,
     /// cwnd and ssthresh before the timeout, restored if it was spurious.
     pub(crate) frto_prior: (u64, u64),
+    /// The data sent before the timeout and never resent (the SACK-enhanced
+    /// and Linux variants): `[start, end)`.
+    pub(crate) frto_originals: (SeqNum, SeqNum),
+    /// The ranges SACKed when the timeout fired, kept with F-RTO or Eifel
+    /// (the scoreboard forgets them): F-RTO must not take them for new
+    /// acknowledgements, and an undo gives them back to the scoreboard.
+    pub(crate) sacked_at_rto: Vec<(SeqNum, SeqNum)>,
+    /// Bytes of `frto_originals` acknowledged (cumulatively or by SACK)
+    /// when the last decision was taken.
+    pub(crate) frto_acked: u64,
+    /// End of the highest retransmission since the last timeout episode
+    /// began: data below it is not "never resent".
+    pub(crate) rtx_high: SeqNum,
     /// Eifel (RFC 3522): the timestamp of the first retransmission of the
     /// timeout's episode, and cwnd and ssthresh before it.
     pub(crate) eifel: Option<(u32, (u64, u64))>,
@@ -420,6 +433,10 @@ impl Endpoint {
             frto: Frto::Off,
             frto_new: 0,
             frto_prior: (0, 0),
+            frto_originals: (SeqNum(0), SeqNum(0)),
+            sacked_at_rto: Vec::new(),
+            frto_acked: 0,
+            rtx_high: iss,
             eifel: None,
             pending_rtx: None,
             scoreboard: Scoreboard::default(),

@@ -6,10 +6,8 @@
 //!
 //! A timeout may be spurious: the segments were delayed (a long MAC
 //! retry, a blockage the MAC rode out), not lost, and going back N resends
-//! a window the receiver already has. F-RTO tells the two apart with the
-//! basic algorithm of RFC 5682 §2, for connections with and without SACK
-//! (Linux uses §3's SACK-enhanced variant with SACK; the difference is
-//! only how step 3 reads SACK blocks):
+//! a window the receiver already has. F-RTO tells the two apart. Without
+//! SACK, `FrtoVariant::Rfc5682` runs the basic algorithm of RFC 5682 §2:
 //!
 //! 1. On a timeout (not one repeated in RTO recovery), retransmit the
 //!    first unacknowledged segment as usual.
@@ -22,14 +20,40 @@
 //!    3 SMSS and go back N. An ACK of new data acknowledges segments sent
 //!    before the timeout and never resent: the timeout was spurious.
 //!
+//! With SACK it runs §3's SACK-enhanced algorithm, which differs in how it
+//! reads duplicate ACKs: in step 2 they only update the scoreboard (the
+//! sender waits for the retransmitted segment's ACK); in step 3 an ACK,
+//! duplicate or not, that newly acknowledges data below `recover` sent
+//! before the timeout and never resent, cumulatively or in its SACK
+//! blocks, shows the timeout spurious, and one that acknowledges only the
+//! new segments (or nothing) shows it real. Blocks SACKed before the
+//! timeout are not new: the scoreboard forgets them at the timeout (RFC
+//! 2018 §8), so F-RTO keeps its own copy.
+//!
+//! `FrtoVariant::Linux` is Linux's reading (`tcp_process_loss`), with or
+//! without SACK: an ACK that (s)acknowledges data never resent shows the
+//! timeout spurious at any step, also the first ACK after the
+//! retransmission (RFC 5682 would send two new segments first); a
+//! duplicate ACK waits in step 2; in step 3 a duplicate ACK or a SACK of
+//! the new segments alone shows it real, and the slow-start cwnd stays.
+//! Linux also runs F-RTO on a timeout that repeats one (RFC 5682 §3.2
+//! allows it), restoring the first timeout's window if it was spurious,
+//! but not on one that ends fast recovery. Data counts as never resent
+//! above the highest retransmission since the episode began (retransmissions
+//! are contiguous from SND.UNA in going back N; a tail loss probe's copy of
+//! the last segment is not tracked).
+//!
 //! The response to a spurious timeout (RFC 5682 §5 leaves it open) is
 //! Linux's undo (`tcp_undo_cwnd_reduction`): cwnd and ssthresh return to
 //! at least their values before the timeout, the connection leaves loss
-//! recovery and goes on with new data. The backed-off RTO stays until the
+//! recovery and goes on with new data, and duplicate ACKs may start fast
+//! recovery at once for a hole that is left (as in Linux's Open state;
+//! after a timeout that is not undone, none starts before SND.UNA passes
+//! `recover`). The backed-off RTO stays until the
 //! next RTT sample, as it does after any timeout. Each spurious timeout is
 //! counted (`Stats::spurious_rtos`).
 
-use super::{CongestionState, Endpoint, Event, Frto, Recovery, State, Timer};
+use super::{CongestionState, Endpoint, Event, Frto, FrtoVariant, Recovery, State, Timer};
 use crate::time::{Dur, Time};
 use crate::wire::{SackBlock, Segment, SeqNum};
 
@@ -82,7 +106,7 @@ impl Endpoint {
         }
         if advanced {
             self.tlp_rearm = true;
-            self.eifel_on_ack(seg);
+            self.eifel_on_ack(now, seg);
         }
         if self.tlp.end.is_some() {
             self.tlp_on_ack(ack, advanced, new_sacked > 0, bare);
@@ -98,11 +122,12 @@ impl Endpoint {
             self.prr_on_ack(delivered);
         }
         if self.frto != Frto::Off {
-            self.frto_on_ack(
-                ack,
-                advanced,
-                dup || (new_sacked > 0 && ack == self.snd_una),
-            );
+            let dup = dup || (new_sacked > 0 && ack == self.snd_una);
+            match (self.config.frto_variant, self.sack_ok) {
+                (FrtoVariant::Rfc5682, false) => self.frto_basic(now, ack, advanced, dup),
+                (FrtoVariant::Rfc5682, true) => self.frto_sack(now, ack, advanced, dup),
+                (FrtoVariant::Linux, _) => self.frto_linux(now, ack, advanced, dup),
+            }
         }
         true
     }
@@ -113,7 +138,7 @@ impl Endpoint {
     /// spurious. The response is F-RTO's (Linux's undo): cwnd and
     /// ssthresh back to at least their values before it, the Open state,
     /// and new data from SND.MAX instead of going back N.
-    fn eifel_on_ack(&mut self, seg: &Segment) {
+    fn eifel_on_ack(&mut self, now: Time, seg: &Segment) {
         let Some((rtx_ts, (cwnd, ssthresh))) = self.eifel else {
             return;
         };
@@ -125,20 +150,92 @@ impl Endpoint {
             return;
         };
         if (rtx_ts.wrapping_sub(tsecr) as i32) > 0 {
-            self.stats.spurious_rtos += 1;
-            self.win.cwnd = self.win.cwnd.max(cwnd);
-            self.win.ssthresh = self.win.ssthresh.max(ssthresh);
-            self.snd_nxt = self.snd_max;
-            self.frto = Frto::Off;
-            self.frto_new = 0;
             self.eifel = None;
-            self.set_cstate(CongestionState::Open);
+            self.undo_timeout(now, (cwnd, ssthresh));
         }
     }
 
-    /// Steps 2 and 3 of F-RTO (module doc), after the ACK was processed.
-    fn frto_on_ack(&mut self, ack: SeqNum, advanced: bool, dup: bool) {
+    /// The response to a spurious timeout (module doc): cwnd and ssthresh
+    /// back to at least `prior`, the Open state, new data from SND.MAX,
+    /// and fast retransmit allowed again at once.
+    fn undo_timeout(&mut self, now: Time, prior: (u64, u64)) {
+        self.stats.spurious_rtos += 1;
+        // The receiver holds what it SACKed before the timeout (the
+        // scoreboard forgot it, RFC 2018 §8; Linux never does).
+        let known = std::mem::take(&mut self.sacked_at_rto);
+        for &(left, right) in &known {
+            if right > self.snd_una {
+                self.scoreboard.add(SackBlock {
+                    left: left.max(self.snd_una),
+                    right,
+                });
+            }
+        }
+        self.sacked_at_rto = known;
+        self.win.cwnd = self.win.cwnd.max(prior.0);
+        self.win.ssthresh = self.win.ssthresh.max(prior.1);
+        self.snd_nxt = self.snd_max;
+        // `recover` (set to SND.MAX by the timeout) holds fast retransmit
+        // back against the duplicate ACKs of going back N (RFC 6582 §3.2
+        // step 4, RFC 6675 §5.1); an undone timeout went back over nothing,
+        // and a hole left below `recover` must not wait for the next one.
+        self.recover = SeqNum(self.snd_una.0.wrapping_sub(1));
+        self.frto = Frto::Off;
+        self.frto_new = 0;
+        self.set_cstate(CongestionState::Open);
+        // As Linux goes on from its Open state with the same ACK: a hole
+        // the SACK blocks already show lost (RFC 6675 IsLost) is repaired
+        // by fast retransmit now, not after the next timeout.
         let smss = u64::from(self.smss);
+        if self.recovery == Recovery::Sack
+            && !self.rack_on()
+            && self.scoreboard.is_lost(self.snd_una, smss)
+        {
+            self.enter_recovery(now);
+        }
+    }
+
+    /// F-RTO step 2b: up to two new segments, whatever cwnd says, if the
+    /// data and the receiver's window allow one; false if none can go.
+    fn frto_send_new(&mut self) -> bool {
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        let room = self.snd_wnd.saturating_sub(outstanding);
+        if self.snd_max < self.snd_buf_end && room > 0 {
+            self.snd_nxt = self.snd_max;
+            self.frto_new = 2;
+            self.frto = Frto::Second;
+            true
+        } else {
+            self.frto = Frto::Off;
+            false
+        }
+    }
+
+    /// F-RTO found the timeout real: go back N from SND.UNA, cwnd at most
+    /// `cap` bytes.
+    fn frto_real_loss(&mut self, cap: u64) {
+        self.win.cwnd = self.win.cwnd.min(cap);
+        self.snd_nxt = self.snd_una;
+        self.frto = Frto::Off;
+        self.frto_new = 0;
+    }
+
+    /// Bytes of the data sent before the timeout and never resent
+    /// (`frto_originals`) that are acknowledged now: cumulatively, SACKed
+    /// since the timeout, or SACKed before it.
+    fn frto_originals_acked(&self) -> u64 {
+        let (lo, hi) = self.frto_originals;
+        if lo >= hi {
+            return 0;
+        }
+        let cum_end = if self.snd_una < hi { self.snd_una } else { hi };
+        let cum = cum_end.since(lo).max(0) as u64;
+        let from = if cum_end > lo { cum_end } else { lo };
+        cum + union_len(self.scoreboard.ranges(), &self.sacked_at_rto, from, hi)
+    }
+
+    /// Steps 2 and 3 of RFC 5682 §2, the basic algorithm (module doc).
+    fn frto_basic(&mut self, now: Time, ack: SeqNum, advanced: bool, dup: bool) {
         match self.frto {
             Frto::Off => {}
             Frto::First { rtx_end } => {
@@ -146,36 +243,76 @@ impl Endpoint {
                     // Step 2a: conventional recovery.
                     self.frto = Frto::Off;
                 } else if advanced {
-                    // Step 2b: up to two new segments, if the data and the
-                    // receiver's window allow one.
-                    let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
-                    let room = self.snd_wnd.saturating_sub(outstanding);
-                    if self.snd_max < self.snd_buf_end && room > 0 {
-                        self.snd_nxt = self.snd_max;
-                        self.frto_new = 2;
-                        self.frto = Frto::Second;
-                    } else {
-                        self.frto = Frto::Off;
-                    }
+                    self.frto_send_new();
                 }
             }
             Frto::Second => {
                 if advanced {
                     // Step 3b: segments sent before the timeout and never
                     // resent were acknowledged: the timeout was spurious.
-                    self.stats.spurious_rtos += 1;
-                    let (cwnd, ssthresh) = self.frto_prior;
-                    self.win.cwnd = self.win.cwnd.max(cwnd);
-                    self.win.ssthresh = self.win.ssthresh.max(ssthresh);
-                    self.set_cstate(CongestionState::Open);
-                    self.frto = Frto::Off;
-                    self.frto_new = 0;
+                    self.undo_timeout(now, self.frto_prior);
                 } else if dup {
                     // Step 3a: a real loss; go back N in slow start.
-                    self.win.cwnd = self.win.cwnd.min(3 * smss);
-                    self.snd_nxt = self.snd_una;
+                    self.frto_real_loss(3 * u64::from(self.smss));
+                }
+            }
+        }
+    }
+
+    /// Steps 2 and 3 of RFC 5682 §3, the SACK-enhanced algorithm (module
+    /// doc).
+    fn frto_sack(&mut self, now: Time, ack: SeqNum, advanced: bool, dup: bool) {
+        match self.frto {
+            Frto::Off => {}
+            Frto::First { rtx_end } => {
+                if !advanced {
+                    // Step 2: a duplicate ACK updates the scoreboard only.
+                } else if ack >= self.recover || ack < rtx_end {
+                    // Step 2a: conventional recovery.
                     self.frto = Frto::Off;
-                    self.frto_new = 0;
+                } else if self.frto_send_new() {
+                    // Step 2b; step 3 looks for acknowledgements beyond these.
+                    self.frto_acked = self.frto_originals_acked();
+                }
+            }
+            Frto::Second => {
+                if self.frto_originals_acked() > self.frto_acked {
+                    // Step 3b: data below `recover` never resent was newly
+                    // acknowledged, cumulatively or by SACK: spurious.
+                    self.undo_timeout(now, self.frto_prior);
+                } else if advanced || dup {
+                    // Step 3a: only the new segments (or nothing) newly
+                    // acknowledged: a real loss.
+                    self.frto_real_loss(3 * u64::from(self.smss));
+                }
+            }
+        }
+    }
+
+    /// Linux's F-RTO (`FrtoVariant::Linux`): the SACK-enhanced steps, but
+    /// data never resent (s)acknowledged at any step shows the timeout
+    /// spurious at once, and a real loss keeps the slow-start cwnd.
+    fn frto_linux(&mut self, now: Time, ack: SeqNum, advanced: bool, dup: bool) {
+        if self.frto_originals_acked() > self.frto_acked {
+            self.undo_timeout(now, self.frto_prior);
+            return;
+        }
+        match self.frto {
+            Frto::Off => {}
+            Frto::First { .. } => {
+                if !advanced {
+                    // Step 2: waiting for the resent segment's ACK.
+                } else if ack >= self.recover {
+                    // Everything outstanding acknowledged, none of it
+                    // never resent: conventional.
+                    self.frto = Frto::Off;
+                } else {
+                    self.frto_send_new();
+                }
+            }
+            Frto::Second => {
+                if dup {
+                    self.frto_real_loss(u64::MAX);
                 }
             }
         }
@@ -222,6 +359,7 @@ impl Endpoint {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.high_rxt = self.high_rxt.max(ack);
+        self.rtx_high = self.rtx_high.max(ack);
         self.scoreboard.advance(ack);
         self.consecutive_rtos = 0;
         self.take_rtt_sample(now, seg);
@@ -503,9 +641,26 @@ impl Endpoint {
         // recovery has not ended.
         let in_rto_recovery = self.cstate == CongestionState::Loss;
         let prior = (self.win.cwnd, self.win.ssthresh);
+        let frto = self.config.frto
+            && match self.config.frto_variant {
+                FrtoVariant::Rfc5682 => !in_rto_recovery,
+                // Also on a repeated timeout (its cwnd and ssthresh to
+                // restore are the first one's), not on one ending fast
+                // recovery.
+                FrtoVariant::Linux => self.cstate != CongestionState::Recovery,
+            };
+        if self.config.frto && !in_rto_recovery {
+            self.frto_prior = prior;
+        }
         if self.config.eifel && self.ts_ok && !in_rto_recovery {
             // The retransmission goes out now, stamped with this clock.
             self.eifel = Some((Self::ts_now(now), prior));
+        }
+        if self.sack_ok && (frto || self.eifel.is_some()) {
+            // Restored if the timeout is undone.
+            self.sacked_at_rto.clear();
+            self.sacked_at_rto
+                .extend_from_slice(self.scoreboard.ranges());
         }
         // RFC 5681 eq. (4) sets ssthresh to *no more than* max(FlightSize/2,
         // 2*SMSS). Data the receiver is known to hold above a hole (SACKed,
@@ -543,11 +698,11 @@ impl Endpoint {
         self.snd_nxt = self.snd_una;
         self.rtt_probe = None;
         self.frto_new = 0;
-        self.frto = if self.config.frto && !in_rto_recovery {
-            self.frto_prior = prior;
-            Frto::First {
-                rtx_end: self.snd_una + outstanding.min(smss) as u32,
-            }
+        self.frto = if frto {
+            let rtx_end = self.snd_una + outstanding.min(smss) as u32;
+            self.frto_originals = (rtx_end.max(self.rtx_high), self.snd_max);
+            self.frto_acked = self.frto_originals_acked();
+            Frto::First { rtx_end }
         } else {
             Frto::Off
         };
@@ -640,4 +795,34 @@ impl Endpoint {
             self.timers.stop(Timer::Rto);
         }
     }
+}
+
+/// Bytes in `[from, to)` covered by the union of two sorted lists of
+/// disjoint ranges.
+pub(crate) fn union_len(
+    a: &[(SeqNum, SeqNum)],
+    b: &[(SeqNum, SeqNum)],
+    from: SeqNum,
+    to: SeqNum,
+) -> u64 {
+    let (mut i, mut j) = (0, 0);
+    let mut total = 0u64;
+    // The end of the union's span counted so far.
+    let mut reach = from;
+    while i < a.len() || j < b.len() {
+        let take_a = j == b.len() || (i < a.len() && a[i].0 <= b[j].0);
+        let (l, r) = if take_a { a[i] } else { b[j] };
+        if take_a {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        let l = if l > reach { l } else { reach };
+        let r = if r < to { r } else { to };
+        if l < r {
+            total += (r - l) as u64;
+            reach = r;
+        }
+    }
+    total
 }

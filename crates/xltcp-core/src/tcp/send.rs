@@ -182,6 +182,9 @@ impl Endpoint {
         }
         self.snd_max = self.snd_max.max(seg_end);
         if retransmission {
+            if seg_end > self.rtx_high {
+                self.rtx_high = seg_end;
+            }
             // Karn's rule: a timed segment that is resent yields no sample.
             if self.rtt_probe.is_some_and(|(e, _)| seq < e) {
                 self.rtt_probe = None;

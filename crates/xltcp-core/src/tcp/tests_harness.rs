@@ -1,7 +1,7 @@
 //! End-to-end tests over the two-endpoint harness, and the transfer property test.
 
 use super::harness::{Dir, Harness};
-use super::{Config, Recovery, RttSampling, State};
+use super::{Config, FrtoVariant, Recovery, RttSampling, State};
 use crate::time::{Dur, Time};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -150,6 +150,13 @@ fn variant(sack: bool, ts: bool, delack: u32, small: bool, frto: bool, rack: boo
         delayed_ack_segments: delack,
         rcv_buffer: if small { 6000 } else { 256 * 1024 },
         frto,
+        // The Linux-like variant: Linux's F-RTO and Eifel undo beside RACK.
+        frto_variant: if rack {
+            FrtoVariant::Linux
+        } else {
+            FrtoVariant::Rfc5682
+        },
+        eifel: rack,
         rack,
         tlp: rack,
         prr: rack,
