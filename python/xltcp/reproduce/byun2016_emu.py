@@ -15,9 +15,9 @@ sooner), its Proportional Rate Reduction in SACK recovery (``tcp.prr``)
 and its undo of a timeout whose ACK echoes an original's timestamp
 (``tcp.eifel``, acting only with timestamps, which the presets leave
 off), and Linux's own F-RTO where a scenario turns F-RTO on
-(``tcp.frto_variant = "linux"``; the presets leave it off). None of them can be switched off in Linux; RACK and the
-tail loss probe can, and run in both engines as the scenario says (off in
-the presets).
+(``tcp.frto_variant = "linux"``; the presets leave it off). None of them
+can be switched off in Linux; RACK and the tail loss probe can, and run in
+both engines as the scenario says (off in the presets).
 
 TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
 be told, so the emulator refuses it. Its two configurations run instead as
