@@ -138,6 +138,24 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
 /// The smallest receive-buffer maximum the namespaces get (bytes).
 const RMEM_FLOOR: u64 = 131072;
 
+/// The smallest send-buffer maximum the namespaces get (bytes).
+const WMEM_FLOOR: u64 = 16384;
+
+/// Memory Linux charges a buffer per segment besides its payload (the
+/// socket buffer's `truesize`: the `sk_buff`, its shared info, headers and
+/// headroom). Measured: a receiver whose buffer may grow to B advertises
+/// at most 0.627 B with 1448-byte segments from the TUN device, a
+/// truesize of 2308 bytes per segment.
+const SEGMENT_OVERHEAD: u64 = 860;
+
+/// The buffer maximum Linux needs to hold `payload` bytes in `mss`-byte
+/// segments: the simulator's buffers count payload, Linux's count memory
+/// (at a 1448-byte MSS about 1.6 times the payload, at 94 bytes about 10).
+fn linux_buffer(payload: u64, mss: u32) -> u64 {
+    let mss = u64::from(mss.max(1));
+    payload.saturating_mul(mss + SEGMENT_OVERHEAD).div_ceil(mss)
+}
+
 /// Settings Linux applies per namespace, taken from the first flow.
 fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
     let first = &s.flows[0].tcp;
@@ -195,9 +213,12 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         format!("net.ipv4.tcp_early_retrans={}", if t.tlp { 3 } else { 0 }),
         format!(
             "net.ipv4.tcp_rmem=4096 131072 {}",
-            t.rcv_buffer.max(RMEM_FLOOR)
+            linux_buffer(t.rcv_buffer, t.mss).max(RMEM_FLOOR)
         ),
-        format!("net.ipv4.tcp_wmem=4096 16384 {}", t.snd_buffer.max(16384)),
+        format!(
+            "net.ipv4.tcp_wmem=4096 16384 {}",
+            linux_buffer(t.snd_buffer, t.mss).max(WMEM_FLOOR)
+        ),
         "net.ipv4.tcp_no_metrics_save=1".into(),
     ];
     let mut route = format!(
@@ -208,11 +229,10 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
     if t.delayed_ack_segments == 1 {
         route.push_str(" quickack 1");
     }
-    if t.rcv_buffer < RMEM_FLOOR {
-        // The buffer sysctls keep their floor; the route clamps the
-        // window each receiver advertises to the scenario's buffer.
-        route.push_str(&format!(" window {}", t.rcv_buffer));
-    }
+    // The buffer maximum leaves room for Linux's overhead (and keeps its
+    // floor); the route clamps the window each receiver advertises to the
+    // scenario's buffer.
+    route.push_str(&format!(" window {}", t.rcv_buffer));
     let host = |side: Side| HostConfig {
         addresses: (0..s.flows.len() as u32)
             .map(|i| host_address(side, i))
@@ -806,5 +826,19 @@ fn build_summary(
             sysctls: Vec::new(),
             warnings,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linux_buffer;
+
+    #[test]
+    fn linux_buffers_leave_room_for_each_segments_overhead() {
+        // 256 KiB of 1448-byte segments: 182 segments, 860 B each on top.
+        assert_eq!(linux_buffer(256 * 1024, 1448), 417_838);
+        // Paper 000's 2 KiB of 94-byte segments: ten times the payload.
+        assert_eq!(linux_buffer(2048, 94), 20_786);
+        assert_eq!(linux_buffer(0, 1448), 0);
     }
 }
