@@ -36,8 +36,7 @@ fn an_ack_of_segments_never_resent_declares_the_timeout_spurious_and_undoes_it()
     // Step 2b: the first ACK covers the retransmitted segment and one
     // more: two new segments go out, whatever cwnd says.
     send!(ep, ms(2000), peer(r(0), s(2000), 0));
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     expect_nothing!(ep, ms(2000));
     assert_eq!(ep.frto, Frto::Second);
     // Step 3b: the next ACK acknowledges segments sent before the timeout
@@ -58,16 +57,26 @@ fn an_ack_of_segments_never_resent_declares_the_timeout_spurious_and_undoes_it()
 fn a_duplicate_ack_after_the_new_segments_means_a_real_loss() {
     let mut ep = timed_out(true);
     send!(ep, ms(2000), peer(r(0), s(2000), 0));
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     // Step 3a: a duplicate ACK (the new segment arrived above a hole).
     send!(ep, ms(2010), peer(r(0), s(2000), 0));
+    a_real_loss_goes_back_n(&mut ep, ms(2010));
+}
+
+/// Step 2b's two new segments, at `t`.
+fn two_new_segments(ep: &mut Endpoint, t: crate::time::Time) {
+    expect!(ep, t, ours(s(10_000), r(0), 1000, WIN));
+    expect!(ep, t, ours(s(11_000), r(0), 1000, WIN));
+}
+
+/// Step 3a's outcome: not spurious, cwnd at most 3 SMSS, going back N
+/// from the first unacknowledged segment (2000) at `t`.
+fn a_real_loss_goes_back_n(ep: &mut Endpoint, t: crate::time::Time) {
     assert_eq!(ep.stats().spurious_rtos, 0);
     assert_eq!(ep.frto, Frto::Off);
     assert!(ep.cwnd() <= 3000);
     assert_eq!(ep.congestion_state(), CongestionState::Loss);
-    // Going back N from the first unacknowledged segment.
-    let rtx = recv!(ep, ms(2010));
+    let rtx = recv!(ep, t);
     assert!(rtx.retransmission);
     assert_eq!(rtx.segment.seq, s(2000));
 }
@@ -222,8 +231,7 @@ fn sack_enhanced_duplicate_acks_in_step_2_wait_and_a_sack_of_data_never_resent_s
     expect_nothing!(ep, ms(1500));
     // Step 2b: the ACK of the resent segment (and one more) sends two new.
     send!(ep, ms(2000), sack_ack(s(2000), &[(s(3000), s(4000))]));
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     assert_eq!(ep.frto, Frto::Second);
     // Step 3b: a duplicate ACK that SACKs data below `recover` sent before
     // the timeout and never resent: spurious.
@@ -237,17 +245,10 @@ fn sack_enhanced_duplicate_acks_in_step_2_wait_and_a_sack_of_data_never_resent_s
 fn sack_enhanced_sacks_of_the_new_segments_alone_mean_a_real_loss() {
     let mut ep = timed_out_with(sack_frto());
     send!(ep, ms(2000), sack_ack(s(2000), &[]));
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     // Step 3a: only a new segment arrived above the hole.
     send!(ep, ms(2010), sack_ack(s(2000), &[(s(10_000), s(11_000))]));
-    assert_eq!(ep.stats().spurious_rtos, 0);
-    assert_eq!(ep.frto, Frto::Off);
-    assert!(ep.cwnd() <= 3000);
-    assert_eq!(ep.congestion_state(), CongestionState::Loss);
-    let rtx = recv!(ep, ms(2010));
-    assert!(rtx.retransmission);
-    assert_eq!(rtx.segment.seq, s(2000));
+    a_real_loss_goes_back_n(&mut ep, ms(2010));
 }
 
 #[test]
@@ -268,8 +269,7 @@ fn blocks_sacked_before_the_timeout_are_not_new_acknowledgements() {
     // The resent segment's ACK names no block (a receiver names at most
     // three or four, the most recent first).
     send!(ep, ms(2000), sack_ack(s(2000), &[]));
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     // The block known before the timeout, reported again beside a new
     // segment, acknowledges nothing new below `recover`: a real loss.
     send!(
@@ -302,8 +302,7 @@ fn linux_an_ack_beyond_the_resent_segment_shows_the_timeout_spurious_at_once() {
     assert!(matches!(ep.frto, Frto::First { .. }));
     send!(ep, ms(2000), peer(r(0), s(1000), 0));
     assert_eq!(ep.frto, Frto::Second);
-    expect!(ep, ms(2000), ours(s(10_000), r(0), 1000, WIN));
-    expect!(ep, ms(2000), ours(s(11_000), r(0), 1000, WIN));
+    two_new_segments(&mut ep, ms(2000));
     send!(ep, ms(2010), peer(r(0), s(2000), 0));
     assert_eq!(ep.stats().spurious_rtos, 1);
 }
