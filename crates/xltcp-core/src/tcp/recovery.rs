@@ -228,10 +228,14 @@ impl Endpoint {
         if lo >= hi {
             return 0;
         }
-        let cum_end = if self.snd_una < hi { self.snd_una } else { hi };
+        let cum_end = self.snd_una.min(hi);
         let cum = cum_end.since(lo).max(0) as u64;
-        let from = if cum_end > lo { cum_end } else { lo };
-        cum + union_len(self.scoreboard.ranges(), &self.sacked_at_rto, from, hi)
+        cum + union_len(
+            self.scoreboard.ranges(),
+            &self.sacked_at_rto,
+            cum_end.max(lo),
+            hi,
+        )
     }
 
     /// Steps 2 and 3 of RFC 5682 §2, the basic algorithm (module doc).
@@ -817,8 +821,7 @@ pub(crate) fn union_len(
         } else {
             j += 1;
         }
-        let l = if l > reach { l } else { reach };
-        let r = if r < to { r } else { to };
+        let (l, r) = (l.max(reach), r.min(to));
         if l < r {
             total += (r - l) as u64;
             reach = r;

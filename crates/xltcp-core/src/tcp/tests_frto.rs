@@ -28,6 +28,14 @@ fn timed_out_with(c: Config) -> Endpoint {
     ep
 }
 
+/// The timeout was found spurious and undone: the Open state, cwnd back
+/// to the ten segments before it.
+fn undone_to_the_window_before(ep: &Endpoint) {
+    assert_eq!(ep.stats().spurious_rtos, 1);
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
+}
+
 #[test]
 fn an_ack_of_segments_never_resent_declares_the_timeout_spurious_and_undoes_it() {
     let mut ep = timed_out(true);
@@ -42,10 +50,8 @@ fn an_ack_of_segments_never_resent_declares_the_timeout_spurious_and_undoes_it()
     // Step 3b: the next ACK acknowledges segments sent before the timeout
     // and never resent: spurious. cwnd and ssthresh come back.
     send!(ep, ms(2010), peer(r(0), s(4000), 0));
-    assert_eq!(ep.stats().spurious_rtos, 1);
+    undone_to_the_window_before(&ep);
     assert_eq!(ep.frto, Frto::Off);
-    assert_eq!(ep.congestion_state(), CongestionState::Open);
-    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
     assert!(ep.ssthresh() > ssthresh_after_rto);
     // New data goes on from SND.MAX: nothing before it is resent.
     let next = recv!(ep, ms(2010));
@@ -179,9 +185,7 @@ fn eifel_undoes_a_timeout_whose_ack_echoes_the_original() {
     let mut ep = timed_out_with_timestamps(true);
     // The ACK echoes 100 ms, the originals' stamp: they were only late.
     send!(ep, ms(1150), ack_echoing(2000, 100));
-    assert_eq!(ep.stats().spurious_rtos, 1);
-    assert_eq!(ep.congestion_state(), CongestionState::Open);
-    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
+    undone_to_the_window_before(&ep);
     // New data from SND.MAX: nothing before it is resent.
     let next = recv!(ep, ms(1150));
     assert!(!next.retransmission);
@@ -236,9 +240,7 @@ fn sack_enhanced_duplicate_acks_in_step_2_wait_and_a_sack_of_data_never_resent_s
     // Step 3b: a duplicate ACK that SACKs data below `recover` sent before
     // the timeout and never resent: spurious.
     send!(ep, ms(2010), sack_ack(s(2000), &[(s(3000), s(5000))]));
-    assert_eq!(ep.stats().spurious_rtos, 1);
-    assert_eq!(ep.congestion_state(), CongestionState::Open);
-    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
+    undone_to_the_window_before(&ep);
 }
 
 #[test]
@@ -288,10 +290,8 @@ fn linux_an_ack_beyond_the_resent_segment_shows_the_timeout_spurious_at_once() {
     // before any new data is sent (RFC 5682 would send two and wait).
     let mut ep = timed_out_with(linux_frto(cfg()));
     send!(ep, ms(2000), peer(r(0), s(2000), 0));
-    assert_eq!(ep.stats().spurious_rtos, 1);
+    undone_to_the_window_before(&ep);
     assert_eq!(ep.frto, Frto::Off);
-    assert_eq!(ep.congestion_state(), CongestionState::Open);
-    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
     let next = recv!(ep, ms(2000));
     assert!(!next.retransmission);
     assert_eq!(next.segment.seq, s(10_000));
@@ -322,9 +322,7 @@ fn linux_detection_runs_on_a_repeated_timeout_and_restores_the_first_ones_window
         t + crate::time::Dur::from_millis(50),
         sack_ack(s(4000), &[])
     );
-    assert_eq!(ep.stats().spurious_rtos, 1);
-    assert_eq!(ep.congestion_state(), CongestionState::Open);
-    assert!(ep.cwnd() >= 10_000, "cwnd {}", ep.cwnd());
+    undone_to_the_window_before(&ep);
     // The RFC's variant does not start on the repeated timeout.
     let mut ep = timed_out_with(sack_frto());
     let t = ep.poll_timeout().unwrap();
