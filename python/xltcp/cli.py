@@ -697,9 +697,11 @@ def emu(
 ) -> None:
     """Run a scenario on real Linux TCP through the emulated hop (needs root).
 
-    Writes the same summary.json as xltcp run (goodput from iperf3's own
-    reports), the applications' reports and, with --pcap, the base
-    station's pcapng captures. Exit 2 when the machine cannot host the
+    Writes the same summary.json as xltcp run (goodput: the application
+    data delivered in order by the scenario's end), each flow's time series
+    of Linux's TCP state at its sender (timeseries/<flow>.csv, the
+    simulator's columns), the applications' reports and, with --pcap, the
+    base station's pcapng captures. Exit 2 when the machine cannot host the
     emulator (not root, no /dev/net/tun, no ip netns, no iperf3).
     """
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
@@ -884,6 +886,14 @@ def plot(
         "or a --seeds folder (drawn as the mean over seeds with a 95% CI band).",
     ),
     fmt: str = typer.Option("png", "--format", metavar="png|pdf|svg", help="Image format."),
+    against: Optional[Path] = typer.Option(
+        None,
+        "--against",
+        metavar="OTHER",
+        help="Another run's results folder (e.g. the same scenario and seed on the "
+        "other engine): each flow both have is drawn with both runs, goodput, cwnd, "
+        "SRTT and RTO, into RESULTS/plots/<flow>-against-<OTHER>.FORMAT.",
+    ),
 ) -> None:
     """Draw each flow's goodput, cwnd and sequence trace into RESULTS/plots/.
 
@@ -895,6 +905,9 @@ def plot(
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r}: allowed {', '.join(FORMATS)}", param_hint="'--format'")
+    if against is not None:
+        _plot_against(results, against, fmt)
+        return
     if (results / "timeseries").is_dir():
         written = plot_run(results, fmt)
     elif seed_folders(results):
@@ -905,6 +918,24 @@ def plot(
             "(allowed: a folder written by xltcp run, with one seed or --seeds)",
             2,
         )
+    for path in written:
+        out_console.print(Text(f"wrote {path}"), soft_wrap=True)
+
+
+def _plot_against(results: Path, other: Path, fmt: str) -> None:
+    """``xltcp plot RESULTS --against OTHER``."""
+    from xltcp.plot import compare_runs
+
+    for folder, what in ((results, "RESULTS"), (other, "--against")):
+        if not (folder / "timeseries").is_dir():
+            raise _error(
+                f"{what} {folder}: no timeseries/ folder here (allowed: one run's "
+                "results folder, written by xltcp run or xltcp emu)",
+                2,
+            )
+    written = compare_runs(results, other, fmt)
+    if not written:
+        raise _error(f"{results} and {other}: no flow name in both timeseries/ folders", 2)
     for path in written:
         out_console.print(Text(f"wrote {path}"), soft_wrap=True)
 

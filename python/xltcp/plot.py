@@ -393,3 +393,87 @@ def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
         plt.close(fig)
         written.append(out_path)
     return written
+
+
+def run_label(run_dir: Path) -> str:
+    """How a run is named on a comparison: its engine and folder."""
+    engine = _summary(run_dir).get("engine", "sim")
+    name = "Linux via the emulator" if engine == "emu" else "simulator"
+    return f"{name} ({run_dir.name})"
+
+
+def compare_figure(paths: list[Path], labels: list[str], title: str):
+    """One flow of several runs drawn together, in four panels sharing time:
+    goodput, cwnd (ssthresh dashed), SRTT and RTO (dashed), and the highest
+    sequence acknowledged; each run's entries into RTO recovery are marked
+    on its window."""
+    runs = [_read(p) for p in paths]
+    fig, (ax_g, ax_w, ax_r, ax_s) = plt.subplots(4, 1, sharex=True, figsize=(9, 9.5))
+    every = {
+        col: [x for c in runs for x in c.get(col, [])]
+        for col in ("goodput_bps", "cwnd_bytes", "ssthresh_bytes", "rto_s", "snd_una_rel")
+    }
+    g_scale, g_unit = scale(every["goodput_bps"], _RATE_UNITS)
+    w_scale, w_unit = scale(every["cwnd_bytes"] + every["ssthresh_bytes"], _BYTE_UNITS)
+    s_scale, s_unit = scale(every["snd_una_rel"], _BYTE_UNITS)
+    for i, (path, c, label) in enumerate(zip(paths, runs, labels, strict=True)):
+        color = style(i)["color"]
+        t = c.get("time_s", [])
+        ax_g.plot(
+            t, [g / g_scale for g in c.get("goodput_bps", [])], lw=1, color=color, label=label
+        )
+        cwnd = c.get("cwnd_bytes", [])
+        ax_w.plot(t, [w / w_scale for w in cwnd], lw=1, color=color)
+        ax_w.plot(t, [w / w_scale for w in c.get("ssthresh_bytes", [])], lw=1, ls="--", color=color)
+        by_time = dict(zip(t, cwnd, strict=False))
+        rtos = _events(t, _states(path))["RTO"]
+        ax_w.plot(
+            rtos,
+            [by_time.get(x, 0.0) / w_scale for x in rtos],
+            ls="",
+            marker="v",
+            color=color,
+            ms=5,
+        )
+        ax_r.plot(t, c.get("srtt_s", []), lw=1, color=color)
+        ax_r.plot(t, c.get("rto_s", []), lw=1, ls="--", color=color)
+        ax_s.plot(t, [x / s_scale for x in c.get("snd_una_rel", [])], lw=1, color=color)
+        for a, b in _blocked_spans(t, c.get("hop_blocked", [])) if i == 0 else []:
+            for ax in (ax_g, ax_w, ax_r, ax_s):
+                ax.axvspan(a, b, color="0.88", lw=0)
+    ax_g.set_ylabel(f"goodput ({g_unit})")
+    ax_g.legend(loc="upper right", fontsize="small")
+    ax_w.set_ylabel(f"cwnd, ssthresh ({w_unit})")
+    ax_r.set_ylabel("SRTT, RTO (s)")
+    ax_r.set_yscale("log")
+    ax_s.set_ylabel(f"acknowledged ({s_unit})")
+    ax_s.set_xlabel("time (s)")
+    fig.suptitle(
+        f"{title}\n(dashed: ssthresh, RTO; triangles: timeouts; grey: hop blocked in the first)"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def compare_runs(run_dir: Path, other: Path, fmt: str = "png") -> list[Path]:
+    """Each flow both folders have a time series of, the two runs drawn
+    together (:func:`compare_figure`), into
+    ``run_dir/plots/<flow>-against-<other folder>.<fmt>``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r}: allowed {', '.join(FORMATS)}")
+    ours = {p.stem: p for p in (run_dir / "timeseries").glob("*.csv")}
+    theirs = {p.stem: p for p in (other / "timeseries").glob("*.csv")}
+    summary = _summary(run_dir)
+    echo = summary.get("scenario") if isinstance(summary.get("scenario"), dict) else {}
+    scenario = echo.get("name", run_dir.name)
+    labels = [run_label(run_dir), run_label(other)]
+    written = []
+    for name in sorted(ours.keys() & theirs.keys()):
+        title = f"{scenario}, seed {summary.get('seed', '?')}: flow {name}"
+        fig = compare_figure([ours[name], theirs[name]], labels, title)
+        out = run_dir / "plots" / f"{name}-against-{other.name}.{fmt}"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        written.append(out)
+    return written

@@ -16,12 +16,14 @@
 //! refused go to `pcap/rejected.pcapng` (created on the first one), on an
 //! interface per side (`from-ch`, `from-sh`), the reason as the comment.
 //!
-//! The files share the run's trace budget (`[output] max_bytes`): past it,
-//! records are counted, not written.
+//! The files share the run's trace budget (`[output] max_bytes`) with the
+//! time series: past it, records are counted, not written.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use xltcp_core::hop::HopDrop;
 use xltcp_core::scenario::CapturePoint;
 use xltcp_core::sim::flow::Side;
@@ -30,6 +32,27 @@ use xltcp_core::time::Time;
 use xltcp_core::wire::{epb_len, Interface, PcapngWriter, LINKTYPE_RAW};
 
 type Writer = PcapngWriter<BufWriter<File>>;
+
+/// The bytes a run's traces (captures and time series, written from
+/// different threads) may still take: `[output] max_bytes` at the start.
+#[derive(Clone, Debug)]
+pub struct TraceBudget(Arc<AtomicU64>);
+
+impl TraceBudget {
+    /// A budget of `max_bytes`.
+    pub fn new(max_bytes: u64) -> Self {
+        TraceBudget(Arc::new(AtomicU64::new(max_bytes)))
+    }
+
+    /// Takes `bytes` from the budget if that many are left.
+    pub fn take(&self, bytes: u64) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(bytes)
+            })
+            .is_ok()
+    }
+}
 
 /// Where one link direction is recorded: its file and interfaces.
 #[derive(Clone, Copy, Debug)]
@@ -49,8 +72,8 @@ pub struct Captures {
     rejected: Option<(Writer, [Interface; 2])>,
     dir: PathBuf,
     snaplen: u32,
-    /// Bytes the files may still take.
-    budget: u64,
+    /// Bytes the run's traces may still take.
+    budget: TraceBudget,
     /// Records past the budget, not written.
     pub not_written: u64,
     error: Option<io::Error>,
@@ -66,14 +89,14 @@ impl Captures {
     /// whose links are named `links` (the hop's layout: per flow its
     /// uplink and downlink, then the wireless down and up directions),
     /// recording at `point` with IP snapshot length `snaplen` (0 = the
-    /// default, 128 bytes) within `max_bytes`.
+    /// default, 128 bytes) within `budget`.
     pub fn create(
         dir: &Path,
         flows: &[String],
         links: &[String],
         point: CapturePoint,
         snaplen: u32,
-        max_bytes: u64,
+        budget: TraceBudget,
     ) -> io::Result<Captures> {
         let snaplen = ip_snaplen(snaplen);
         let pdir = dir.join("pcap");
@@ -84,7 +107,7 @@ impl Captures {
             rejected: None,
             dir: pdir.clone(),
             snaplen,
-            budget: max_bytes,
+            budget,
             not_written: 0,
             error: None,
         };
@@ -110,8 +133,7 @@ impl Captures {
     /// bytes) fits the budget; charged if it does, counted if not.
     fn admit(&mut self, captured: usize, comment: Option<usize>) -> bool {
         let bytes = epb_len(captured, comment) as u64;
-        if self.not_written == 0 && bytes <= self.budget {
-            self.budget -= bytes;
+        if self.not_written == 0 && self.budget.take(bytes) {
             return true;
         }
         self.not_written += 1;
@@ -234,7 +256,7 @@ mod tests {
             &links,
             CapturePoint::Both,
             0,
-            max_bytes,
+            TraceBudget::new(max_bytes),
         )
         .expect("captures open")
     }

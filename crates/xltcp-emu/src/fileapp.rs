@@ -123,7 +123,7 @@ fn transient(e: &std::io::Error) -> bool {
 }
 
 /// Moves the calling thread into network namespace `ns` (`ip netns` name).
-fn enter(ns: &str) -> Result<(), String> {
+pub(crate) fn enter(ns: &str) -> Result<(), String> {
     let path = format!("/run/netns/{ns}");
     let f = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
     // SAFETY: setns on a descriptor we own; it changes this thread only.

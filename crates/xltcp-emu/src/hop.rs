@@ -363,6 +363,11 @@ impl Hop {
         (self.blocked_total + if self.ended { Dur::ZERO } else { open }).as_secs_f64()
     }
 
+    /// Each flow's delivery, shared with other threads.
+    pub fn progress(&self) -> std::sync::Arc<[crate::inorder::Progress]> {
+        self.inorder.progress()
+    }
+
     /// Whether the wireless hop is blocked now.
     pub fn blocked(&self) -> bool {
         !self.ended && self.forced.unwrap_or(self.availability.blocked())

@@ -13,8 +13,14 @@
 //! Only the application's data counts: a flow's [`Framing`] says which of
 //! its connections carry none (iperf3's control connection) and how many
 //! bytes open each data connection before the data (iperf3's cookie).
+//!
+//! Other threads follow each flow through its [`Progress`]: the bytes
+//! delivered so far and the sending port of its data connection (the
+//! time series read Linux's state of that connection).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::Arc;
 use xltcp_core::wire::{Segment, SeqNum};
 
 /// What a flow's application puts on its connections besides its data.
@@ -36,6 +42,15 @@ impl Framing {
     };
 }
 
+/// One flow's delivery as other threads see it.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// The sender's port of the flow's latest data connection (0: none yet).
+    pub data_port: AtomicU16,
+    /// In-order bytes of application data delivered so far.
+    pub delivered: AtomicU64,
+}
+
 /// One connection's receive-side state, offsets relative to the byte after the SYN.
 #[derive(Debug, Default)]
 struct Conn {
@@ -54,17 +69,26 @@ pub struct InOrder {
     framing: Vec<Framing>,
     /// Connections seen per flow.
     opened: Vec<u32>,
+    /// Per flow, for other threads.
+    progress: Arc<[Progress]>,
 }
 
 impl InOrder {
     /// Counts for flows whose applications frame their connections so.
     pub fn new(framing: Vec<Framing>) -> Self {
         let opened = vec![0; framing.len()];
+        let progress = framing.iter().map(|_| Progress::default()).collect();
         InOrder {
             framing,
             opened,
+            progress,
             ..InOrder::default()
         }
+    }
+
+    /// Each flow's progress, shared with other threads.
+    pub fn progress(&self) -> Arc<[Progress]> {
+        self.progress.clone()
     }
 
     /// A segment of `flow` handed to its receiving host.
@@ -77,6 +101,13 @@ impl InOrder {
                     *n += 1;
                     *n - 1
                 });
+                let f = self.framing.get(flow as usize).copied().unwrap_or_default();
+                if let (true, Some(p)) = (
+                    ordinal >= f.control_connections,
+                    self.progress.get(flow as usize),
+                ) {
+                    p.data_port.store(seg.src_port, Ordering::Relaxed);
+                }
                 v.insert(Conn {
                     ordinal,
                     start,
@@ -103,6 +134,7 @@ impl InOrder {
             *e = (*e).max(to);
             return;
         }
+        let before = c.next;
         c.next = c.next.max(to);
         // The gap may now be filled: take every waiting range it reaches.
         while let Some((&f, &t)) = c.pending.first_key_value() {
@@ -111,6 +143,15 @@ impl InOrder {
             }
             c.pending.pop_first();
             c.next = c.next.max(t);
+        }
+        let f = self.framing.get(flow as usize).copied().unwrap_or_default();
+        if let (true, Some(p)) = (
+            c.ordinal >= f.control_connections,
+            self.progress.get(flow as usize),
+        ) {
+            let data = |n: u64| n.saturating_sub(f.preamble);
+            p.delivered
+                .fetch_add(data(c.next) - data(before), Ordering::Relaxed);
         }
     }
 
@@ -180,6 +221,10 @@ mod tests {
         assert_eq!(io.delivered(0), 0, "inside the cookie");
         on_conn(&mut io, 800, 31, 1460, TcpFlags::ACK);
         assert_eq!(io.delivered(0), 1490 - 37);
+        // Other threads see the data connection and its count.
+        let p = io.progress();
+        assert_eq!(p[0].data_port.load(Ordering::Relaxed), 800);
+        assert_eq!(p[0].delivered.load(Ordering::Relaxed), 1490 - 37);
         // A SYN seen again does not open a connection again.
         on_conn(&mut io, 900, 0, 0, TcpFlags::SYN);
         assert_eq!(io.delivered(0), 1490 - 37);
@@ -188,6 +233,7 @@ mod tests {
         on_conn(&mut plain, 900, 0, 0, TcpFlags::SYN);
         on_conn(&mut plain, 900, 1, 184, TcpFlags::ACK);
         assert_eq!(plain.delivered(0), 184);
+        assert_eq!(plain.progress()[0].data_port.load(Ordering::Relaxed), 900);
     }
 
     #[test]

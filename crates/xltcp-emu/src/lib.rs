@@ -30,6 +30,7 @@ pub mod inorder;
 mod orchestrate;
 pub mod plumbing;
 mod sched;
+pub mod series;
 pub mod signals;
 pub mod summary;
 pub mod tun;

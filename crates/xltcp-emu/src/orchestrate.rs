@@ -3,11 +3,12 @@
 
 use crate::apps::{self, AppResult};
 use crate::bridge::{run_loop, LoopReport};
-use crate::capture::Captures;
+use crate::capture::{Captures, TraceBudget};
 use crate::clock::Clock;
 use crate::fileapp::FileFlow;
 use crate::hop::{host_address, Hop};
 use crate::plumbing::{self, HostConfig, Names, Plumbing};
+use crate::series::{SampledFlow, Sampler};
 use crate::signals;
 use crate::summary::{self, LATE_P99_WARN_US};
 use crate::EmuError;
@@ -477,6 +478,7 @@ fn emulate(
             air.trace = Some(xltcp_core::signal::SignalLog::new());
         }
     }
+    let budget = TraceBudget::new(s.output.budget());
     if let Some(dir) = opts.out_dir {
         std::fs::create_dir_all(dir)?;
         if s.output.pcap {
@@ -489,7 +491,7 @@ fn emulate(
                 &links,
                 o.pcap_point,
                 o.pcap_snaplen,
-                o.budget(),
+                budget.clone(),
             )?;
             hop.capture = Some(c);
         }
@@ -507,9 +509,16 @@ fn emulate(
         return Err(EmuError::Setup("TUN devices missing".into()));
     };
     let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
+    hop.blocked_flag = Some(blocked_flag.clone());
     let socket = attach_socket(&mut hop, opts.signal_socket, &blocked_flag)?;
     let stop_dp = AtomicBool::new(false);
     let clock = Clock::start();
+    let sampler = opts.out_dir.filter(|_| s.output.timeseries).map(|dir| {
+        (
+            dir,
+            sampler(s, p, &hop, clock, &blocked_flag, &stop_dp, &budget),
+        )
+    });
     let mut clients: Vec<Option<Client>> = (0..s.flows.len()).map(|_| None).collect();
     let mut interrupted = false;
     let report = std::thread::scope(|scope| -> Result<LoopReport, EmuError> {
@@ -527,6 +536,7 @@ fn emulate(
             };
             scope.spawn(move || server.serve(listener))
         });
+        let series = sampler.map(|(dir, sampler)| scope.spawn(move || sampler.run(dir)));
         let result = control(
             s,
             p,
@@ -541,6 +551,21 @@ fn emulate(
         let report = dp
             .join()
             .map_err(|_| EmuError::Setup("data-path thread panicked".into()))?;
+        if let Some(h) = series {
+            let r = h
+                .join()
+                .map_err(|_| EmuError::Setup("time-series thread panicked".into()))?;
+            if let Some(e) = r.error {
+                warnings.push(format!("the time series stopped early: {e}"));
+            }
+            if r.not_written > 0 {
+                warnings.push(format!(
+                    "the time series reached the trace budget ([output] max_bytes = {} bytes): {} rows not written",
+                    s.output.budget(),
+                    r.not_written
+                ));
+            }
+        }
         if let Some(lost) = server.and_then(|h| h.join().ok()).filter(|&n| n > 0) {
             warnings.push(format!(
                 "{lost} batches of signal lines were lost to clients not reading"
@@ -587,6 +612,49 @@ fn emulate(
     }
     let results = collect_reports(s, clients, opts.out_dir, warnings)?;
     Ok((hop, report, results, cc, counters))
+}
+
+/// The time-series sampler of `s`'s flows (see [`crate::series`]).
+fn sampler<'a>(
+    s: &Scenario,
+    p: &Plumbing,
+    hop: &Hop,
+    clock: Clock,
+    blocked: &'a AtomicBool,
+    stop: &'a AtomicBool,
+    budget: &TraceBudget,
+) -> Sampler<'a> {
+    let mut namespaces: Vec<String> = Vec::new();
+    let flows = s
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (snd, _) = sides(f.direction);
+            let ns = p.names.ns(snd);
+            let namespace = namespaces.iter().position(|n| n == ns).unwrap_or_else(|| {
+                namespaces.push(ns.to_string());
+                namespaces.len() - 1
+            });
+            SampledFlow {
+                name: f.name.clone(),
+                namespace,
+                addr: host_address(snd, i as u32),
+                server_port: apps::PORT,
+            }
+        })
+        .collect();
+    Sampler {
+        namespaces,
+        flows,
+        progress: hop.progress(),
+        interval: s.sim.sample_interval,
+        end: Time::ZERO + s.sim.duration,
+        clock,
+        blocked,
+        stop,
+        budget: budget.clone(),
+    }
 }
 
 /// The control thread's part: starts clients at their times, reports

@@ -152,6 +152,80 @@ fn file_flows_deliver_every_byte_and_complete_in_both_directions() {
     assert_nothing_left();
 }
 
+#[test]
+fn linux_tcp_state_is_sampled_into_the_simulators_time_series() {
+    let Some(_one) = emu_or_skip("linux_tcp_state_is_sampled") else {
+        return;
+    };
+    // An iperf3 download (a control connection beside its data connection)
+    // and a file upload (one connection, from the other host's namespace),
+    // with losses on the download's direction.
+    let flows = "[wireless.loss.down]\nmodel = \"iid\"\np = 0.01\n\
+                 [[flow]]\nname = \"down\"\n\
+                 [[flow]]\nname = \"up\"\napp = \"file\"\nsize = \"1MB\"\ndirection = \"up\"\n";
+    let s = scenario(&format!("{HOP}{flows}"));
+    let out = tmp("series");
+    let sum = xltcp_emu::run(
+        &s,
+        EmuOptions {
+            out_dir: Some(&out),
+            ..Default::default()
+        },
+    )
+    .expect("emulation runs");
+    let read = |flow: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(out.join(format!("timeseries/{flow}.csv")))
+            .expect("a time series per flow");
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(xltcp_emu::series::HEADER));
+        lines
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let num = |r: &[String], i: usize| -> f64 { r[i].parse().unwrap_or(f64::NAN) };
+    let down = read("down");
+    // 100 ms samples over 3 s, from the data connection's opening.
+    assert!((20..=31).contains(&down.len()), "{} rows", down.len());
+    for w in down.windows(2) {
+        assert!(num(&w[1], 0) > num(&w[0], 0), "time goes forward");
+        assert!(
+            num(&w[1], 7) >= num(&w[0], 7),
+            "snd_una_rel never goes back"
+        );
+    }
+    for r in &down {
+        assert!(num(r, 0) <= 3.0 && num(r, 1) > 0.0, "{r:?}");
+        assert!(
+            num(r, 6) >= num(r, 7),
+            "sent at least what is acknowledged: {r:?}"
+        );
+        assert_eq!(r[10], "0", "the hop is never blocked here");
+    }
+    assert!(
+        down.iter().any(|r| !r[2].is_empty()),
+        "1 % loss over 3 s reduces the window at least once"
+    );
+    // The goodput column sums to the in-order bytes counted between the
+    // first and the last row: most of the flow's, none of the control's.
+    let summed: f64 = down
+        .windows(2)
+        .map(|w| num(&w[1], 8) * (num(&w[1], 0) - num(&w[0], 0)) / 8.0)
+        .sum();
+    let delivered = sum.flows[0].bytes_delivered as f64;
+    assert!(
+        summed <= delivered * 1.01 && summed > 0.7 * delivered,
+        "{summed} of {delivered}"
+    );
+    let up = read("up");
+    assert!(up.len() >= 3, "{} rows", up.len());
+    let acked = up.iter().map(|r| num(r, 7)).fold(0.0, f64::max);
+    assert!(
+        acked > 0.0 && acked <= 1_000_002.0,
+        "the SYN, the file, the FIN: {acked}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// Nothing of a finished run remains: namespaces, devices, processes.
 fn assert_nothing_left() {
     let pid = std::process::id();
