@@ -213,6 +213,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "min_rto": format_duration(t.min_rto),
         "max_rto": format_duration(t.max_rto),
         "min_rto_mode": match t.min_rto_mode { MinRtoMode::Rfc6298 => "rfc6298", MinRtoMode::Linux => "linux" },
+        "rtt_estimator": match t.rtt_estimator { RttEstimatorKind::Rfc6298 => "rfc6298", RttEstimatorKind::Linux => "linux" },
         "frto": t.frto,
         "frto_variant": match t.frto_variant { FrtoVariant::Rfc5682 => "rfc5682", FrtoVariant::Linux => "linux" },
         "rack": t.rack,

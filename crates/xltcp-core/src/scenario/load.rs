@@ -219,6 +219,10 @@ const MIN_RTO_MODES: &[(&str, MinRtoMode)] = &[
     ("rfc6298", MinRtoMode::Rfc6298),
     ("linux", MinRtoMode::Linux),
 ];
+const RTT_ESTIMATORS: &[(&str, RttEstimatorKind)] = &[
+    ("rfc6298", RttEstimatorKind::Rfc6298),
+    ("linux", RttEstimatorKind::Linux),
+];
 const FRTO_VARIANTS: &[(&str, FrtoVariant)] = &[
     ("rfc5682", FrtoVariant::Rfc5682),
     ("linux", FrtoVariant::Linux),
@@ -266,6 +270,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             "min_rto_mode",
             b.min_rto_mode,
             rd::choice(MIN_RTO_MODES),
+        ),
+        rtt_estimator: t.read(
+            cx,
+            "rtt_estimator",
+            b.rtt_estimator,
+            rd::choice(RTT_ESTIMATORS),
         ),
         frto: t.read(cx, "frto", b.frto, rd::boolean),
         frto_variant: t.read(

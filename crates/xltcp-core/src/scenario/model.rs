@@ -160,6 +160,10 @@ pub use crate::tcp::MinRtoMode;
 /// [`crate::tcp::RttSampling`].
 pub use crate::tcp::RttSampling;
 
+/// How SRTT and the RTO's variance term are kept (`rtt_estimator`): the
+/// endpoint's own [`crate::tcp::RttEstimatorKind`].
+pub use crate::tcp::RttEstimatorKind;
+
 /// Which F-RTO runs (`frto_variant`): the endpoint's own
 /// [`crate::tcp::FrtoVariant`].
 pub use crate::tcp::FrtoVariant;
@@ -201,6 +205,10 @@ pub struct TcpSpec {
     /// min_rto)) or "linux" (RTO = SRTT + max(4·RTTVAR, min_rto), as
     /// Linux computes it).
     pub min_rto_mode: MinRtoMode,
+    /// `rtt_estimator`: "rfc6298" (default) or "linux" (Linux's estimator:
+    /// the variance term held at its largest for a round trip, at least
+    /// min_rto, RTO = SRTT + that term).
+    pub rtt_estimator: RttEstimatorKind,
     /// `frto`: F-RTO (RFC 5682) after a timeout (default false; Linux runs
     /// it by default, `net.ipv4.tcp_frto`).
     pub frto: bool,
@@ -857,6 +865,7 @@ impl Default for TcpSpec {
             min_rto: c.min_rto,
             max_rto: c.max_rto,
             min_rto_mode: c.min_rto_mode,
+            rtt_estimator: c.rtt_estimator,
             frto: c.frto,
             frto_variant: c.frto_variant,
             rack: c.rack,
@@ -887,6 +896,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             min_rto: spec.min_rto,
             max_rto: spec.max_rto,
             min_rto_mode: spec.min_rto_mode,
+            rtt_estimator: spec.rtt_estimator,
             frto: spec.frto,
             frto_variant: spec.frto_variant,
             rack: spec.rack,

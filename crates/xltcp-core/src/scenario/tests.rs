@@ -87,6 +87,7 @@ initial_rto = "3s"
 min_rto = "200ms"
 max_rto = "120s"
 min_rto_mode = "linux"
+rtt_estimator = "linux"
 frto = true
 frto_variant = "linux"
 rack = true
@@ -145,6 +146,7 @@ timeseries = false
         min_rto: Dur::from_millis(200),
         max_rto: Dur::from_secs(120),
         min_rto_mode: MinRtoMode::Linux,
+        rtt_estimator: RttEstimatorKind::Linux,
         frto: true,
         frto_variant: FrtoVariant::Linux,
         rack: true,

@@ -36,6 +36,24 @@ pub enum MinRtoMode {
     Linux,
 }
 
+/// How SRTT and the variance term of the RTO are kept (`rtt_estimator`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RttEstimatorKind {
+    /// RFC 6298 (2.2)-(2.3): RTTVAR moves by a quarter of each sample's
+    /// deviation; where the minimum applies is `min_rto_mode`.
+    #[default]
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `__tcp_set_rto`): the first sample sets
+    /// the variance term to twice the RTT (at least the minimum RTO); a
+    /// sample below SRTT moves it with an eighth of RFC 6298's gain; its
+    /// largest value within a round trip is held, at least the minimum RTO,
+    /// and lowered by a quarter of the way towards the round trip's own
+    /// largest once per round trip (SND.UNA passing the SND.NXT of the
+    /// last lowering). RTO = SRTT + that held term; `min_rto_mode` then
+    /// makes no difference.
+    Linux,
+}
+
 /// Where RTT samples come from (`rtt_sampling`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RttSampling {
@@ -44,7 +62,10 @@ pub enum RttSampling {
     #[default]
     Timed,
     /// As Linux: every ACK that newly acknowledges (or SACKs) a segment
-    /// never resent gives a sample (see `rack.rs`).
+    /// never resent gives a sample, taken before the echoed timestamp; and
+    /// an ACK that only SACKs data sent before the first unacknowledged
+    /// segment's last transmission restarts the retransmission timer (see
+    /// `rack.rs`).
     EveryAck,
 }
 
@@ -93,6 +114,8 @@ pub struct Config {
     pub max_rto: Dur,
     /// Where `min_rto` applies.
     pub min_rto_mode: MinRtoMode,
+    /// How SRTT and the RTO's variance term are kept.
+    pub rtt_estimator: RttEstimatorKind,
     /// F-RTO (RFC 5682): after a timeout, tell a spurious one from a real
     /// one by sending new data, and undo the window reduction if it was
     /// spurious (see `recovery.rs`).
@@ -138,6 +161,7 @@ impl Default for Config {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             min_rto_mode: MinRtoMode::Rfc6298,
+            rtt_estimator: RttEstimatorKind::Rfc6298,
             frto: false,
             frto_variant: FrtoVariant::Rfc5682,
             rack: false,

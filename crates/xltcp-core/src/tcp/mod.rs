@@ -113,7 +113,9 @@ mod tests_recovery;
 mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
-pub use config::{Config, FrtoVariant, MinRtoMode, Profile, Recovery, RttSampling};
+pub use config::{
+    Config, FrtoVariant, MinRtoMode, Profile, Recovery, RttEstimatorKind, RttSampling,
+};
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
 pub use stats::Stats;
@@ -268,6 +270,9 @@ pub struct Endpoint {
     /// Both ends sent the window scale option.
     pub(crate) ws_ok: bool,
     pub(crate) ts_ok: bool,
+    /// The ACK being processed gave an RTT sample from the send log
+    /// (every-ACK sampling), which takes precedence over its timestamp.
+    pub(crate) ack_sampled: bool,
     /// Shift applied to windows we receive.
     pub(crate) snd_wscale: u8,
     /// Shift applied to windows we send.
@@ -388,6 +393,9 @@ impl Endpoint {
         if config.min_rto_mode == MinRtoMode::Linux {
             rtt = rtt.with_min_on_variance();
         }
+        if config.rtt_estimator == RttEstimatorKind::Linux {
+            rtt = rtt.as_linux();
+        }
         let smss = config.mss.max(1);
         let recovery = config.recovery;
         Endpoint {
@@ -401,6 +409,7 @@ impl Endpoint {
             sack_ok: false,
             ws_ok: false,
             ts_ok: false,
+            ack_sampled: false,
             snd_wscale: 0,
             rcv_wscale: 0,
             recovery,

@@ -254,6 +254,11 @@ impl SentLog {
         self.recs.iter().find(|r| r.lost)
     }
 
+    /// The lowest segment not acknowledged (at SND.UNA).
+    pub fn first(&self) -> Option<&TxRecord> {
+        self.recs.front()
+    }
+
     /// The last segment sent.
     pub fn last(&self) -> Option<&TxRecord> {
         self.recs.back()
@@ -345,10 +350,28 @@ impl Endpoint {
             self.sent.sack(self.scoreboard.ranges(), &mut d, &mut fack);
         }
         self.rack.fack = fack;
-        if self.config.rtt_sampling == RttSampling::EveryAck && !self.ts_ok {
+        // As Linux (`tcp_ack_update_rtt`), the ACK's own timing comes first,
+        // with timestamps on too: the first segment it newly acknowledges, or
+        // else SACKs, never resent. The echoed timestamp serves only an ACK
+        // that advances SND.UNA without such a segment.
+        self.ack_sampled = false;
+        if self.config.rtt_sampling == RttSampling::EveryAck {
             let first = d.first_acked.or(d.first_sacked);
             if let Some(sent) = first {
-                self.rtt.on_sample(now.saturating_since(sent));
+                let una = ack.max(self.snd_una);
+                self.rtt
+                    .on_ack_sample(now.saturating_since(sent), una, self.snd_max);
+                self.ack_sampled = true;
+            }
+            // Linux (`tcp_clean_rtx_queue`): an ACK that moves nothing but
+            // SACKs data sent before the head's last transmission restarts
+            // the retransmission timer with the RTO its sample just set.
+            let head_sent = self.sent.first().map(|r| r.xmit);
+            if let (None, Some(sacked), Some(head)) = (d.first_acked, d.first_sacked, head_sent) {
+                let running = self.timers.get(Timer::Rto).is_some();
+                if ack <= self.snd_una && sacked < head && running && !self.frozen {
+                    self.timers.set(Timer::Rto, now + self.rtt.rto());
+                }
             }
         }
         // RFC 8985 §6.2 step 1: min_RTT from the samples of segments never resent.

@@ -590,13 +590,18 @@ impl Endpoint {
         }
     }
 
-    /// RTT sample from TSecr (RFC 7323 §4.1) or from the timed segment (Karn).
+    /// RTT sample from TSecr (RFC 7323 §4.1) or from the timed segment
+    /// (Karn), unless every-ACK sampling took one from this ACK already.
     pub(crate) fn take_rtt_sample(&mut self, now: Time, seg: &Segment) {
+        if std::mem::take(&mut self.ack_sampled) {
+            return;
+        }
         if self.ts_ok {
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let ms = Self::ts_now(now).wrapping_sub(tsecr);
                 if ms < 1 << 31 {
-                    self.rtt.on_sample(Dur::from_millis(u64::from(ms)));
+                    let r = Dur::from_millis(u64::from(ms));
+                    self.rtt.on_ack_sample(r, self.snd_una, self.snd_max);
                     self.rtt_probe = None;
                     return;
                 }
@@ -606,7 +611,8 @@ impl Endpoint {
         // rest (`rack.rs`).
         if let Some((end, sent)) = self.rtt_probe {
             if seg.ack >= end {
-                self.rtt.on_sample(now.saturating_since(sent));
+                let r = now.saturating_since(sent);
+                self.rtt.on_ack_sample(r, self.snd_una, self.snd_max);
                 self.rtt_probe = None;
             }
         }

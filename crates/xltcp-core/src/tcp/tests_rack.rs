@@ -200,6 +200,84 @@ fn every_ack_sampling_ends_the_back_off_with_a_sack_of_data_never_resent() {
     assert_eq!(ep.rto(), Dur::from_secs(2));
 }
 
+/// As [`sacked_after_timeout`] with timestamps on: the segments stamped
+/// 100 ms, the first resent (stamped 1100 ms) at 1100 ms.
+fn timed_out_with_timestamps(rtt_sampling: RttSampling) -> Endpoint {
+    let c = Config {
+        rtt_sampling,
+        timestamps: true,
+        ..sack_cfg()
+    };
+    let mut syn_ack = syn_ack(&c);
+    syn_ack.options.timestamps = Some((7, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    recv!(ep, ms(0));
+    send!(ep, ms(100), syn_ack);
+    recv!(ep, ms(100));
+    ep.write(40_000);
+    for k in 0..10 {
+        let seg = recv!(ep, ms(100)).segment;
+        assert_eq!(seg.seq, s(1000 * k));
+        assert_eq!(seg.options.timestamps.map(|t| t.0), Some(100));
+    }
+    ep.handle_timeout(ms(1100));
+    assert!(recv!(ep, ms(1100)).retransmission);
+    assert_eq!(ep.rto(), Dur::from_secs(2));
+    ep
+}
+
+#[test]
+fn every_ack_sampling_with_timestamps_samples_a_sack_as_linux_does() {
+    // A duplicate ACK SACKing the originals of 1-9 (sent at 100 ms, never
+    // resent), echoing the stamp the receiver last took in order.
+    let mut sacked = sack_ack(s(0), &[(s(1000), s(10_000))]);
+    sacked.options.timestamps = Some((8, 100));
+    let mut ep = timed_out_with_timestamps(RttSampling::EveryAck);
+    send!(ep, ms(1150), sacked.clone());
+    // Sample 1050 ms, as without timestamps: SRTT 218.75 ms.
+    assert_eq!(ep.srtt(), Some(Dur::from_micros(218_750)));
+    assert_eq!(ep.rto(), Dur::from_micros(1_318_750));
+    // RFC 7323 alone takes no sample from an ACK that does not advance.
+    let mut ep = timed_out_with_timestamps(RttSampling::Timed);
+    send!(ep, ms(1150), sacked);
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)));
+}
+
+#[test]
+fn every_ack_sampling_with_timestamps_falls_back_to_the_echo_for_resent_data() {
+    let mut ep = timed_out_with_timestamps(RttSampling::EveryAck);
+    // Only the resent segment 0 is acknowledged (Karn: no timing of its
+    // own); its echo of 1100 ms gives a 50 ms sample, one and only one.
+    let mut ack = peer(r(0), s(1000), 0);
+    ack.options.timestamps = Some((8, 1100));
+    send!(ep, ms(1150), ack);
+    // SRTT 100 -> 93.75 ms (7/8 of 100 plus 1/8 of 50).
+    assert_eq!(ep.srtt(), Some(Dur::from_micros(93_750)));
+}
+
+#[test]
+fn every_ack_sampling_restarts_the_timer_on_a_sack_of_data_sent_before_the_head() {
+    // The head was resent at 1100 ms (timer at 3100 ms, RTO backed off to
+    // 2 s); the SACK of originals sent at 100 ms samples 1050 ms and, as
+    // Linux, restarts the timer with the new RTO of 1.31875 s.
+    let ep = sacked_after_timeout(RttSampling::EveryAck);
+    assert_eq!(
+        ep.timers.get(Timer::Rto),
+        Some(ms(1150) + Dur::from_micros(1_318_750))
+    );
+    let ep = sacked_after_timeout(RttSampling::Timed);
+    assert_eq!(ep.timers.get(Timer::Rto), Some(ms(3100)));
+    // Data sent with the head, SACKed: the timer runs on.
+    let mut ep = ten_out(Config {
+        rtt_sampling: RttSampling::EveryAck,
+        ..sack_cfg()
+    });
+    let armed = ep.timers.get(Timer::Rto);
+    send!(ep, ms(250), sack_ack(s(0), &[(s(1000), s(2000))]));
+    assert_eq!(ep.timers.get(Timer::Rto), armed);
+}
+
 #[test]
 fn every_ack_sampling_takes_no_sample_from_an_ack_of_resent_data() {
     let mut ep = ten_out(Config {
