@@ -2,7 +2,7 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--only TEXT] [--set key=value]...`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--only TEXT] [--set key=value]... [--as-linux]`
 //!
 //! `p2p` (the default): the point-to-point cases of `fidelity/`;
 //! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
@@ -16,6 +16,8 @@
 //! and paper 001's 802.11a cell with its primary users, regular and with
 //! DSASync (`scenarios/dsasync/{regular,dsasync}-{down,up}.toml`).
 //! `--only TEXT` keeps the cases whose label contains `TEXT`.
+//! `--as-linux` runs the simulator with [`scenario::AS_LINUX`] (its TCP
+//! doing what Linux's always does), the emulator as the scenario says.
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -120,8 +122,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut seeds, mut extra, mut group) = (3u64, Vec::new(), String::from("p2p"));
     let mut only = String::new();
+    let mut as_linux = false;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--as-linux" => as_linux = true,
             "--seeds" => seeds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "--set" => extra.extend(args.next()),
             "--cases" => group = args.next().unwrap_or_default(),
@@ -129,7 +133,8 @@ fn main() {
             _ => {}
         }
     }
-    println!("| case | sim goodput (Mbit/s) | emu goodput (Mbit/s) | gap | sim retx | emu retx | gap | sim RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
+    let sim = if as_linux { "sim as Linux" } else { "sim" };
+    println!("| case | {sim} goodput (Mbit/s) | emu goodput (Mbit/s) | gap | {sim} retx | emu retx | gap | {sim} RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, file, mut sets) in cases(&group) {
         if !label.contains(&only) {
@@ -137,6 +142,16 @@ fn main() {
         }
         sets.extend(extra.iter().cloned());
         let s = scenario::load_file(Path::new(&file), &sets).expect("valid fidelity scenario");
+        let linux_sets: Vec<String> = sets
+            .iter()
+            .cloned()
+            .chain(scenario::AS_LINUX.iter().map(|s| s.to_string()))
+            .collect();
+        let s_sim = if as_linux {
+            scenario::load_file(Path::new(&file), &linux_sets).expect("valid fidelity scenario")
+        } else {
+            s.clone()
+        };
         // Linux's loss probes are counted in the sender's namespace.
         let sender = match s.flows[0].direction {
             scenario::Direction::Down => "ch",
@@ -145,7 +160,7 @@ fn main() {
         let (mut a, mut b) = (Row::default(), Row::default());
         for seed in 1..=seeds {
             let r = sim::run(
-                &s,
+                &s_sim,
                 sim::RunOptions {
                     seed: Some(seed),
                     ..Default::default()

@@ -13,7 +13,7 @@
 //! | `time_s` | emulation time of the sample |
 //! | `cwnd_bytes`, `ssthresh_bytes` | `tcpi_snd_cwnd`, `tcpi_snd_ssthresh` (segments) times `tcpi_snd_mss`; the threshold empty while Linux holds it "infinite" (before the first reduction), as the simulator leaves it |
 //! | `srtt_s`, `rto_s` | `tcpi_rtt`, `tcpi_rto` |
-//! | `flight_bytes` | Linux's packets in flight (`unacked − sacked − lost + retrans`) times the MSS |
+//! | `flight_bytes` | `tcpi_unacked` times the MSS: SND.NXT − SND.UNA, the simulator's FlightSize (SACKed and lost segments included) |
 //! | `snd_max_rel` | sequence space sent: the SYN and the bytes sent once (`tcpi_bytes_sent − tcpi_bytes_retrans`) |
 //! | `snd_una_rel` | sequence space acknowledged, the SYN's included: `tcpi_bytes_acked` |
 //! | `goodput_bps` | the base station's in-order count of the flow's data over the interval, the simulator's goodput |
@@ -168,7 +168,6 @@ fn state_name(ca_state: u8) -> &'static str {
 pub fn row(t: Time, info: &TcpInfo, delivered_bits: f64, over_s: f64, blocked: bool) -> String {
     let mss = u64::from(info.snd_mss);
     let segments = |n: u32| u64::from(n) * mss;
-    let in_flight = (info.unacked + info.retrans).saturating_sub(info.sacked + info.lost);
     let mut s = String::with_capacity(120);
     let _ = writeln!(
         s,
@@ -184,7 +183,7 @@ pub fn row(t: Time, info: &TcpInfo, delivered_bits: f64, over_s: f64, blocked: b
             .map(|us| format!("{:.6}", f64::from(us) / 1e6))
             .unwrap_or_default(),
         f64::from(info.rto) / 1e6,
-        segments(in_flight),
+        segments(info.unacked),
         1 + info.bytes_sent.saturating_sub(info.bytes_retrans),
         info.bytes_acked,
         if over_s > 0.0 {
@@ -391,14 +390,14 @@ mod tests {
         i.snd_ssthresh = 7;
         i.rtt = 45_500;
         i.rto = 245_000;
-        // 20 unacknowledged, 4 SACKed, 3 marked lost, 2 of them resent.
+        // 20 unacknowledged (4 SACKed, 3 marked lost, 2 of them resent).
         (i.unacked, i.sacked, i.lost, i.retrans) = (20, 4, 3, 2);
         (i.bytes_sent, i.bytes_retrans, i.bytes_acked) = (100_000, 2_896, 50_000);
         i.ca_state = 3;
         let r = row(Time::ZERO + Dur::from_millis(2_500), &i, 8e6, 0.1, true);
         assert_eq!(
             r,
-            "2.500,14480,10136,0.045500,0.245000,21720,97105,50000,80000000,recovery,1\n"
+            "2.500,14480,10136,0.045500,0.245000,28960,97105,50000,80000000,recovery,1\n"
         );
     }
 }

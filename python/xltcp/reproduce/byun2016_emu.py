@@ -14,9 +14,13 @@ primary-user period, its RTT samples from every ACK of data never resent
 sooner), its Proportional Rate Reduction in SACK recovery (``tcp.prr``)
 and its undo of a timeout whose ACK echoes an original's timestamp
 (``tcp.eifel``, acting only with timestamps, which the presets leave
-off), and Linux's own F-RTO where a scenario turns F-RTO on
-(``tcp.frto_variant = "linux"``; the presets leave it off). None of them
-can be switched off in Linux; RACK and the tail loss probe can, and run in
+off), Linux's own F-RTO where a scenario turns F-RTO on
+(``tcp.frto_variant = "linux"``; the presets leave it off), its RTT
+estimator (``tcp.rtt_estimator = "linux"``: the variance term held at its
+largest for a round trip), its slow start by every byte acknowledged
+(``tcp.abc_limit = 0``) and its ssthresh from cwnd
+(``tcp.ssthresh_from = "cwnd"``). None of them can be switched off in
+Linux; RACK and the tail loss probe can, and run in
 both engines as the scenario says (off in the presets).
 
 TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
@@ -52,7 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xltcp import runner
+from xltcp import _core, runner
 from xltcp.reproduce import byun2016
 from xltcp.stats import mean_ci
 
@@ -62,14 +66,11 @@ DEFAULT_SEEDS: tuple[int, ...] = (1, 2, 3)
 #: Emulated seconds per run when the overrides do not set ``sim.duration``.
 DEFAULT_DURATION = "60s"
 
-#: The overrides that give the simulator what Linux always does.
-AS_LINUX: tuple[str, ...] = (
-    'tcp.min_rto_mode="linux"',
-    'tcp.rtt_sampling="every_ack"',
-    "tcp.prr=true",
-    "tcp.eifel=true",
-    'tcp.frto_variant="linux"',
-)
+#: The overrides that give the simulator what Linux always does (the
+#: core's list: RTO rule and estimator, every-ACK samples, PRR, Eifel,
+#: Linux's F-RTO, unlimited byte counting in slow start, ssthresh from cwnd,
+#: SACK recovery when SACK is negotiated).
+AS_LINUX: tuple[str, ...] = tuple(_core.AS_LINUX)
 
 #: The engines of a row: (key, column title).
 ENGINES: tuple[tuple[str, str], ...] = (
@@ -134,8 +135,6 @@ def plan(overrides: Sequence[str] = ()) -> list[Config]:
     run as :data:`TCP_LR_SUBSTITUTE` (their refusal is then the
     substitute's, ``None`` when it runs, and ``shipped_refusal`` keeps
     the emulator's reason for TCP-LR itself)."""
-    from xltcp import _core
-
     out = []
     for family, _ in byun2016.FAMILIES:
         for name, label in byun2016.CONFIGS:
@@ -213,8 +212,6 @@ def run(
     its substitute, beside the simulator's TCP-LR as shipped), the
     emulator ``repeats`` times per seed; the per-seed rows and the refused
     configurations."""
-    from xltcp import _core
-
     overrides = with_duration(overrides)
     rows, refused = [], []
     for c in plan(overrides):
@@ -328,8 +325,7 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
         "and detectors in real time) against the simulator's NewReno on the same "
         "scenario, seed and duration, as shipped and doing what Linux always does "
-        "(min_rto_mode = linux, rtt_sampling = every_ack, prr = true, eifel = true, "
-        "frto_variant = linux). "
+        f"({', '.join(s.replace('tcp.', '') for s in AS_LINUX)}). "
         "gap = emulator / simulator - 1, against each.",
         "",
         "| configuration | "

@@ -223,6 +223,10 @@ const RTT_ESTIMATORS: &[(&str, RttEstimatorKind)] = &[
     ("rfc6298", RttEstimatorKind::Rfc6298),
     ("linux", RttEstimatorKind::Linux),
 ];
+const SSTHRESH_FROM: &[(&str, SsthreshFrom)] = &[
+    ("flight_size", SsthreshFrom::FlightSize),
+    ("cwnd", SsthreshFrom::Cwnd),
+];
 const FRTO_VARIANTS: &[(&str, FrtoVariant)] = &[
     ("rfc5682", FrtoVariant::Rfc5682),
     ("linux", FrtoVariant::Linux),
@@ -259,6 +263,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         window_scale: t.read(cx, "window_scale", b.window_scale, rd::boolean),
         mss: mss.clamp(64, 65495) as u32,
         initial_window: t.read(cx, "initial_window", b.initial_window as i128, iw) as u32,
+        abc_limit: t.read(cx, "abc_limit", b.abc_limit as i128, rd::int_in(0, 64)) as u32,
         limited_transmit: t.read(cx, "limited_transmit", b.limited_transmit, rd::boolean),
         delayed_ack_segments: t.read(cx, "delayed_ack", b.delayed_ack_segments as i128, da) as u32,
         delayed_ack_timeout: t.read(cx, "delayed_ack_timeout", b.delayed_ack_timeout, rd::dur),
@@ -276,6 +281,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             "rtt_estimator",
             b.rtt_estimator,
             rd::choice(RTT_ESTIMATORS),
+        ),
+        ssthresh_from: t.read(
+            cx,
+            "ssthresh_from",
+            b.ssthresh_from,
+            rd::choice(SSTHRESH_FROM),
         ),
         frto: t.read(cx, "frto", b.frto, rd::boolean),
         frto_variant: t.read(

@@ -35,6 +35,25 @@ pub use load::{load_file, load_str, MAX_FLOWS};
 pub use load_cr::frame_layout;
 pub use model::*;
 
+/// The overrides (`--set` arguments) that give the simulator's TCP what
+/// Linux's always does: its RTO rule and estimator, an RTT sample from
+/// every ACK, PRR, Eifel detection with timestamps, its reading of F-RTO,
+/// byte counting without a limit in slow start, ssthresh from cwnd, and
+/// SACK recovery whenever SACK is negotiated. RACK, the tail loss probe
+/// and F-RTO itself stay as the scenario says: the emulator switches them
+/// on Linux from the same keys.
+pub const AS_LINUX: &[&str] = &[
+    "tcp.min_rto_mode=\"linux\"",
+    "tcp.rtt_estimator=\"linux\"",
+    "tcp.rtt_sampling=\"every_ack\"",
+    "tcp.prr=true",
+    "tcp.eifel=true",
+    "tcp.frto_variant=\"linux\"",
+    "tcp.abc_limit=0",
+    "tcp.ssthresh_from=\"cwnd\"",
+    "tcp.recovery=\"sack\"",
+];
+
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

@@ -160,6 +160,10 @@ pub use crate::tcp::MinRtoMode;
 /// [`crate::tcp::RttSampling`].
 pub use crate::tcp::RttSampling;
 
+/// What a loss halves into ssthresh (`ssthresh_from`): the endpoint's own
+/// [`crate::tcp::SsthreshFrom`].
+pub use crate::tcp::SsthreshFrom;
+
 /// How SRTT and the RTO's variance term are kept (`rtt_estimator`): the
 /// endpoint's own [`crate::tcp::RttEstimatorKind`].
 pub use crate::tcp::RttEstimatorKind;
@@ -188,6 +192,10 @@ pub struct TcpSpec {
     pub mss: u32,
     /// `initial_window`: segments (default 10, RFC 6928); 1..=100.
     pub initial_window: u32,
+    /// `abc_limit`: most SMSS one ACK adds to cwnd in slow start, RFC
+    /// 3465's L: 1 (default, RFC 5681's min(N, SMSS)), 2 (RFC 3465), ...,
+    /// or 0: all it acknowledges, up to ssthresh, as Linux; 0..=64.
+    pub abc_limit: u32,
     /// `limited_transmit`: RFC 3042 (default true).
     pub limited_transmit: bool,
     /// `delayed_ack`: ACK at least every this many full segments (default 2;
@@ -209,6 +217,9 @@ pub struct TcpSpec {
     /// the variance term held at its largest for a round trip, at least
     /// min_rto, RTO = SRTT + that term).
     pub rtt_estimator: RttEstimatorKind,
+    /// `ssthresh_from`: "flight_size" (default: RFC 5681's max(FlightSize/2,
+    /// 2·SMSS)) or "cwnd" (max(cwnd/2, 2·SMSS), as Linux's Reno).
+    pub ssthresh_from: SsthreshFrom,
     /// `frto`: F-RTO (RFC 5682) after a timeout (default false; Linux runs
     /// it by default, `net.ipv4.tcp_frto`).
     pub frto: bool,
@@ -858,6 +869,7 @@ impl Default for TcpSpec {
             window_scale: c.window_scale,
             mss: c.mss,
             initial_window: c.initial_window,
+            abc_limit: c.abc_limit,
             limited_transmit: c.limited_transmit,
             delayed_ack_segments: c.delayed_ack_segments,
             delayed_ack_timeout: c.delayed_ack_timeout,
@@ -866,6 +878,7 @@ impl Default for TcpSpec {
             max_rto: c.max_rto,
             min_rto_mode: c.min_rto_mode,
             rtt_estimator: c.rtt_estimator,
+            ssthresh_from: c.ssthresh_from,
             frto: c.frto,
             frto_variant: c.frto_variant,
             rack: c.rack,
@@ -885,6 +898,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
         crate::tcp::Config {
             mss: spec.mss,
             initial_window: spec.initial_window,
+            abc_limit: spec.abc_limit,
             sack: spec.sack,
             timestamps: spec.timestamps,
             window_scale: spec.window_scale,
@@ -897,6 +911,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             max_rto: spec.max_rto,
             min_rto_mode: spec.min_rto_mode,
             rtt_estimator: spec.rtt_estimator,
+            ssthresh_from: spec.ssthresh_from,
             frto: spec.frto,
             frto_variant: spec.frto_variant,
             rack: spec.rack,

@@ -80,6 +80,7 @@ timestamps = true
 window_scale = false
 mss = 536
 initial_window = 4
+abc_limit = 0
 limited_transmit = false
 delayed_ack = 1
 delayed_ack_timeout = "40ms"
@@ -88,6 +89,7 @@ min_rto = "200ms"
 max_rto = "120s"
 min_rto_mode = "linux"
 rtt_estimator = "linux"
+ssthresh_from = "cwnd"
 frto = true
 frto_variant = "linux"
 rack = true
@@ -139,6 +141,7 @@ timeseries = false
         window_scale: false,
         mss: 536,
         initial_window: 4,
+        abc_limit: 0,
         limited_transmit: false,
         delayed_ack_segments: 1,
         delayed_ack_timeout: Dur::from_millis(40),
@@ -147,6 +150,7 @@ timeseries = false
         max_rto: Dur::from_secs(120),
         min_rto_mode: MinRtoMode::Linux,
         rtt_estimator: RttEstimatorKind::Linux,
+        ssthresh_from: SsthreshFrom::Cwnd,
         frto: true,
         frto_variant: FrtoVariant::Linux,
         rack: true,
@@ -646,4 +650,20 @@ fn to_toml_round_trips_every_shipped_scenario() {
     let mut big_seed = full.clone();
     big_seed.sim.seed = u64::MAX;
     assert_eq!(reload(&big_seed), big_seed);
+}
+
+#[test]
+fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
+    let s = load(MINIMAL, crate::scenario::AS_LINUX).expect("valid keys");
+    let t = &s.flows[0].tcp;
+    assert_eq!(t.min_rto_mode, MinRtoMode::Linux);
+    assert_eq!(t.rtt_estimator, RttEstimatorKind::Linux);
+    assert_eq!(t.rtt_sampling, RttSampling::EveryAck);
+    assert!(t.prr && t.eifel);
+    assert_eq!(t.frto_variant, FrtoVariant::Linux);
+    assert_eq!(t.abc_limit, 0);
+    assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);
+    assert_eq!(t.recovery, RecoverySpec::Sack);
+    // What the emulator switches on Linux from the scenario stays its own.
+    assert!(!t.rack && !t.tlp && !t.frto);
 }

@@ -6,6 +6,10 @@
 //!
 //! Congestion avoidance uses byte counting (RFC 5681 §3.1, the RECOMMENDED
 //! variant): at most one SMSS of growth per window of acknowledged bytes.
+//! Slow start grows by what an ACK acknowledges up to a limit per ACK:
+//! RFC 5681's one SMSS by default, RFC 3465's L (`abc_limit`), or none, as
+//! Linux, which then stops at ssthresh and counts the rest towards
+//! congestion avoidance (`tcp_slow_start`).
 
 use super::config::Profile;
 
@@ -26,16 +30,27 @@ pub enum CongestionControl {
 }
 
 /// State of the RFC 5681 controller.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct NewReno {
     /// Bytes acknowledged since cwnd last grew in congestion avoidance.
     bytes_acked: u64,
+    /// Most SMSS one ACK adds in slow start (RFC 3465's L); 0: no limit.
+    abc_limit: u32,
 }
 
 impl CongestionControl {
-    /// The standard controller.
+    /// The standard controller (RFC 5681: one SMSS per ACK in slow start).
     pub fn new_reno() -> CongestionControl {
-        CongestionControl::NewReno(NewReno::default())
+        CongestionControl::new_reno_abc(1)
+    }
+
+    /// The standard controller growing by at most `abc_limit` SMSS per ACK
+    /// in slow start (RFC 3465's L), or by all it acknowledges with 0.
+    pub fn new_reno_abc(abc_limit: u32) -> CongestionControl {
+        CongestionControl::NewReno(NewReno {
+            bytes_acked: 0,
+            abc_limit,
+        })
     }
 
     /// An ACK newly acknowledged `acked` bytes outside loss recovery.
@@ -85,29 +100,46 @@ impl NewReno {
             return;
         }
         if w.cwnd < w.ssthresh {
-            // RFC 5681 §3.1: slow start, cwnd += min(N, SMSS).
-            // ns-3 adds one SMSS per ACK that acknowledges anything.
-            let inc = match profile {
-                Profile::Rfc => acked.min(smss),
-                Profile::Ns3 => smss,
+            // RFC 5681 §3.1: slow start, cwnd += min(N, SMSS); RFC 3465:
+            // min(N, L·SMSS). ns-3 adds one SMSS per ACK that acknowledges
+            // anything.
+            let inc = match (profile, self.abc_limit) {
+                (Profile::Rfc, 0) => {
+                    // Linux: all of it, up to ssthresh; the rest counts
+                    // towards congestion avoidance below.
+                    let grow = acked.min(w.ssthresh - w.cwnd);
+                    w.cwnd += grow;
+                    self.bytes_acked = 0;
+                    let rest = acked - grow;
+                    if rest == 0 {
+                        return;
+                    }
+                    return self.avoid(w, rest, smss);
+                }
+                (Profile::Rfc, l) => acked.min(u64::from(l) * smss),
+                (Profile::Ns3, _) => smss,
             };
             w.cwnd += inc;
             self.bytes_acked = 0;
         } else {
             match profile {
-                Profile::Rfc => {
-                    // RFC 5681 §3.1: congestion avoidance by byte counting.
-                    self.bytes_acked += acked;
-                    if self.bytes_acked >= w.cwnd {
-                        self.bytes_acked -= w.cwnd;
-                        w.cwnd += smss;
-                    }
-                }
+                Profile::Rfc => self.avoid(w, acked, smss),
                 // ns-3 adds SMSS*SMSS/cwnd per ACK whatever it acknowledges
                 // (RFC 5681 eq. 3), so with delayed ACKs cwnd grows by about
                 // half an SMSS per RTT.
                 Profile::Ns3 => w.cwnd += (smss * smss / w.cwnd.max(1)).max(1),
             }
+        }
+    }
+}
+
+impl NewReno {
+    /// RFC 5681 §3.1: congestion avoidance by byte counting.
+    fn avoid(&mut self, w: &mut Window, acked: u64, smss: u64) {
+        self.bytes_acked += acked;
+        if self.bytes_acked >= w.cwnd {
+            self.bytes_acked -= w.cwnd;
+            w.cwnd += smss;
         }
     }
 }
@@ -129,6 +161,30 @@ mod tests {
         assert_eq!(w.cwnd, 2400);
         cc.on_ack(&mut w, 400, 1000, Profile::Ns3);
         assert_eq!(w.cwnd, 3400);
+    }
+
+    #[test]
+    fn byte_counting_limits_slow_start_to_l_smss_per_ack_or_not_at_all() {
+        let window = || Window {
+            cwnd: 1000,
+            ssthresh: 4500,
+        };
+        // RFC 3465's L = 2: a three-segment ACK adds two.
+        let mut cc = CongestionControl::new_reno_abc(2);
+        let mut w = window();
+        cc.on_ack(&mut w, 3000, 1000, Profile::Rfc);
+        assert_eq!(w.cwnd, 3000);
+        // No limit (Linux): all three, then only up to ssthresh, the rest
+        // counted towards congestion avoidance.
+        let mut cc = CongestionControl::new_reno_abc(0);
+        let mut w = window();
+        cc.on_ack(&mut w, 3000, 1000, Profile::Rfc);
+        assert_eq!(w.cwnd, 4000);
+        cc.on_ack(&mut w, 3000, 1000, Profile::Rfc);
+        assert_eq!(w.cwnd, 4500, "stops at ssthresh");
+        // 2500 B counted already; 2000 more complete a window of 4500.
+        cc.on_ack(&mut w, 2000, 1000, Profile::Rfc);
+        assert_eq!(w.cwnd, 5500);
     }
 
     #[test]

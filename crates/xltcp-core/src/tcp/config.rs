@@ -36,6 +36,16 @@ pub enum MinRtoMode {
     Linux,
 }
 
+/// What a loss halves into ssthresh (`ssthresh_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SsthreshFrom {
+    /// RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS).
+    #[default]
+    FlightSize,
+    /// Linux's Reno (`tcp_reno_ssthresh`): max(cwnd/2, 2·SMSS).
+    Cwnd,
+}
+
 /// How SRTT and the variance term of the RTO are kept (`rtt_estimator`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RttEstimatorKind {
@@ -112,10 +122,15 @@ pub struct Config {
     pub min_rto: Dur,
     /// Upper bound of the RTO (RFC 6298 (2.5)).
     pub max_rto: Dur,
+    /// Most SMSS one ACK adds to cwnd in slow start (RFC 3465's L): 1 is
+    /// RFC 5681's min(N, SMSS); 0 adds all N up to ssthresh, as Linux.
+    pub abc_limit: u32,
     /// Where `min_rto` applies.
     pub min_rto_mode: MinRtoMode,
     /// How SRTT and the RTO's variance term are kept.
     pub rtt_estimator: RttEstimatorKind,
+    /// What a loss (fast retransmit or timeout) halves into ssthresh.
+    pub ssthresh_from: SsthreshFrom,
     /// F-RTO (RFC 5682): after a timeout, tell a spurious one from a real
     /// one by sending new data, and undo the window reduction if it was
     /// spurious (see `recovery.rs`).
@@ -160,8 +175,10 @@ impl Default for Config {
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
+            abc_limit: 1,
             min_rto_mode: MinRtoMode::Rfc6298,
             rtt_estimator: RttEstimatorKind::Rfc6298,
+            ssthresh_from: SsthreshFrom::FlightSize,
             frto: false,
             frto_variant: FrtoVariant::Rfc5682,
             rack: false,

@@ -114,7 +114,7 @@ mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{
-    Config, FrtoVariant, MinRtoMode, Profile, Recovery, RttEstimatorKind, RttSampling,
+    Config, FrtoVariant, MinRtoMode, Profile, Recovery, RttEstimatorKind, RttSampling, SsthreshFrom,
 };
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
@@ -427,7 +427,7 @@ impl Endpoint {
                 cwnd: config.initial_window.max(1) as u64 * smss as u64,
                 ssthresh: u64::MAX,
             },
-            cc: CongestionControl::new_reno(),
+            cc: CongestionControl::new_reno_abc(config.abc_limit),
             rtt,
             rtt_probe: None,
             consecutive_rtos: 0,

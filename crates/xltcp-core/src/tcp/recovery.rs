@@ -550,9 +550,10 @@ impl Endpoint {
         // RFC 3042 §2: Limited Transmit segments stay out of this FlightSize
         // (ns-3 counts them: its BytesInFlight covers everything sent).
         let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
-        let flight = match self.config.profile {
-            super::Profile::Rfc => outstanding.saturating_sub(self.lt_bytes),
-            super::Profile::Ns3 => outstanding,
+        let flight = match (self.config.ssthresh_from, self.config.profile) {
+            (super::SsthreshFrom::Cwnd, _) => self.win.cwnd,
+            (_, super::Profile::Rfc) => outstanding.saturating_sub(self.lt_bytes),
+            (_, super::Profile::Ns3) => outstanding,
         };
         let profile = self.config.profile;
         self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
@@ -684,7 +685,10 @@ impl Endpoint {
         } else {
             self.dup_delivered
         };
-        let flight = outstanding.saturating_sub(delivered).max(smss);
+        let flight = match self.config.ssthresh_from {
+            super::SsthreshFrom::FlightSize => outstanding.saturating_sub(delivered).max(smss),
+            super::SsthreshFrom::Cwnd => self.win.cwnd,
+        };
         // ssthresh kept on a repeated timeout.
         self.cc.on_rto(&mut self.win, flight, smss, first);
         self.dup_delivered = 0;

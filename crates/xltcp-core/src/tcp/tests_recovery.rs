@@ -360,3 +360,37 @@ fn ns3_profile_counts_limited_transmit_in_the_ssthresh_flight() {
     // leaves out the three dup-acked ones: (13000 - 3000) / 2.
     assert_eq!(ep.ssthresh(), 5000);
 }
+
+#[test]
+fn ssthresh_comes_from_flight_size_or_as_linux_from_cwnd() {
+    // Five segments out with a window of ten (the application wrote five):
+    // FlightSize 5000, cwnd 10 000. One SACK of more than two segments
+    // above the hole starts SACK recovery.
+    let out = |from| {
+        let mut ep = established(super::Config {
+            ssthresh_from: from,
+            ..sack_cfg()
+        });
+        ep.write(5000);
+        send_segments(&mut ep, ms(100), 0, 5);
+        send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(4000))]));
+        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+        ep.ssthresh()
+    };
+    assert_eq!(out(super::SsthreshFrom::FlightSize), 2500);
+    assert_eq!(out(super::SsthreshFrom::Cwnd), 5000);
+    // The same five segments timed out instead.
+    let timed_out = |from| {
+        let mut ep = established(super::Config {
+            ssthresh_from: from,
+            ..sack_cfg()
+        });
+        ep.write(5000);
+        send_segments(&mut ep, ms(100), 0, 5);
+        ep.handle_timeout(ms(1100));
+        assert_eq!(ep.congestion_state(), CongestionState::Loss);
+        ep.ssthresh()
+    };
+    assert_eq!(timed_out(super::SsthreshFrom::FlightSize), 2500);
+    assert_eq!(timed_out(super::SsthreshFrom::Cwnd), 5000);
+}
