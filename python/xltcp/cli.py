@@ -689,8 +689,8 @@ def emu(
         "--sysctl",
         metavar="NAME=VALUE",
         help="Set a network-namespace sysctl on both hosts after the ones the "
-        "scenario's tcp keys give, e.g. net.ipv4.tcp_dsack=0 for Linux "
-        "without DSACK (repeatable; names under net.).",
+        "scenario's tcp keys give, e.g. net.ipv4.tcp_ecn=1 for ECN "
+        "(repeatable; names under net.).",
     ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,

@@ -54,7 +54,7 @@ pub struct EmuOptions<'a> {
     pub cc: Option<String>,
     /// Namespace sysctls (`name=value`, names under `net.`) set on both
     /// hosts after the ones derived from the scenario's `tcp` keys, e.g.
-    /// `net.ipv4.tcp_dsack=0` for Linux without DSACK.
+    /// `net.ipv4.tcp_ecn=1` for ECN.
     pub sysctls: Vec<String>,
 }
 
@@ -70,7 +70,7 @@ pub fn check_sysctls(sysctls: &[String]) -> Result<(), EmuError> {
                 .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
         if !name_ok || value.trim().is_empty() || value.contains('\n') {
             return Err(EmuError::Unsupported(format!(
-                "--sysctl {s:?}: expected NAME=VALUE with NAME under net. (a network namespace's own setting, e.g. net.ipv4.tcp_dsack=0)"
+                "--sysctl {s:?}: expected NAME=VALUE with NAME under net. (a network namespace's own setting, e.g. net.ipv4.tcp_ecn=1)"
             )));
         }
     }
@@ -174,6 +174,7 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             t.frto,
             t.rack,
             t.tlp,
+            t.dsack,
         ) != (
             first.mss,
             first.sack,
@@ -186,13 +187,33 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             first.frto,
             first.rack,
             first.tlp,
+            first.dsack,
         )
     });
     let mut w = Vec::new();
     if differs {
-        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO, RACK, TLP): the first flow's are used".into());
+        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO, RACK, TLP, DSACK): the first flow's are used".into());
+    }
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    if first.sack && !first.rack && rack_always_on(release.trim()) {
+        w.push(format!(
+            "tcp.rack = false is not honoured: Linux {} always detects losses by RACK when SACK is on (Linux 6.17 removed RFC 6675's detection, and net.ipv4.tcp_recovery = 0 no longer turns RACK off); compare with the simulator's tcp.rack = true",
+            release.trim()
+        ));
     }
     w
+}
+
+/// Whether the kernel of release `release` ("6.18.44-...") runs RACK loss
+/// detection whatever `net.ipv4.tcp_recovery` says (Linux 6.17 and later).
+fn rack_always_on(release: &str) -> bool {
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().ok());
+    matches!(
+        (parts.next().flatten(), parts.next().flatten()),
+        (Some(major), Some(minor)) if (major, minor) >= (6, 17)
+    )
 }
 
 /// Namespace configuration from the first flow's TCP settings.
@@ -209,9 +230,13 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         // model of it).
         format!("net.ipv4.tcp_frto={}", if t.frto { 2 } else { 0 }),
         // RACK and the Tail Loss Probe as the scenario says (Linux's
-        // defaults, 1 and 3, run both).
+        // defaults, 1 and 3, run both; from Linux 6.17 RACK runs with SACK
+        // whatever the first says, see `namespace_wide_warnings`).
         format!("net.ipv4.tcp_recovery={}", u8::from(t.rack)),
         format!("net.ipv4.tcp_early_retrans={}", if t.tlp { 3 } else { 0 }),
+        // DSACK from the receivers as the scenario says (Linux's default
+        // sends it).
+        format!("net.ipv4.tcp_dsack={}", u8::from(t.dsack)),
         format!(
             "net.ipv4.tcp_rmem=4096 131072 {}",
             linux_buffer(t.rcv_buffer, t.mss).max(RMEM_FLOOR)
@@ -900,6 +925,17 @@ fn build_summary(
 #[cfg(test)]
 mod tests {
     use super::linux_buffer;
+
+    #[test]
+    fn rack_cannot_be_turned_off_from_linux_6_17() {
+        use super::rack_always_on;
+        assert!(rack_always_on("6.18.44-fc-v669"));
+        assert!(rack_always_on("6.17.0"));
+        assert!(rack_always_on("7.0.1-arch1"));
+        assert!(!rack_always_on("6.16.9-200.fc42.x86_64"));
+        assert!(!rack_always_on("5.15.0-91-generic"));
+        assert!(!rack_always_on(""));
+    }
 
     #[test]
     fn linux_buffers_leave_room_for_each_segments_overhead() {

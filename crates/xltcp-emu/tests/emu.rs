@@ -788,7 +788,9 @@ fn tampered_frames_on_the_air_are_dropped_by_reason_and_linux_sees_no_bad_byte()
         "{:?} {f:?}",
         emu.app_bytes
     );
-    // (A busy machine may make the run late; nothing else may warn.)
+    // (A busy machine may make the run late; nothing else may warn but the
+    // kernel's RACK.)
     let late = |w: &String| w.contains("could not keep up");
-    assert!(emu.warnings.iter().all(late), "{:?}", emu.warnings);
+    let warnings = support::warnings_but_rack(&emu.warnings);
+    assert!(warnings.iter().all(late), "{warnings:?}");
 }

@@ -222,6 +222,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "tlp": t.tlp,
         "prr": t.prr,
         "eifel": t.eifel,
+        "dsack": t.dsack,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),

@@ -305,6 +305,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         ),
         prr: t.read(cx, "prr", b.prr, rd::boolean),
         eifel: t.read(cx, "eifel", b.eifel, rd::boolean),
+        dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

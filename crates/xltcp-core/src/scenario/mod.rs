@@ -38,10 +38,11 @@ pub use model::*;
 /// The overrides (`--set` arguments) that give the simulator's TCP what
 /// Linux's always does: its RTO rule and estimator, an RTT sample from
 /// every ACK, PRR, Eifel detection with timestamps, its reading of F-RTO,
-/// byte counting without a limit in slow start, ssthresh from cwnd, and
-/// SACK recovery whenever SACK is negotiated. RACK, the tail loss probe
-/// and F-RTO itself stay as the scenario says: the emulator switches them
-/// on Linux from the same keys.
+/// byte counting without a limit in slow start, ssthresh from cwnd, SACK
+/// recovery whenever SACK is negotiated, and RACK loss detection with it
+/// (Linux 6.17 removed the other; before, `net.ipv4.tcp_recovery` could
+/// turn RACK off), and DSACK from its receiver (Linux's default). The tail loss probe and F-RTO itself stay as the
+/// scenario says: the emulator switches them on Linux from the same keys.
 pub const AS_LINUX: &[&str] = &[
     "tcp.min_rto_mode=\"linux\"",
     "tcp.rtt_estimator=\"linux\"",
@@ -52,6 +53,8 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.abc_limit=0",
     "tcp.ssthresh_from=\"cwnd\"",
     "tcp.recovery=\"sack\"",
+    "tcp.rack=true",
+    "tcp.dsack=true",
 ];
 
 #[cfg(test)]

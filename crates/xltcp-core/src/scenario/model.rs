@@ -244,6 +244,10 @@ pub struct TcpSpec {
     /// 3522, undone as F-RTO undoes them (default false; Linux does it
     /// whenever timestamps are on).
     pub eifel: bool,
+    /// `dsack`: the receiver reports duplicate segments (DSACK, RFC 2883)
+    /// with SACK, and RACK widens its reordering window on them (RFC 8985
+    /// §6.2 step 4); default false (Linux sends them, `net.ipv4.tcp_dsack`).
+    pub dsack: bool,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -886,6 +890,7 @@ impl Default for TcpSpec {
             rtt_sampling: c.rtt_sampling,
             prr: c.prr,
             eifel: c.eifel,
+            dsack: c.dsack,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -919,6 +924,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             rtt_sampling: spec.rtt_sampling,
             prr: spec.prr,
             eifel: spec.eifel,
+            dsack: spec.dsack,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

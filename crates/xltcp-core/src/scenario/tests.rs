@@ -97,6 +97,7 @@ tlp = true
 rtt_sampling = "every_ack"
 prr = true
 eifel = true
+dsack = true
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -158,6 +159,7 @@ timeseries = false
         rtt_sampling: RttSampling::EveryAck,
         prr: true,
         eifel: true,
+        dsack: true,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };
@@ -664,6 +666,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.abc_limit, 0);
     assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);
     assert_eq!(t.recovery, RecoverySpec::Sack);
+    assert!(t.rack && t.dsack);
     // What the emulator switches on Linux from the scenario stays its own.
-    assert!(!t.rack && !t.tlp && !t.frto);
+    assert!(!t.tlp && !t.frto);
 }

@@ -146,6 +146,9 @@ pub struct Config {
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets cwnd during
     /// SACK recovery (see `recovery.rs`).
     pub prr: bool,
+    /// The receiver reports duplicate segments in a first SACK block (DSACK,
+    /// RFC 2883), with SACK; RACK widens its reordering window on them.
+    pub dsack: bool,
     /// Eifel detection (RFC 3522) with timestamps: an ACK after a timeout
     /// that echoes a timestamp older than the retransmission's shows the
     /// timeout spurious, and it is undone as F-RTO undoes one.
@@ -186,6 +189,7 @@ impl Default for Config {
             rtt_sampling: RttSampling::Timed,
             prr: false,
             eifel: false,
+            dsack: false,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

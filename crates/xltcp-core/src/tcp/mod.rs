@@ -374,6 +374,9 @@ pub struct Endpoint {
     pub(crate) unread: u64,
     /// SACK blocks in the order last reported.
     pub(crate) sack_reported: Vec<(SeqNum, SeqNum)>,
+    /// A duplicate segment's range, reported first in the next ACK's SACK
+    /// option (DSACK, RFC 2883 §4).
+    pub(crate) dsack_pending: Option<(SeqNum, SeqNum)>,
     /// Spare buffer for reordering the SACK blocks.
     pub(crate) sack_scratch: Vec<(SeqNum, SeqNum)>,
     pub(crate) ack_now: bool,
@@ -472,6 +475,7 @@ impl Endpoint {
             rcv_fin: None,
             unread: 0,
             sack_reported: Vec::new(),
+            dsack_pending: None,
             sack_scratch: Vec::new(),
             ack_now: false,
             unacked_bytes: 0,
@@ -729,6 +733,10 @@ impl Endpoint {
 
     pub(crate) fn set_cstate(&mut self, c: CongestionState) {
         if self.cstate != c {
+            let recovering = |s| matches!(s, CongestionState::Recovery | CongestionState::Loss);
+            if recovering(self.cstate) && !recovering(c) {
+                self.rack.on_recovery_end();
+            }
             self.cstate = c;
             self.events.push_back(Event::CongestionStateChanged(c));
         }

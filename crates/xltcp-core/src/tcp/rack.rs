@@ -177,8 +177,11 @@ impl SentLog {
 
     /// The cumulative ACK moved to `una`: drops the records below it,
     /// noting what was newly delivered. A record only partly acknowledged
-    /// is trimmed and not counted as delivered.
-    fn ack(&mut self, una: SeqNum, d: &mut Delivery, fack: &mut SeqNum) {
+    /// is trimmed and not counted as delivered. With `tsecr`, the ACK's
+    /// echoed timestamp, a resent record whose resending it predates was
+    /// delivered by its original: RACK does not take it as the most
+    /// recently sent delivered segment (Linux's `tcp_skb_spurious_retrans`).
+    fn ack(&mut self, una: SeqNum, tsecr: Option<u32>, d: &mut Delivery, fack: &mut SeqNum) {
         while let Some(r) = self.recs.front().copied() {
             if r.end > una {
                 if r.start < una {
@@ -192,6 +195,10 @@ impl SentLog {
             }
             if r.retransmitted {
                 d.acked_retransmitted = true;
+                let resent_ms = Endpoint::ts_now(r.xmit);
+                if tsecr.is_some_and(|e| e != 0 && (e.wrapping_sub(resent_ms) as i32) < 0) {
+                    continue;
+                }
             } else if d.first_acked.is_none() {
                 d.first_acked = Some(r.xmit);
             }
@@ -280,6 +287,13 @@ pub(crate) struct Rack {
     pub(crate) reord: bool,
     /// A segment was delivered since the connection began.
     active: bool,
+    /// The ACK being processed carries a DSACK block (RFC 2883).
+    pub(crate) dsack_ack: bool,
+    /// RFC 8985 §6.2 step 4: the window's multiple of min_RTT/4, the
+    /// recoveries it persists, and the round in which a DSACK grew it.
+    reo_wnd_mult: u32,
+    reo_wnd_persist: u32,
+    dsack_round: Option<SeqNum>,
 }
 
 impl Rack {
@@ -292,6 +306,32 @@ impl Rack {
             fack: iss,
             reord: false,
             active: false,
+            dsack_ack: false,
+            reo_wnd_mult: 1,
+            reo_wnd_persist: 0,
+            dsack_round: None,
+        }
+    }
+
+    /// RFC 8985 §6.2 step 4, on an ACK after which SND.UNA is `una`: a
+    /// DSACK in a new round widens the window by one min_RTT/4.
+    fn on_dsack(&mut self, una: SeqNum, snd_max: SeqNum) {
+        if self.dsack_round.is_some_and(|r| una >= r) {
+            self.dsack_round = None;
+        }
+        if self.dsack_round.is_none() && self.dsack_ack {
+            self.dsack_round = Some(snd_max);
+            self.reo_wnd_mult += 1;
+            self.reo_wnd_persist = 16;
+        }
+    }
+
+    /// A fast or RTO recovery ended: after 16 without a DSACK the window
+    /// is one min_RTT/4 again.
+    pub(crate) fn on_recovery_end(&mut self) {
+        self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
+        if self.reo_wnd_persist == 0 {
+            self.reo_wnd_mult = 1;
         }
     }
 }
@@ -337,14 +377,14 @@ impl Endpoint {
     /// Reads what an ACK delivered from the log: RTT samples (every-ACK
     /// sampling) and RACK's update (RFC 8985 §6.2 steps 1-3). Called after
     /// the scoreboard took the ACK's SACK blocks and before SND.UNA moves.
-    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum) {
+    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum, tsecr: Option<u32>) {
         if !self.logs_sends() {
             return;
         }
         let mut d = Delivery::default();
         let mut fack = self.rack.fack;
         if ack > self.snd_una {
-            self.sent.ack(ack, &mut d, &mut fack);
+            self.sent.ack(ack, tsecr, &mut d, &mut fack);
         }
         if self.sack_ok {
             self.sent.sack(self.scoreboard.ranges(), &mut d, &mut fack);
@@ -398,10 +438,12 @@ impl Endpoint {
         if d.reordered {
             self.rack.reord = true;
         }
+        // Step 4's DSACK-driven part.
+        self.rack.on_dsack(ack.max(self.snd_una), self.snd_max);
     }
 
     /// RFC 8985 §6.2 step 4: the reordering window.
-    fn rack_reo_wnd(&self) -> Dur {
+    pub(crate) fn rack_reo_wnd(&self) -> Dur {
         if !self.rack.reord {
             let recovering = matches!(
                 self.cstate,
@@ -412,7 +454,8 @@ impl Endpoint {
             }
         }
         let quarter = Dur(self.rack.min_rtt.unwrap_or(Dur::ZERO).0 / 4);
-        quarter.min(self.rtt.srtt().unwrap_or(quarter))
+        let wnd = quarter.saturating_mul(u64::from(self.rack.reo_wnd_mult));
+        wnd.min(self.rtt.srtt().unwrap_or(wnd))
     }
 
     /// RFC 8985 §6.2 step 5 and the reordering timer: marks the segments
@@ -584,7 +627,7 @@ mod tests {
         log.on_send(SeqNum(0), SeqNum(100), t(1));
         log.on_send(SeqNum(100), SeqNum(200), t(2));
         let (mut d, mut fack) = (Delivery::default(), SeqNum(0));
-        log.ack(SeqNum(150), &mut d, &mut fack);
+        log.ack(SeqNum(150), None, &mut d, &mut fack);
         assert_eq!(d.first_acked, Some(t(1)));
         assert_eq!(d.latest, Some((t(1), SeqNum(100), false)));
         assert_eq!(ranges(&log), vec![(150, 200, 2, false)]);

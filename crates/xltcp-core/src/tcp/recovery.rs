@@ -85,7 +85,8 @@ impl Endpoint {
         } else {
             0
         };
-        self.log_ack(now, ack);
+        let tsecr = seg.options.timestamps.filter(|_| self.ts_ok).map(|t| t.1);
+        self.log_ack(now, ack, tsecr);
         // RFC 5681 §2: a duplicate ACK meets all five conditions; `bare`
         // is one that would, had data been outstanding.
         let bare = seg.payload_len == 0
@@ -336,7 +337,20 @@ impl Endpoint {
     /// Applies the SACK blocks to the scoreboard; returns bytes newly SACKed.
     fn apply_sack(&mut self, seg: &Segment) -> u64 {
         let mut new = 0;
-        for b in seg.options.sack.as_slice() {
+        let blocks = seg.options.sack.as_slice();
+        // RFC 2883 §4: a first block below the cumulative ACK, or inside the
+        // second block, reports a duplicate segment, not new data held.
+        let dsack = blocks.first().is_some_and(|b| {
+            b.left < seg.ack
+                || blocks
+                    .get(1)
+                    .is_some_and(|s| s.left <= b.left && b.right <= s.right)
+        });
+        self.rack.dsack_ack = dsack;
+        if dsack {
+            self.stats.dsack_blocks_received += 1;
+        }
+        for b in blocks.iter().skip(usize::from(dsack)) {
             // RFC 2018 §5: only blocks inside (SND.UNA, SND.MAX] are meaningful.
             if b.left >= b.right || b.right > self.snd_max || b.left < seg.ack.min(self.snd_una) {
                 self.stats.invalid_sack_blocks += 1;

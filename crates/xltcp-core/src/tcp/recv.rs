@@ -217,6 +217,7 @@ impl Endpoint {
             let end = seg.seq + seg.seq_len();
             if seg.payload_len > 0 && end <= self.rcv_nxt {
                 self.stats.duplicate_bytes_received += u64::from(seg.payload_len);
+                self.report_duplicate(seg.seq, seg.seq + seg.payload_len);
             } else {
                 self.stats.dropped_out_of_window += 1;
             }
@@ -304,6 +305,7 @@ impl Endpoint {
         let mut end = seg.seq + seg.payload_len;
         if start < self.rcv_nxt {
             self.stats.duplicate_bytes_received += (self.rcv_nxt - start) as u64;
+            self.report_duplicate(start, self.rcv_nxt.min(end));
             start = self.rcv_nxt;
         }
         let right = self.rcv_adv.max(self.rcv_nxt);
@@ -339,6 +341,10 @@ impl Endpoint {
         } else {
             // RFC 5681 §4.2: immediate (duplicate) ACK for out-of-order data.
             self.stats.out_of_order_segments += 1;
+            if self.ooo.iter().any(|&(l, r)| l <= start && end <= r) {
+                self.stats.duplicate_bytes_received += (end - start) as u64;
+                self.report_duplicate(start, end);
+            }
             self.insert_ooo(start, end);
             self.update_sack_order(Some(start));
             self.ack_now = true;
@@ -415,15 +421,38 @@ impl Endpoint {
         self.sack_scratch = std::mem::replace(&mut self.sack_reported, order);
     }
 
-    /// SACK blocks for the next ACK: up to 4, 3 with timestamps.
+    /// A duplicate segment `[start, end)` arrived: with DSACK, the next ACK
+    /// reports it first (RFC 2883 §4), and goes at once.
+    fn report_duplicate(&mut self, start: SeqNum, end: SeqNum) {
+        if self.config.dsack && self.sack_ok && start < end {
+            self.dsack_pending = Some((start, end));
+            self.ack_now = true;
+        }
+    }
+
+    /// SACK blocks for the next ACK: up to 4, 3 with timestamps, a pending
+    /// DSACK block first (RFC 2883 §4: then the block holding it, if any).
     pub(crate) fn sack_blocks(&self) -> SackBlocks {
         let mut blocks = SackBlocks::new();
         if !self.sack_ok {
             return blocks;
         }
         let max = if self.ts_ok { 3 } else { SackBlocks::MAX };
-        for &(left, right) in self.sack_reported.iter().take(max) {
+        if let Some((left, right)) = self.dsack_pending {
             blocks.push(SackBlock { left, right });
+            let holder = self.ooo.iter().find(|&&(l, r)| l <= left && right <= r);
+            if let Some(&(l, r)) = holder {
+                blocks.push(SackBlock { left: l, right: r });
+            }
+        }
+        for &(left, right) in &self.sack_reported {
+            if blocks.len() >= max {
+                break;
+            }
+            let b = SackBlock { left, right };
+            if !blocks.as_slice().contains(&b) {
+                blocks.push(b);
+            }
         }
         blocks
     }

@@ -139,6 +139,7 @@ impl Endpoint {
             options.timestamps = Some((Self::ts_now(now), self.ts_recent));
         }
         options.sack = self.sack_blocks();
+        self.dsack_pending = None;
         let window = self.advertise_window();
         self.ack_now = false;
         self.unacked_bytes = 0;

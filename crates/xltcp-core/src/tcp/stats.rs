@@ -54,6 +54,8 @@ pub struct Stats {
     pub resets_sent: u64,
     /// SACK blocks ignored because they lay outside (SND.UNA, SND.MAX].
     pub invalid_sack_blocks: u64,
+    /// ACKs whose first SACK block reported a duplicate segment (DSACK).
+    pub dsack_blocks_received: u64,
 }
 
 impl Stats {

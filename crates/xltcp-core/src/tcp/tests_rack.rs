@@ -355,3 +355,55 @@ fn without_prr_cwnd_is_ssthresh_throughout_recovery() {
     send!(ep, ms(301), sack_ack(s(0), &[(s(1000), s(6000))]));
     assert_eq!(ep.cwnd(), 5000);
 }
+
+#[test]
+fn a_dsack_widens_the_reordering_window_once_per_round() {
+    let mut ep = ten_out(rack_cfg());
+    // Segments 0-1 acknowledged at 250 ms: min_RTT 150 ms, window 37.5 ms.
+    send!(ep, ms(250), peer(r(0), s(2000), 0));
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_micros(37_500));
+    // A DSACK (a block below the cumulative ACK): one more min_RTT/4.
+    send!(ep, ms(260), sack_ack(s(3000), &[(s(0), s(1000))]));
+    assert_eq!(ep.stats().dsack_blocks_received, 1);
+    assert_eq!(ep.stats().invalid_sack_blocks, 0);
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(75));
+    // Another in the same round (before SND.MAX of the first is acked).
+    send!(ep, ms(270), sack_ack(s(4000), &[(s(1000), s(2000))]));
+    assert_eq!(ep.stats().dsack_blocks_received, 2);
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(75));
+}
+
+#[test]
+fn an_ack_of_the_original_does_not_advance_rack_to_its_retransmission() {
+    // Ten segments stamped 100 ms; the timeout at 1100 ms resends the first.
+    let c = Config {
+        rack: true,
+        eifel: true,
+        timestamps: true,
+        ..sack_cfg()
+    };
+    let mut syn_ack = syn_ack(&c);
+    syn_ack.options.timestamps = Some((7, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    recv!(ep, ms(0));
+    send!(ep, ms(100), syn_ack);
+    recv!(ep, ms(100));
+    ep.write(40_000);
+    for _ in 0..10 {
+        recv!(ep, ms(100));
+    }
+    ep.handle_timeout(ms(1100));
+    assert!(recv!(ep, ms(1100)).retransmission);
+    // The first segment's original arrives late: its ACK echoes 100 ms.
+    // Eifel undoes the timeout; RACK must not take the retransmission (sent
+    // at 1100 ms) as delivered, or segments 1-9, sent at 100 ms, would all
+    // look lost behind it.
+    let mut ack = peer(r(0), s(1000), 0);
+    ack.options.timestamps = Some((8, 100));
+    send!(ep, ms(1150), ack);
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+    let next = recv!(ep, ms(1150));
+    assert!(!next.retransmission, "{next:?}");
+    assert_eq!(next.segment.seq, s(10_000));
+}

@@ -246,3 +246,45 @@ mod reassembly_model {
         }
     }
 }
+
+#[test]
+fn dsack_reports_a_duplicate_first_then_forgets_it() {
+    let dsack_cfg = || Config {
+        dsack: true,
+        ..sack_cfg()
+    };
+    // Below RCV.NXT: the duplicate alone.
+    let mut ep = established(dsack_cfg());
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    send!(ep, ms(201), peer(r(1000), s(0), 1000));
+    let _ = recv!(ep, ms(201));
+    send!(ep, ms(300), peer(r(0), s(0), 1000));
+    expect!(
+        ep,
+        ms(300),
+        sacked(ours(s(0), r(2000), 0, 62_000), &[(r(0), r(1000))])
+    );
+    send!(ep, ms(310), peer(r(2000), s(0), 1000));
+    send!(ep, ms(311), peer(r(3000), s(0), 1000));
+    expect!(ep, ms(311), ours(s(0), r(4000), 0, 60_000));
+    // Out of order, received twice: the duplicate, then the block holding it.
+    let mut ep = established(dsack_cfg());
+    send!(ep, ms(200), peer(r(1000), s(0), 2000));
+    let _ = recv!(ep, ms(200));
+    send!(ep, ms(210), peer(r(2000), s(0), 1000));
+    expect!(
+        ep,
+        ms(210),
+        sacked(
+            ours(s(0), r(0), 0, WIN),
+            &[(r(2000), r(3000)), (r(1000), r(3000))]
+        )
+    );
+    // Without DSACK, the same duplicate adds no block.
+    let mut ep = established(sack_cfg());
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    send!(ep, ms(201), peer(r(1000), s(0), 1000));
+    let _ = recv!(ep, ms(201));
+    send!(ep, ms(300), peer(r(0), s(0), 1000));
+    expect!(ep, ms(300), ours(s(0), r(2000), 0, 62_000));
+}

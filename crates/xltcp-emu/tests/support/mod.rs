@@ -120,3 +120,13 @@ pub fn tshark(path: &Path, fields: &[&str], filter: Option<&str>) -> Option<Vec<
             .collect(),
     )
 }
+
+/// A run's warnings but the kernel's note that it runs RACK whatever
+/// `tcp.rack` says (every run with SACK on Linux 6.17 or later).
+pub fn warnings_but_rack(warnings: &[String]) -> Vec<String> {
+    warnings
+        .iter()
+        .filter(|w| !w.starts_with("tcp.rack = false is not honoured"))
+        .cloned()
+        .collect()
+}
