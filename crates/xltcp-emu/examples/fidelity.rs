@@ -16,8 +16,9 @@
 //! and paper 001's 802.11a cell with its primary users, regular and with
 //! DSASync (`scenarios/dsasync/{regular,dsasync}-{down,up}.toml`).
 //! `--only TEXT` keeps the cases whose label contains `TEXT`.
-//! `--as-linux` runs the simulator with [`scenario::AS_LINUX`] (its TCP
-//! doing what Linux's always does), the emulator as the scenario says.
+//! `--as-linux` runs both engines with [`scenario::AS_LINUX`]: the
+//! simulator's TCP doing what Linux's always does, and Linux with its own
+//! defaults where the list names one (RACK, DSACK).
 //!
 //! Needs root (the emulator); run nothing heavy beside it.
 
@@ -172,7 +173,7 @@ fn main() {
             a.rto += r.flows[0].rto_count as f64;
             a.oracle += r.flows[0].oracle_bps;
             let e = xltcp_emu::run(
-                &s,
+                &s_sim,
                 xltcp_emu::EmuOptions {
                     seed: Some(seed),
                     ..Default::default()
