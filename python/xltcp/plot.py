@@ -88,11 +88,7 @@ def plot_flow(
     csv_path: Path, out_path: Path, title: str, marks: dict[str, float] | None = None
 ) -> Path:
     """Draws one flow's time series into ``out_path`` (its suffix names the format)."""
-    fig = flow_figure(csv_path, title, marks)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_path, dpi=110)
-    plt.close(fig)
-    return out_path
+    return save_figure(flow_figure(csv_path, title, marks), out_path)
 
 
 def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = None):
@@ -387,12 +383,17 @@ def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
         have = [(p, s) for p, s in zip(paths, seeds, strict=True) if p.is_file()]
         title = f"{scenario}: flow {name}"
         fig = seeds_figure([p for p, _ in have], [s for _, s in have], title)
-        out_path = folder / "plots" / f"{name}.{fmt}"
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out_path, dpi=110)
-        plt.close(fig)
-        written.append(out_path)
+        written.append(save_figure(fig, folder / "plots" / f"{name}.{fmt}"))
     return written
+
+
+def save_figure(fig, path: Path) -> Path:
+    """Writes ``fig`` to ``path`` (its folder made; the suffix names the
+    format) and closes it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def run_label(run_dir: Path) -> str:
@@ -471,9 +472,5 @@ def compare_runs(run_dir: Path, other: Path, fmt: str = "png") -> list[Path]:
     for name in sorted(ours.keys() & theirs.keys()):
         title = f"{scenario}, seed {summary.get('seed', '?')}: flow {name}"
         fig = compare_figure([ours[name], theirs[name]], labels, title)
-        out = run_dir / "plots" / f"{name}-against-{other.name}.{fmt}"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
-        written.append(out)
+        written.append(save_figure(fig, run_dir / "plots" / f"{name}-against-{other.name}.{fmt}"))
     return written

@@ -28,6 +28,15 @@ fn tmp(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// Runs `s` with its results written into `out`.
+fn run_into(s: &xltcp_core::scenario::Scenario, out: &std::path::Path) -> xltcp_core::sim::Summary {
+    let opts = EmuOptions {
+        out_dir: Some(out),
+        ..Default::default()
+    };
+    xltcp_emu::run(s, opts).expect("emulation runs")
+}
+
 #[test]
 fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
     let Some(_one) = emu_or_skip("a_real_tcp_transfer_crosses_the_hop") else {
@@ -38,14 +47,7 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
         "{HOP}\n[output]\npcap = true\npcap_snaplen = 65535\n[[flow]]\n"
     ));
     let out = tmp("transfer");
-    let sum = xltcp_emu::run(
-        &s,
-        EmuOptions {
-            out_dir: Some(&out),
-            ..Default::default()
-        },
-    )
-    .expect("emulation runs");
+    let sum = run_into(&s, &out);
     let f = &sum.flows[0];
     assert!(f.bytes_delivered > 1_000_000, "{f:?}");
     assert!(
@@ -165,14 +167,7 @@ fn linux_tcp_state_is_sampled_into_the_simulators_time_series() {
                  [[flow]]\nname = \"up\"\napp = \"file\"\nsize = \"1MB\"\ndirection = \"up\"\n";
     let s = scenario(&format!("{HOP}{flows}"));
     let out = tmp("series");
-    let sum = xltcp_emu::run(
-        &s,
-        EmuOptions {
-            out_dir: Some(&out),
-            ..Default::default()
-        },
-    )
-    .expect("emulation runs");
+    let sum = run_into(&s, &out);
     let read = |flow: &str| -> Vec<Vec<String>> {
         let text = std::fs::read_to_string(out.join(format!("timeseries/{flow}.csv")))
             .expect("a time series per flow");

@@ -158,3 +158,33 @@ pub fn send_segments(ep: &mut Endpoint, t: Time, from: u32, n: u32) {
     }
     expect_nothing!(ep, t);
 }
+
+/// `c` with timestamps, the peer's SYN-ACK offering them at 100 ms: ten
+/// segments of 1000 B stamped 100 ms, then the timeout at 1100 ms resends
+/// the first, stamped 1100 ms.
+pub fn stamped_ten_timed_out(c: Config) -> Endpoint {
+    let c = Config {
+        timestamps: true,
+        ..c
+    };
+    let mut syn_ack = syn_ack(&c);
+    syn_ack.options.timestamps = Some((7, 0));
+    let mut ep = Endpoint::new(c, LP, RP, ISS);
+    ep.connect(ms(0));
+    assert!(recv!(ep, ms(0)).segment.flags.syn());
+    send!(ep, ms(100), syn_ack);
+    recv!(ep, ms(100));
+    ep.write(40_000);
+    for k in 0..10 {
+        let seg = recv!(ep, ms(100)).segment;
+        assert_eq!(seg.seq, s(1000 * k));
+        assert_eq!(seg.options.timestamps.map(|t| t.0), Some(100));
+    }
+    let t = ep.poll_timeout().unwrap();
+    assert_eq!(t, ms(1100));
+    ep.handle_timeout(t);
+    let rtx = recv!(ep, t);
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.options.timestamps.map(|t| t.0), Some(1100));
+    ep
+}

@@ -34,8 +34,12 @@
 //!   minutes);
 //! - `reo_wnd` is `min_RTT/4` (capped at SRTT) once reordering was seen, or
 //!   outside recovery while fewer than DupThresh segments are SACKed, and
-//!   zero otherwise; there is no DSACK-driven growth (the model's receivers
-//!   send no DSACK);
+//!   zero otherwise, times `reo_wnd_mult`: one more for each round trip
+//!   that brings a DSACK (with `tcp.dsack`), back to one after 16
+//!   recoveries without (§6.2 step 4);
+//! - with timestamps, a cumulative ACK of a resent segment whose echoed
+//!   timestamp predates the resending is the original's delivery and does
+//!   not advance RACK (Linux's `tcp_skb_spurious_retrans`);
 //! - after a timeout the sender goes back N as without RACK (the
 //!   scoreboard forgets its SACKed ranges, RFC 2018 §8; the log keeps its
 //!   marks, as Linux does), and RACK marks nothing until the cumulative ACK

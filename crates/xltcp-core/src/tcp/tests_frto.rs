@@ -146,31 +146,7 @@ fn without_frto_the_same_ack_goes_back_n() {
 /// As [`timed_out`] with timestamps on (the peer's SYN-ACK offers them):
 /// ten segments stamped 100 ms, the first resent at 1100 ms.
 fn timed_out_with_timestamps(eifel: bool) -> Endpoint {
-    let c = Config {
-        timestamps: true,
-        eifel,
-        ..cfg()
-    };
-    let mut syn_ack = syn_ack(&c);
-    syn_ack.options.timestamps = Some((7, 0));
-    let mut ep = Endpoint::new(c, LP, RP, ISS);
-    ep.connect(ms(0));
-    assert!(recv!(ep, ms(0)).segment.flags.syn());
-    send!(ep, ms(100), syn_ack);
-    recv!(ep, ms(100));
-    ep.write(40_000);
-    for k in 0..10 {
-        let seg = recv!(ep, ms(100)).segment;
-        assert_eq!(seg.seq, s(1000 * k));
-        assert_eq!(seg.options.timestamps.map(|t| t.0), Some(100));
-    }
-    let t = ep.poll_timeout().unwrap();
-    assert_eq!(t, ms(1100));
-    ep.handle_timeout(t);
-    let rtx = recv!(ep, t);
-    assert!(rtx.retransmission);
-    assert_eq!(rtx.segment.options.timestamps.map(|t| t.0), Some(1100));
-    ep
+    stamped_ten_timed_out(Config { eifel, ..cfg() })
 }
 
 /// A peer ACK echoing `tsecr`.

@@ -203,26 +203,10 @@ fn every_ack_sampling_ends_the_back_off_with_a_sack_of_data_never_resent() {
 /// As [`sacked_after_timeout`] with timestamps on: the segments stamped
 /// 100 ms, the first resent (stamped 1100 ms) at 1100 ms.
 fn timed_out_with_timestamps(rtt_sampling: RttSampling) -> Endpoint {
-    let c = Config {
+    let ep = stamped_ten_timed_out(Config {
         rtt_sampling,
-        timestamps: true,
         ..sack_cfg()
-    };
-    let mut syn_ack = syn_ack(&c);
-    syn_ack.options.timestamps = Some((7, 0));
-    let mut ep = Endpoint::new(c, LP, RP, ISS);
-    ep.connect(ms(0));
-    recv!(ep, ms(0));
-    send!(ep, ms(100), syn_ack);
-    recv!(ep, ms(100));
-    ep.write(40_000);
-    for k in 0..10 {
-        let seg = recv!(ep, ms(100)).segment;
-        assert_eq!(seg.seq, s(1000 * k));
-        assert_eq!(seg.options.timestamps.map(|t| t.0), Some(100));
-    }
-    ep.handle_timeout(ms(1100));
-    assert!(recv!(ep, ms(1100)).retransmission);
+    });
     assert_eq!(ep.rto(), Dur::from_secs(2));
     ep
 }
@@ -376,25 +360,11 @@ fn a_dsack_widens_the_reordering_window_once_per_round() {
 #[test]
 fn an_ack_of_the_original_does_not_advance_rack_to_its_retransmission() {
     // Ten segments stamped 100 ms; the timeout at 1100 ms resends the first.
-    let c = Config {
+    let mut ep = stamped_ten_timed_out(Config {
         rack: true,
         eifel: true,
-        timestamps: true,
         ..sack_cfg()
-    };
-    let mut syn_ack = syn_ack(&c);
-    syn_ack.options.timestamps = Some((7, 0));
-    let mut ep = Endpoint::new(c, LP, RP, ISS);
-    ep.connect(ms(0));
-    recv!(ep, ms(0));
-    send!(ep, ms(100), syn_ack);
-    recv!(ep, ms(100));
-    ep.write(40_000);
-    for _ in 0..10 {
-        recv!(ep, ms(100));
-    }
-    ep.handle_timeout(ms(1100));
-    assert!(recv!(ep, ms(1100)).retransmission);
+    });
     // The first segment's original arrives late: its ACK echoes 100 ms.
     // Eifel undoes the timeout; RACK must not take the retransmission (sent
     // at 1100 ms) as delivered, or segments 1-9, sent at 100 ms, would all
