@@ -412,7 +412,7 @@ def compare_figure(paths: list[Path], labels: list[str], title: str):
     fig, (ax_g, ax_w, ax_r, ax_s) = plt.subplots(4, 1, sharex=True, figsize=(9, 9.5))
     every = {
         col: [x for c in runs for x in c.get(col, [])]
-        for col in ("goodput_bps", "cwnd_bytes", "ssthresh_bytes", "rto_s", "snd_una_rel")
+        for col in ("goodput_bps", "cwnd_bytes", "ssthresh_bytes", "snd_una_rel")
     }
     g_scale, g_unit = scale(every["goodput_bps"], _RATE_UNITS)
     w_scale, w_unit = scale(every["cwnd_bytes"] + every["ssthresh_bytes"], _BYTE_UNITS)

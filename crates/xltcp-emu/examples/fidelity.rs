@@ -142,17 +142,10 @@ fn main() {
             continue;
         }
         sets.extend(extra.iter().cloned());
+        if as_linux {
+            sets.extend(scenario::AS_LINUX.iter().map(|s| s.to_string()));
+        }
         let s = scenario::load_file(Path::new(&file), &sets).expect("valid fidelity scenario");
-        let linux_sets: Vec<String> = sets
-            .iter()
-            .cloned()
-            .chain(scenario::AS_LINUX.iter().map(|s| s.to_string()))
-            .collect();
-        let s_sim = if as_linux {
-            scenario::load_file(Path::new(&file), &linux_sets).expect("valid fidelity scenario")
-        } else {
-            s.clone()
-        };
         // Linux's loss probes are counted in the sender's namespace.
         let sender = match s.flows[0].direction {
             scenario::Direction::Down => "ch",
@@ -161,7 +154,7 @@ fn main() {
         let (mut a, mut b) = (Row::default(), Row::default());
         for seed in 1..=seeds {
             let r = sim::run(
-                &s_sim,
+                &s,
                 sim::RunOptions {
                     seed: Some(seed),
                     ..Default::default()
@@ -173,7 +166,7 @@ fn main() {
             a.rto += r.flows[0].rto_count as f64;
             a.oracle += r.flows[0].oracle_bps;
             let e = xltcp_emu::run(
-                &s_sim,
+                &s,
                 xltcp_emu::EmuOptions {
                     seed: Some(seed),
                     ..Default::default()

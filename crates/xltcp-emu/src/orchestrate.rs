@@ -389,7 +389,6 @@ type Socket<'a> = (
 fn attach_socket<'a>(
     hop: &mut Hop,
     path: Option<&'a Path>,
-    flag: &Arc<AtomicBool>,
 ) -> Result<Option<Socket<'a>>, EmuError> {
     let Some(path) = path else { return Ok(None) };
     let listener = signals::bind(path)
@@ -398,7 +397,6 @@ fn attach_socket<'a>(
     let (ctx, crx) = mpsc::channel();
     hop.signals = Some(stx);
     hop.commands = Some(crx);
-    hop.blocked_flag = Some(flag.clone());
     Ok(Some((path, listener, srx, ctx)))
 }
 
@@ -535,7 +533,7 @@ fn emulate(
     };
     let blocked_flag = Arc::new(AtomicBool::new(hop.blocked()));
     hop.blocked_flag = Some(blocked_flag.clone());
-    let socket = attach_socket(&mut hop, opts.signal_socket, &blocked_flag)?;
+    let socket = attach_socket(&mut hop, opts.signal_socket)?;
     let stop_dp = AtomicBool::new(false);
     let clock = Clock::start();
     let sampler = opts.out_dir.filter(|_| s.output.timeseries).map(|dir| {

@@ -291,8 +291,6 @@ pub(crate) struct Rack {
     pub(crate) reord: bool,
     /// A segment was delivered since the connection began.
     active: bool,
-    /// The ACK being processed carries a DSACK block (RFC 2883).
-    pub(crate) dsack_ack: bool,
     /// RFC 8985 §6.2 step 4: the window's multiple of min_RTT/4, the
     /// recoveries it persists, and the round in which a DSACK grew it.
     reo_wnd_mult: u32,
@@ -310,20 +308,20 @@ impl Rack {
             fack: iss,
             reord: false,
             active: false,
-            dsack_ack: false,
             reo_wnd_mult: 1,
             reo_wnd_persist: 0,
             dsack_round: None,
         }
     }
 
-    /// RFC 8985 §6.2 step 4, on an ACK after which SND.UNA is `una`: a
-    /// DSACK in a new round widens the window by one min_RTT/4.
-    fn on_dsack(&mut self, una: SeqNum, snd_max: SeqNum) {
+    /// RFC 8985 §6.2 step 4, on an ACK after which SND.UNA is `una`, with
+    /// a DSACK block (RFC 2883) or not: a DSACK in a new round widens the
+    /// window by one min_RTT/4.
+    pub(crate) fn on_ack_dsack(&mut self, dsack: bool, una: SeqNum, snd_max: SeqNum) {
         if self.dsack_round.is_some_and(|r| una >= r) {
             self.dsack_round = None;
         }
-        if self.dsack_round.is_none() && self.dsack_ack {
+        if self.dsack_round.is_none() && dsack {
             self.dsack_round = Some(snd_max);
             self.reo_wnd_mult += 1;
             self.reo_wnd_persist = 16;
@@ -442,8 +440,6 @@ impl Endpoint {
         if d.reordered {
             self.rack.reord = true;
         }
-        // Step 4's DSACK-driven part.
-        self.rack.on_dsack(ack.max(self.snd_una), self.snd_max);
     }
 
     /// RFC 8985 §6.2 step 4: the reordering window.

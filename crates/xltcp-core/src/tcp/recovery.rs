@@ -346,7 +346,8 @@ impl Endpoint {
                     .get(1)
                     .is_some_and(|s| s.left <= b.left && b.right <= s.right)
         });
-        self.rack.dsack_ack = dsack;
+        self.rack
+            .on_ack_dsack(dsack, seg.ack.max(self.snd_una), self.snd_max);
         if dsack {
             self.stats.dsack_blocks_received += 1;
         }
