@@ -246,6 +246,13 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
             linux_buffer(t.snd_buffer, t.mss).max(WMEM_FLOOR)
         ),
         "net.ipv4.tcp_no_metrics_save=1".into(),
+        // Every socket starts with the namespace's default congestion
+        // control before iperf3 sets the flow's (`-C`), and a pacing one
+        // (BBR, the default on some machines) leaves Linux's internal
+        // pacing on for good (`sk_pacing_status`): a Reno flow would then
+        // send at 1.2 times cwnd per SRTT, off the ACK clock. Reno never
+        // asks for pacing.
+        "net.ipv4.tcp_congestion_control=reno".into(),
     ];
     let mut route = format!(
         "initcwnd {} rto_min {}ms",
@@ -933,6 +940,19 @@ mod tests {
         assert!(!rack_always_on("6.16.9-200.fc42.x86_64"));
         assert!(!rack_always_on("5.15.0-91-generic"));
         assert!(!rack_always_on(""));
+    }
+
+    #[test]
+    fn no_socket_starts_under_a_pacing_congestion_control() {
+        let text = "[wired]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[wireless]\nrate = \"5Mbps\"\ndelay = \"5ms\"\n[[flow]]\n";
+        let s = xltcp_core::scenario::load_str(text, "t.toml", std::path::Path::new("."), &[])
+            .expect("valid");
+        let (ch, sh) = super::host_configs(&s);
+        for host in [ch, sh] {
+            assert!(host
+                .sysctls
+                .contains(&"net.ipv4.tcp_congestion_control=reno".to_string()));
+        }
     }
 
     #[test]

@@ -480,6 +480,14 @@ impl Plumbing {
             Command::new("ip").args(["-n", ns, "-batch", "-"]),
             Some(&batch),
         )?;
+        // A FIFO whatever `net.core.default_qdisc` says: fq would pace
+        // every TCP flow at its pacing rate, which the simulator does not.
+        run(
+            Command::new("ip")
+                .args(["netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev])
+                .args(["root", "pfifo_fast"]),
+            None,
+        )?;
         Ok(tun)
     }
 

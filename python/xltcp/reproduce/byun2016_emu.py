@@ -11,8 +11,9 @@ RTO = SRTT + max(4·RTTVAR, min_rto), where RFC 6298 takes max(SRTT +
 4·RTTVAR, min_rto)), which decides how long a sender waits after each
 primary-user period, its RTT samples from every ACK of data never resent
 (``tcp.rtt_sampling = "every_ack"``, which ends a timeout's back-off
-sooner), its Proportional Rate Reduction in SACK recovery (``tcp.prr``)
-and its undo of a timeout whose ACK echoes an original's timestamp
+sooner), its Proportional Rate Reduction in SACK recovery by its own
+rules (``tcp.prr``, ``tcp.prr_variant = "linux"``) and its undo of a
+timeout whose ACK echoes an original's timestamp
 (``tcp.eifel``, acting only with timestamps, which the presets leave
 off), Linux's own F-RTO where a scenario turns F-RTO on
 (``tcp.frto_variant = "linux"``; the presets leave it off), its RTT
@@ -20,8 +21,10 @@ estimator (``tcp.rtt_estimator = "linux"``: the variance term held at its
 largest for a round trip), its slow start by every byte acknowledged
 (``tcp.abc_limit = 0``) and its ssthresh from cwnd
 (``tcp.ssthresh_from = "cwnd"``). None of them can be switched off in
-Linux; RACK and the tail loss probe can, and run in
-both engines as the scenario says (off in the presets).
+Linux. With SACK the list adds RACK (which Linux 6.17 and later run
+whatever ``net.ipv4.tcp_recovery`` says) and DSACK (Linux's default); the
+tail loss probe runs in both engines as the scenario says (off in the
+presets).
 
 TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
 be told, so the emulator refuses it. Its two configurations run instead as

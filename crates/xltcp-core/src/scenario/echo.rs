@@ -221,6 +221,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "rack": t.rack,
         "tlp": t.tlp,
         "prr": t.prr,
+        "prr_variant": match t.prr_variant { PrrVariant::Rfc6937 => "rfc6937", PrrVariant::Linux => "linux" },
         "eifel": t.eifel,
         "dsack": t.dsack,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },

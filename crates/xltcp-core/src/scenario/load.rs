@@ -231,6 +231,10 @@ const FRTO_VARIANTS: &[(&str, FrtoVariant)] = &[
     ("rfc5682", FrtoVariant::Rfc5682),
     ("linux", FrtoVariant::Linux),
 ];
+const PRR_VARIANTS: &[(&str, PrrVariant)] = &[
+    ("rfc6937", PrrVariant::Rfc6937),
+    ("linux", PrrVariant::Linux),
+];
 const RTT_SAMPLINGS: &[(&str, RttSampling)] = &[
     ("timed", RttSampling::Timed),
     ("every_ack", RttSampling::EveryAck),
@@ -304,6 +308,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             rd::choice(RTT_SAMPLINGS),
         ),
         prr: t.read(cx, "prr", b.prr, rd::boolean),
+        prr_variant: t.read(cx, "prr_variant", b.prr_variant, rd::choice(PRR_VARIANTS)),
         eifel: t.read(cx, "eifel", b.eifel, rd::boolean),
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),

@@ -172,6 +172,10 @@ pub use crate::tcp::RttEstimatorKind;
 /// [`crate::tcp::FrtoVariant`].
 pub use crate::tcp::FrtoVariant;
 
+/// Which rules PRR follows (`prr_variant`): the endpoint's own
+/// [`crate::tcp::PrrVariant`].
+pub use crate::tcp::PrrVariant;
+
 /// `[tcp]` (and `[flow.tcp]` overrides).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
@@ -240,6 +244,11 @@ pub struct TcpSpec {
     /// `prr`: Proportional Rate Reduction, RFC 6937, in SACK recovery
     /// (default false: RFC 6675's cwnd = ssthresh; Linux always runs it).
     pub prr: bool,
+    /// `prr_variant`: "rfc6937" (default: PRR-SSRB, RecoverFS = FlightSize)
+    /// or "linux" (Linux's `tcp_cwnd_reduction`, the rules RFC 9937 kept:
+    /// nothing on an ACK that delivered nothing, SSRB only on an ACK that
+    /// advances SND.UNA without a new loss, RecoverFS = cwnd).
+    pub prr_variant: PrrVariant,
     /// `eifel`: Eifel detection of spurious timeouts by timestamps, RFC
     /// 3522, undone as F-RTO undoes them (default false; Linux does it
     /// whenever timestamps are on).
@@ -889,6 +898,7 @@ impl Default for TcpSpec {
             tlp: c.tlp,
             rtt_sampling: c.rtt_sampling,
             prr: c.prr,
+            prr_variant: c.prr_variant,
             eifel: c.eifel,
             dsack: c.dsack,
             rcv_buffer: c.rcv_buffer,
@@ -923,6 +933,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             tlp: spec.tlp,
             rtt_sampling: spec.rtt_sampling,
             prr: spec.prr,
+            prr_variant: spec.prr_variant,
             eifel: spec.eifel,
             dsack: spec.dsack,
             rcv_buffer: spec.rcv_buffer,

@@ -96,6 +96,7 @@ rack = true
 tlp = true
 rtt_sampling = "every_ack"
 prr = true
+prr_variant = "linux"
 eifel = true
 dsack = true
 rcv_buffer = "64KiB"
@@ -158,6 +159,7 @@ timeseries = false
         tlp: true,
         rtt_sampling: RttSampling::EveryAck,
         prr: true,
+        prr_variant: PrrVariant::Linux,
         eifel: true,
         dsack: true,
         rcv_buffer: 65_536,
@@ -662,6 +664,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.rtt_estimator, RttEstimatorKind::Linux);
     assert_eq!(t.rtt_sampling, RttSampling::EveryAck);
     assert!(t.prr && t.eifel);
+    assert_eq!(t.prr_variant, PrrVariant::Linux);
     assert_eq!(t.frto_variant, FrtoVariant::Linux);
     assert_eq!(t.abc_limit, 0);
     assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);

@@ -64,6 +64,23 @@ pub enum RttEstimatorKind {
     Linux,
 }
 
+/// Which rules PRR follows (`prr_variant`), when `prr` is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrrVariant {
+    /// RFC 6937's PRR-SSRB: RecoverFS is the FlightSize at the start of
+    /// recovery, and every ACK may send one SMSS more than it delivered
+    /// once pipe is at or below ssthresh (an ACK that delivers nothing
+    /// included).
+    #[default]
+    Rfc6937,
+    /// Linux's `tcp_cwnd_reduction`, the rules RFC 9937 kept: an ACK that
+    /// delivers nothing leaves cwnd alone; at or below ssthresh an ACK
+    /// sends what was delivered (PRR-CRB), one SMSS more only when it
+    /// advances SND.UNA and marks nothing newly lost (PRR-SSRB on a "safe"
+    /// ACK); RecoverFS is cwnd at the start of recovery.
+    Linux,
+}
+
 /// Where RTT samples come from (`rtt_sampling`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RttSampling {
@@ -146,6 +163,8 @@ pub struct Config {
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets cwnd during
     /// SACK recovery (see `recovery.rs`).
     pub prr: bool,
+    /// Which rules PRR follows.
+    pub prr_variant: PrrVariant,
     /// The receiver reports duplicate segments in a first SACK block (DSACK,
     /// RFC 2883), with SACK; RACK widens its reordering window on them.
     pub dsack: bool,
@@ -188,6 +207,7 @@ impl Default for Config {
             tlp: false,
             rtt_sampling: RttSampling::Timed,
             prr: false,
+            prr_variant: PrrVariant::Rfc6937,
             eifel: false,
             dsack: false,
             rcv_buffer: 4 << 20,

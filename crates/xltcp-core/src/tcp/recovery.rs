@@ -53,7 +53,9 @@
 //! next RTT sample, as it does after any timeout. Each spurious timeout is
 //! counted (`Stats::spurious_rtos`).
 
-use super::{CongestionState, Endpoint, Event, Frto, FrtoVariant, Recovery, State, Timer};
+use super::{
+    CongestionState, Endpoint, Event, Frto, FrtoVariant, PrrVariant, Recovery, State, Timer,
+};
 use crate::time::{Dur, Time};
 use crate::wire::{SackBlock, Segment, SeqNum};
 
@@ -112,6 +114,7 @@ impl Endpoint {
         if self.tlp.end.is_some() {
             self.tlp_on_ack(ack, advanced, new_sacked > 0, bare);
         }
+        let marked_before = self.stats.rack_marked_lost;
         if self.config.rack {
             self.rack_detect_loss(now);
         }
@@ -120,7 +123,15 @@ impl Endpoint {
             let sacked = self.scoreboard.sacked_bytes();
             let delivered = (self.snd_una.since(una_before).max(0) as u64 + sacked)
                 .saturating_sub(sacked_before);
-            self.prr_on_ack(delivered);
+            // A "safe" ACK advances SND.UNA and shows no new loss: RACK
+            // marked nothing, or (RFC 6675's detection) it SACKed nothing
+            // new above a hole.
+            let newly_lost = if self.rack_on() {
+                self.stats.rack_marked_lost > marked_before
+            } else {
+                new_sacked > 0
+            };
+            self.prr_on_ack(delivered, advanced && !newly_lost);
         }
         if self.frto != Frto::Off {
             let dup = dup || (new_sacked > 0 && ack == self.snd_una);
@@ -474,12 +485,18 @@ impl Endpoint {
         self.cstate == CongestionState::Recovery && self.recovery == Recovery::Sack
     }
 
-    /// RFC 6937 on an ACK in SACK recovery that delivered `delivered`
-    /// bytes: cwnd = pipe + sndcnt, proportional to the data delivered
-    /// while pipe is above ssthresh, then slow start back up to it
-    /// (PRR-SSRB). As Linux, at least one segment may go out when none did
-    /// since recovery began.
-    fn prr_on_ack(&mut self, delivered: u64) {
+    /// PRR on an ACK in SACK recovery that delivered `delivered` bytes
+    /// (`safe`: it advanced SND.UNA and showed no new loss): cwnd = pipe +
+    /// sndcnt, proportional to the data delivered while pipe is above
+    /// ssthresh, then back up to it by the reduction bound of
+    /// `prr_variant` (RFC 6937's PRR-SSRB, or Linux's: PRR-CRB, SSRB on a
+    /// safe ACK, nothing on an ACK that delivered nothing). As Linux, at
+    /// least one segment may go out when none did since recovery began.
+    fn prr_on_ack(&mut self, delivered: u64, safe: bool) {
+        let linux = self.config.prr_variant == PrrVariant::Linux;
+        if linux && delivered == 0 {
+            return;
+        }
         let smss = u64::from(self.smss);
         self.prr_delivered += delivered;
         let pipe = self.recovery_pipe();
@@ -490,11 +507,11 @@ impl Endpoint {
                 .div_ceil(fs)
                 .saturating_sub(self.prr_out)
         } else {
-            let limit = self
+            let crb = self
                 .prr_delivered
                 .saturating_sub(self.prr_out)
-                .max(delivered)
-                + smss;
+                .max(delivered);
+            let limit = if !linux || safe { crb + smss } else { crb };
             (ssthresh - pipe).min(limit)
         };
         if self.prr_out == 0 {
@@ -571,6 +588,7 @@ impl Endpoint {
             (_, super::Profile::Ns3) => outstanding,
         };
         let profile = self.config.profile;
+        let cwnd_before = self.win.cwnd;
         self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
         self.recover = self.snd_max;
         self.partial_acks = 0;
@@ -588,7 +606,12 @@ impl Endpoint {
                 self.win.cwnd = self.win.ssthresh;
                 self.prr_delivered = 0;
                 self.prr_out = 0;
-                self.recover_fs = outstanding;
+                // RecoverFS: RFC 6937's FlightSize, or Linux's cwnd before
+                // the reduction (`prior_cwnd`).
+                self.recover_fs = match self.config.prr_variant {
+                    PrrVariant::Rfc6937 => outstanding,
+                    PrrVariant::Linux => cwnd_before,
+                };
                 self.high_rxt = self.snd_una;
                 self.rescue_rxt = None;
             }

@@ -2,7 +2,7 @@
 //! from every ACK (`rack.rs`) and Proportional Rate Reduction (RFC 6937).
 
 use super::fixture::*;
-use super::{Config, CongestionState, Endpoint, RttSampling, Timer};
+use super::{Config, CongestionState, Endpoint, PrrVariant, RttSampling, Timer};
 use crate::time::Dur;
 
 fn rack_cfg() -> Config {
@@ -291,8 +291,8 @@ fn every_ack_sampling_samples_each_ack_of_new_data() {
 
 /// SACK recovery entered on the third SACK (segments 1-3 SACKed, two
 /// Limited Transmit segments out): RecoverFS 12000, ssthresh 5000.
-fn in_sack_recovery(prr: bool) -> Endpoint {
-    let mut ep = ten_out(Config { prr, ..sack_cfg() });
+fn in_sack_recovery(c: Config) -> Endpoint {
+    let mut ep = ten_out(c);
     send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(2000))]));
     expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
     send!(ep, ms(201), sack_ack(s(0), &[(s(1000), s(3000))]));
@@ -305,7 +305,10 @@ fn in_sack_recovery(prr: bool) -> Endpoint {
 
 #[test]
 fn prr_sets_cwnd_from_the_data_delivered_in_recovery() {
-    let mut ep = in_sack_recovery(true);
+    let mut ep = in_sack_recovery(Config {
+        prr: true,
+        ..sack_cfg()
+    });
     // pipe 8000 > ssthresh: sndcnt = ceil(1000 * 5000 / 12000) = 417,
     // raised to one segment as nothing went out yet: cwnd 9000.
     assert_eq!(ep.cwnd(), 9000);
@@ -333,7 +336,7 @@ fn prr_sets_cwnd_from_the_data_delivered_in_recovery() {
 
 #[test]
 fn without_prr_cwnd_is_ssthresh_throughout_recovery() {
-    let mut ep = in_sack_recovery(false);
+    let mut ep = in_sack_recovery(sack_cfg());
     assert_eq!(ep.cwnd(), 5000);
     send!(ep, ms(300), sack_ack(s(0), &[(s(1000), s(5000))]));
     send!(ep, ms(301), sack_ack(s(0), &[(s(1000), s(6000))]));
@@ -376,4 +379,71 @@ fn an_ack_of_the_original_does_not_advance_rack_to_its_retransmission() {
     let next = recv!(ep, ms(1150));
     assert!(!next.retransmission, "{next:?}");
     assert_eq!(next.segment.seq, s(10_000));
+}
+
+#[test]
+fn linux_prr_takes_recoverfs_from_cwnd() {
+    let mut ep = in_sack_recovery(Config {
+        prr: true,
+        prr_variant: PrrVariant::Linux,
+        ..sack_cfg()
+    });
+    assert_eq!(ep.cwnd(), 9000);
+    assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+    // As above, with RecoverFS the 10000 B cwnd held before the reduction
+    // instead of the 12000 B FlightSize: sndcnt = 1500 - 1000.
+    send!(ep, ms(300), sack_ack(s(0), &[(s(1000), s(5000))]));
+    send!(ep, ms(301), sack_ack(s(0), &[(s(1000), s(6000))]));
+    assert_eq!(ep.cwnd(), 7500);
+}
+
+/// Ten out, segments 0-6 lost and 7-9 SACKed: recovery starts with pipe
+/// (the two Limited Transmit segments) below ssthresh (5000).
+fn most_of_the_window_lost(prr_variant: PrrVariant) -> Endpoint {
+    let mut ep = ten_out(Config {
+        prr: true,
+        prr_variant,
+        ..sack_cfg()
+    });
+    send!(ep, ms(200), sack_ack(s(0), &[(s(7000), s(8000))]));
+    expect!(ep, ms(200), ours(s(10_000), r(0), 1000, WIN));
+    send!(ep, ms(201), sack_ack(s(0), &[(s(7000), s(9000))]));
+    expect!(ep, ms(201), ours(s(11_000), r(0), 1000, WIN));
+    send!(ep, ms(202), sack_ack(s(0), &[(s(7000), s(10_000))]));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    assert_eq!(ep.recovery_pipe(), 2000);
+    ep
+}
+
+#[test]
+fn linux_prr_slow_starts_only_on_acks_that_advance_snd_una() {
+    // RFC 6937's PRR-SSRB: delivered (1000) plus one SMSS on any ACK, two
+    // retransmissions.
+    let mut ep = most_of_the_window_lost(PrrVariant::Rfc6937);
+    assert_eq!(ep.cwnd(), 4000);
+    assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+    assert_eq!(recv!(ep, ms(202)).segment.seq, s(1000));
+    expect_nothing!(ep, ms(202));
+
+    // Linux: the entry ACK moved no SND.UNA: what it delivered only.
+    let mut ep = most_of_the_window_lost(PrrVariant::Linux);
+    assert_eq!(ep.cwnd(), 3000);
+    assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+    expect_nothing!(ep, ms(202));
+    // The retransmission arrives, SND.UNA moves and nothing is newly lost:
+    // delivered plus one SMSS, two more retransmissions.
+    send!(ep, ms(300), sack_ack(s(1000), &[(s(7000), s(10_000))]));
+    assert_eq!(ep.cwnd(), 4000);
+    assert_eq!(recv!(ep, ms(300)).segment.seq, s(1000));
+    assert_eq!(recv!(ep, ms(300)).segment.seq, s(2000));
+    // An ACK that delivers nothing leaves cwnd alone (RFC 6937's would
+    // let one more segment out: pipe 4000 + one SMSS).
+    send!(ep, ms(301), sack_ack(s(1000), &[(s(7000), s(10_000))]));
+    assert_eq!(ep.cwnd(), 4000);
+    expect_nothing!(ep, ms(301));
+    // A SACK of new data, SND.UNA unmoved: what it delivered, no more.
+    send!(ep, ms(302), sack_ack(s(1000), &[(s(7000), s(11_000))]));
+    assert_eq!(ep.cwnd(), 4000);
+    assert_eq!(recv!(ep, ms(302)).segment.seq, s(3000));
+    expect_nothing!(ep, ms(302));
 }
