@@ -20,10 +20,18 @@
 //! simulator's TCP doing what Linux's always does, and Linux with its own
 //! defaults where the list names one (RACK, DSACK).
 //!
-//! Needs root (the emulator); run nothing heavy beside it.
+//! Needs root (the emulator); run nothing heavy beside it. Ctrl-C (or
+//! SIGTERM) stops it with status 130, the emulation under way torn down.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use xltcp_core::{scenario, sim};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fidelity");
 const SCENARIOS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
@@ -134,6 +142,12 @@ fn main() {
             _ => {}
         }
     }
+    // Ctrl-C or SIGTERM stops the emulation under way, which tears down
+    // its namespaces, and then the example (status 130).
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe).
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
     let sim = if as_linux { "sim as Linux" } else { "sim" };
     println!("| case | {sim} goodput (Mbit/s) | emu goodput (Mbit/s) | gap | {sim} retx | emu retx | gap | {sim} RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -165,14 +179,21 @@ fn main() {
             a.retx += r.flows[0].retransmissions as f64;
             a.rto += r.flows[0].rto_count as f64;
             a.oracle += r.flows[0].oracle_bps;
-            let e = xltcp_emu::run(
+            let e = match xltcp_emu::run(
                 &s,
                 xltcp_emu::EmuOptions {
                     seed: Some(seed),
+                    stop: Some(&STOP),
                     ..Default::default()
                 },
-            )
-            .expect("emu runs");
+            ) {
+                Ok(e) => e,
+                Err(xltcp_emu::EmuError::Interrupted) => {
+                    eprintln!("interrupted");
+                    std::process::exit(130);
+                }
+                Err(e) => panic!("{label} seed {seed}: the emulator failed: {e}"),
+            };
             let details = e.emu.as_ref().expect("emu section");
             for w in &details.warnings {
                 eprintln!("{label} seed {seed}: warning: {w}");

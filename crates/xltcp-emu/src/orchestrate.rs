@@ -246,10 +246,10 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
             linux_buffer(t.snd_buffer, t.mss).max(WMEM_FLOOR)
         ),
         "net.ipv4.tcp_no_metrics_save=1".into(),
-        // Every socket starts with the namespace's default congestion
-        // control before iperf3 sets the flow's (`-C`), and a pacing one
-        // (BBR, the default on some machines) leaves Linux's internal
-        // pacing on for good (`sk_pacing_status`): a Reno flow would then
+        // iperf3 sets the flow's congestion control (`-C`) only once the
+        // connection is open, under the namespace's default; a pacing
+        // default (BBR, on some machines) turns Linux's internal pacing
+        // on for good (`sk_pacing_status`), and the Reno flow would then
         // send at 1.2 times cwnd per SRTT, off the ACK clock. Reno never
         // asks for pacing.
         "net.ipv4.tcp_congestion_control=reno".into(),
