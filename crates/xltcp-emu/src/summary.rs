@@ -147,6 +147,10 @@ pub fn flow_summaries(
                 } else {
                     f.tcp.frto.then(|| count("TCPSpuriousRTOs"))
                 },
+                dsack_undos: f
+                    .tcp
+                    .dsack_undo
+                    .then(|| count("TCPDSACKUndo") + count("TCPFullUndo")),
                 tlp_probes: f.tcp.tlp.then(|| count("TCPLossProbes")),
                 fast_retransmits: count("TCPSackRecovery") + count("TCPRenoRecovery"),
                 data_segments_sent: hop.counters.data_segments[i][sender],

@@ -224,6 +224,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "prr_variant": match t.prr_variant { PrrVariant::Rfc6937 => "rfc6937", PrrVariant::Linux => "linux" },
         "eifel": t.eifel,
         "dsack": t.dsack,
+        "dsack_undo": t.dsack_undo,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),

@@ -311,6 +311,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         prr_variant: t.read(cx, "prr_variant", b.prr_variant, rd::choice(PRR_VARIANTS)),
         eifel: t.read(cx, "eifel", b.eifel, rd::boolean),
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
+        dsack_undo: t.read(cx, "dsack_undo", b.dsack_undo, rd::boolean),
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

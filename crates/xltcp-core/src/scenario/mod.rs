@@ -41,7 +41,8 @@ pub use model::*;
 /// byte counting without a limit in slow start, ssthresh from cwnd, SACK
 /// recovery whenever SACK is negotiated, and RACK loss detection with it
 /// (Linux 6.17 removed the other; before, `net.ipv4.tcp_recovery` could
-/// turn RACK off), and DSACK from its receiver (Linux's default). The tail loss probe and F-RTO itself stay as the
+/// turn RACK off), DSACK from its receiver (Linux's default) and the undo
+/// of a recovery its DSACKs show needless. The tail loss probe and F-RTO itself stay as the
 /// scenario says: the emulator switches them on Linux from the same keys.
 pub const AS_LINUX: &[&str] = &[
     "tcp.min_rto_mode=\"linux\"",
@@ -56,6 +57,7 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.recovery=\"sack\"",
     "tcp.rack=true",
     "tcp.dsack=true",
+    "tcp.dsack_undo=true",
 ];
 
 #[cfg(test)]

@@ -257,6 +257,10 @@ pub struct TcpSpec {
     /// with SACK, and RACK widens its reordering window on them (RFC 8985
     /// §6.2 step 4); default false (Linux sends them, `net.ipv4.tcp_dsack`).
     pub dsack: bool,
+    /// `dsack_undo`: undo a SACK recovery whose every retransmission came
+    /// back as a DSACK, cwnd and ssthresh restored (default false; Linux
+    /// does it whenever DSACKs arrive).
+    pub dsack_undo: bool,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -901,6 +905,7 @@ impl Default for TcpSpec {
             prr_variant: c.prr_variant,
             eifel: c.eifel,
             dsack: c.dsack,
+            dsack_undo: c.dsack_undo,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -936,6 +941,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             prr_variant: spec.prr_variant,
             eifel: spec.eifel,
             dsack: spec.dsack,
+            dsack_undo: spec.dsack_undo,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

@@ -99,6 +99,7 @@ prr = true
 prr_variant = "linux"
 eifel = true
 dsack = true
+dsack_undo = true
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -162,6 +163,7 @@ timeseries = false
         prr_variant: PrrVariant::Linux,
         eifel: true,
         dsack: true,
+        dsack_undo: true,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };
@@ -669,7 +671,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.abc_limit, 0);
     assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);
     assert_eq!(t.recovery, RecoverySpec::Sack);
-    assert!(t.rack && t.dsack);
+    assert!(t.rack && t.dsack && t.dsack_undo);
     // What the emulator switches on Linux from the scenario stays its own.
     assert!(!t.tlp && !t.frto);
 }

@@ -76,6 +76,11 @@ pub struct FlowSummary {
     /// undoes by timestamps whatever F-RTO says; else `TCPSpuriousRTOs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spurious_rtos: Option<u64>,
+    /// SACK recoveries undone because their retransmissions all came back
+    /// as DSACKs; only with `tcp.dsack_undo` (the emulator: Linux's
+    /// `TCPDSACKUndo` + `TCPFullUndo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsack_undos: Option<u64>,
     /// Tail loss probes sent (RFC 8985 §7); only with `tcp.tlp = true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tlp_probes: Option<u64>,
@@ -421,6 +426,7 @@ impl World {
             syn_timeouts: f.ep.iter().map(|e| e.stats().syn_timeouts).sum(),
             rto_causes: Some(self.forensics.causes(i)),
             spurious_rtos: (f.spec.tcp.frto || f.spec.tcp.eifel).then_some(s.spurious_rtos),
+            dsack_undos: f.spec.tcp.dsack_undo.then_some(s.dsack_undos),
             tlp_probes: f.spec.tcp.tlp.then_some(s.tlp_probes),
             fast_retransmits: s.fast_retransmits,
             data_segments_sent: s.data_segments_sent,

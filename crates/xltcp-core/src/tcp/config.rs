@@ -168,6 +168,10 @@ pub struct Config {
     /// The receiver reports duplicate segments in a first SACK block (DSACK,
     /// RFC 2883), with SACK; RACK widens its reordering window on them.
     pub dsack: bool,
+    /// Undo a SACK recovery whose every retransmission came back as a
+    /// DSACK (Linux's `tcp_try_undo_dsack` and `tcp_try_undo_recovery`;
+    /// RFC 3708's detection): cwnd and ssthresh go back to what they were.
+    pub dsack_undo: bool,
     /// Eifel detection (RFC 3522) with timestamps: an ACK after a timeout
     /// that echoes a timestamp older than the retransmission's shows the
     /// timeout spurious, and it is undone as F-RTO undoes one.
@@ -210,6 +214,7 @@ impl Default for Config {
             prr_variant: PrrVariant::Rfc6937,
             eifel: false,
             dsack: false,
+            dsack_undo: false,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -354,6 +354,14 @@ pub struct Endpoint {
     pub(crate) prr_delivered: u64,
     pub(crate) prr_out: u64,
     pub(crate) recover_fs: u64,
+    /// DSACK undo (`dsack_undo`): SND.UNA when the recovery began, while
+    /// it may still be undone.
+    pub(crate) undo_marker: Option<SeqNum>,
+    /// Retransmissions of this recovery not yet reported as DSACKs; -1
+    /// before the first (Linux's `undo_retrans`).
+    pub(crate) undo_retrans: i64,
+    /// cwnd and ssthresh to restore on an undo.
+    pub(crate) undo_prior: (u64, u64),
     pub(crate) high_rxt: SeqNum,
     pub(crate) rescue_rxt: Option<SeqNum>,
     pub(crate) persist_backoff: u32,
@@ -461,6 +469,9 @@ impl Endpoint {
             tlp_sending: false,
             prr_delivered: 0,
             prr_out: 0,
+            undo_marker: None,
+            undo_retrans: -1,
+            undo_prior: (0, 0),
             recover_fs: 0,
             high_rxt: iss,
             rescue_rxt: None,

@@ -118,6 +118,10 @@ impl Endpoint {
         if self.config.rack {
             self.rack_detect_loss(now);
         }
+        if self.sack_recovery_now() && self.dsack_undo_due() {
+            // Every retransmission came back as a DSACK: none was needed.
+            self.exit_recovery();
+        }
         if self.config.prr && self.sack_recovery_now() {
             // RFC 6937: DeliveredData = change in SND.UNA + change in SACKed.
             let sacked = self.scoreboard.sacked_bytes();
@@ -361,6 +365,15 @@ impl Endpoint {
             .on_ack_dsack(dsack, seg.ack.max(self.snd_una), self.snd_max);
         if dsack {
             self.stats.dsack_blocks_received += 1;
+            // A duplicate of data sent since the recovery began: one of its
+            // retransmissions was not needed (Linux's `tcp_check_dsack`).
+            if let (Some(marker), Some(b)) = (self.undo_marker, blocks.first()) {
+                if b.right > marker && self.undo_retrans > 0 {
+                    let segs = (b.right - b.left).max(0) as u64;
+                    let segs = segs.div_ceil(u64::from(self.smss)).max(1) as i64;
+                    self.undo_retrans = (self.undo_retrans - segs).max(0);
+                }
+            }
         }
         for b in blocks.iter().skip(usize::from(dsack)) {
             // RFC 2018 §5: only blocks inside (SND.UNA, SND.MAX] are meaningful.
@@ -520,11 +533,27 @@ impl Endpoint {
         self.win.cwnd = pipe + sndcnt;
     }
 
+    /// With `dsack_undo`: the recovery may be undone (every
+    /// retransmission sent in it came back as a DSACK).
+    fn dsack_undo_due(&self) -> bool {
+        self.undo_marker.is_some() && self.undo_retrans == 0
+    }
+
     fn exit_recovery(&mut self) {
         if self.config.prr && self.sack_recovery_now() {
             // RFC 6937 §3: cwnd = ssthresh when recovery ends.
             self.win.cwnd = self.win.ssthresh;
         }
+        if self.sack_recovery_now() && self.dsack_undo_due() {
+            // As Linux's Reno undo: cwnd and ssthresh back to at least
+            // what they were; a new loss may start a recovery at once.
+            self.stats.dsack_undos += 1;
+            self.win.cwnd = self.win.cwnd.max(self.undo_prior.0);
+            self.win.ssthresh = self.win.ssthresh.max(self.undo_prior.1);
+            self.recover = SeqNum(self.snd_una.0.wrapping_sub(1));
+        }
+        self.undo_marker = None;
+        self.undo_retrans = -1;
         self.dupacks = 0;
         self.dup_delivered = 0;
         self.lt_bytes = 0;
@@ -589,6 +618,9 @@ impl Endpoint {
         };
         let profile = self.config.profile;
         let cwnd_before = self.win.cwnd;
+        // Linux's `prior_ssthresh` (`tcp_current_ssthresh`): at least three
+        // quarters of cwnd.
+        let ssthresh_before = self.win.ssthresh.max(cwnd_before / 2 + cwnd_before / 4);
         self.win.ssthresh = self.cc.ssthresh_on_loss(flight, smss, profile);
         self.recover = self.snd_max;
         self.partial_acks = 0;
@@ -614,6 +646,11 @@ impl Endpoint {
                 };
                 self.high_rxt = self.snd_una;
                 self.rescue_rxt = None;
+                if self.config.dsack_undo {
+                    self.undo_marker = Some(self.snd_una);
+                    self.undo_retrans = -1;
+                    self.undo_prior = (cwnd_before, ssthresh_before);
+                }
             }
         }
         self.set_cstate(CongestionState::Recovery);

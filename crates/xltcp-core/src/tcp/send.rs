@@ -217,6 +217,9 @@ impl Endpoint {
             self.prr_out += u64::from(s.payload_len);
         }
         if t.retransmission {
+            if self.undo_marker.is_some() {
+                self.undo_retrans = self.undo_retrans.max(0) + 1;
+            }
             self.stats.retransmissions += 1;
             self.stats.bytes_retransmitted += u64::from(s.payload_len);
         }

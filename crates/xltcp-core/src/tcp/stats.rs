@@ -56,6 +56,9 @@ pub struct Stats {
     pub invalid_sack_blocks: u64,
     /// ACKs whose first SACK block reported a duplicate segment (DSACK).
     pub dsack_blocks_received: u64,
+    /// SACK recoveries undone because every retransmission of the episode
+    /// came back as a DSACK (`dsack_undo`).
+    pub dsack_undos: u64,
 }
 
 impl Stats {

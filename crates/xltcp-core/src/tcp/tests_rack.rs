@@ -447,3 +447,32 @@ fn linux_prr_slow_starts_only_on_acks_that_advance_snd_una() {
     assert_eq!(recv!(ep, ms(302)).segment.seq, s(3000));
     expect_nothing!(ep, ms(302));
 }
+
+#[test]
+fn a_recovery_whose_retransmissions_all_come_back_as_dsacks_is_undone() {
+    for undo in [false, true] {
+        let mut ep = in_sack_recovery(Config {
+            dsack_undo: undo,
+            ..sack_cfg()
+        });
+        assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+        let reduced = ep.cwnd();
+        // The original segment 0 was late, not lost: the cumulative ACK
+        // covers segments 0-3, then the retransmission arrives as a
+        // duplicate (a DSACK block below the ACK).
+        send!(ep, ms(300), peer(r(0), s(4000), 0));
+        while ep.poll_transmit(ms(300)).is_some() {}
+        send!(ep, ms(301), sack_ack(s(4000), &[(s(0), s(1000))]));
+        assert_eq!(ep.stats().dsack_blocks_received, 1);
+        if undo {
+            assert_eq!(ep.stats().dsack_undos, 1);
+            assert_eq!(ep.congestion_state(), CongestionState::Open);
+            // cwnd back to the 10 segments it held before the reduction.
+            assert_eq!(ep.cwnd(), 10_000);
+        } else {
+            assert_eq!(ep.stats().dsack_undos, 0);
+            assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+            assert_eq!(ep.cwnd(), reduced);
+        }
+    }
+}
