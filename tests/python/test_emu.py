@@ -354,3 +354,37 @@ def test_reproduce_emu_leaves_out_retransmissions_no_one_counted(monkeypatch):
     assert byun2016_emu._text([math.nan], "{:.0f}") == "n/a"
     # The gap compares the seeds both engines know.
     assert byun2016_emu._gap([math.nan, 30.0], [10.0, 20.0]) == "+50%"
+
+
+def test_reproduce_emu_pairs_the_engines_by_seed(tmp_path):
+    from xltcp.reproduce import byun2016_emu
+
+    rows = []
+    for seed, emu in ((1, 120.0), (2, 140.0), (3, 130.0)):
+        rows.append(
+            _fake_row(
+                seed,
+                sim=_fake_metrics(90.0),
+                sim_as_linux=_fake_metrics(100.0),
+                emu=_fake_metrics(emu),
+            )
+        )
+    for seed, emu in ((1, 150.0), (2, 50.0)):
+        same = _fake_metrics(100.0)
+        row = _fake_row(seed, sim=same, sim_as_linux=same, emu=_fake_metrics(emu))
+        rows.append({**row, "config": "phy-lr", "label": "PHY-LR"})
+    byun2016_emu.write(rows, [], tmp_path, (1, 2, 3))
+    md = (tmp_path / "emu.md").read_text()
+    # Differences 20, 40, 30: mean 30, s = 10, t(0.975, 2) = 4.303, half
+    # width 4.303 * 10 / sqrt(3) = 24.8; Linux more on every seed.
+    assert "| NewReno (paper) | 3 | +30 ± 25 | +30 % | 3 of 3 | yes |" in md
+    # Differences +50 and -50: the interval holds zero.
+    assert "| PHY-LR (paper) | 2 | +0 ± 635 | +0 % | 1 of 2 | no |" in md
+
+
+def test_reproduce_emu_pairs_nothing_with_one_seed(tmp_path):
+    from xltcp.reproduce import byun2016_emu
+
+    rows = [_fake_row(1, **{e: _fake_metrics(100.0) for e, _ in byun2016_emu.ENGINES})]
+    byun2016_emu.write(rows, [], tmp_path, (1,))
+    assert "Paired by seed" not in (tmp_path / "emu.md").read_text()

@@ -354,6 +354,7 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
             if mine[0].get("substitute"):
                 title += f": {SUBSTITUTE_MARK}"
             lines.append(f"| {title} | " + " | ".join(cells) + f" | {late} |")
+    lines += _paired_lines(rows)
     lines += _spread_lines(rows, seeds)
     shipped = [r for r in rows if SHIPPED[0] in r]
     if shipped:
@@ -390,6 +391,48 @@ def write(rows: list[dict], refused: list[Config], out: Path, seeds: Sequence[in
         for why, names in by_reason.items():
             lines.append(f"- {', '.join(names)}: {why}")
     (out / "emu.md").write_text("\n".join(lines) + "\n")
+
+
+def _paired_lines(rows: list[dict]) -> list[str]:
+    """``emu.md``'s table of the two engines paired by seed: for each
+    configuration, Linux's delivered packets less the simulator-as-Linux's
+    on the same seed, the mean of these differences with its 95 % interval
+    (Student t over the seeds), that mean against the simulator's, the
+    seeds on which Linux delivered more, and whether the interval leaves
+    out zero (the engines told apart) or not. Needs two seeds or more."""
+    lines = [
+        "",
+        "Paired by seed, delivered packets: Linux less the simulator as Linux on "
+        "the same seed, the mean difference with its 95 % interval, that mean "
+        "against the simulator's, and the seeds on which Linux delivered more. "
+        "Where the interval holds zero these seeds do not tell the engines apart.",
+        "",
+        "| configuration | seeds | mean difference (packets) | against sim as Linux "
+        "| Linux more on | told apart |",
+        "|---|---|---|---|---|---|",
+    ]
+    any_row = False
+    for family, _ in byun2016.FAMILIES:
+        for name, label in byun2016.CONFIGS:
+            pairs = [
+                (r["emu"]["packets"], r["sim_as_linux"]["packets"])
+                for r in rows
+                if r["family"] == family and r["config"] == name
+            ]
+            pairs = [(e, s) for e, s in pairs if not (math.isnan(e) or math.isnan(s))]
+            if len(pairs) < 2:
+                continue
+            any_row = True
+            mean, half = mean_ci([e - s for e, s in pairs], 0.95)
+            base = sum(s for _, s in pairs) / len(pairs)
+            against = f"{100 * mean / base:+.0f} %" if base > 0 else ""
+            more = sum(1 for e, s in pairs if e > s)
+            apart = "yes" if abs(mean) > half else "no"
+            lines.append(
+                f"| {label} ({family}) | {len(pairs)} | {mean:+.0f} ± {half:.0f} | {against} "
+                f"| {more} of {len(pairs)} | {apart} |"
+            )
+    return lines if any_row else []
 
 
 def _spread_lines(rows: list[dict], seeds: Sequence[int]) -> list[str]:
