@@ -15,6 +15,13 @@
 //! checksum updated per RFC 1624); after the scenario's end the hop stays
 //! open (no new blockage), with its rate, delay, queue and loss, so the
 //! applications can exchange their final reports.
+//!
+//! A flow's control connections (iperf3's, the first connection its
+//! client opens, see [`Framing`]) go around the links, from one side's
+//! hosts straight to the other's: the scenario's flow is its data
+//! connection, as in the simulator, and the measuring tool's set-up and
+//! final exchange take neither airtime nor draws of the loss processes,
+//! nor wait out a blockage (counted in [`HopCounters::control_bypassed`]).
 
 use crate::agents::BsAgents;
 use crate::air::Air;
@@ -80,6 +87,8 @@ pub struct HopCounters {
     pub dropped_other: BTreeMap<&'static str, u64>,
     /// Non-TCP IPv4 datagrams (ICMP) carried.
     pub non_tcp: u64,
+    /// Datagrams of the flows' control connections, sent around the links.
+    pub control_bypassed: u64,
     /// TCP segments with payload entering from each side, per flow
     /// (`[from CH, from SH]`).
     pub data_segments: Vec<[u64; 2]>,
@@ -150,6 +159,50 @@ pub struct Hop {
     /// the agents' resends (only with an agent that resends, see
     /// [`crate::agents::resends_frames`]).
     link_copies: Option<LinkCopies>,
+    /// Which connections of each flow go around the links.
+    control: Control,
+}
+
+/// The control connections of each flow: the first
+/// [`Framing::control_connections`] its client opens, told by the client's
+/// port of their SYNs (the server's port is the same for every connection
+/// of an iperf3 test).
+#[derive(Debug, Default)]
+struct Control {
+    /// Per flow: how many of its first connections are control.
+    wanted: Vec<u32>,
+    /// Per flow: the client's ports of the control connections seen.
+    ports: Vec<Vec<u16>>,
+    /// Per flow: the side of its client (the sending host).
+    client: Vec<Side>,
+}
+
+impl Control {
+    /// Whether `seg`, read from the hosts of `from`, belongs to a control
+    /// connection of `flow`; a client's SYN opening one of the first
+    /// connections makes it one.
+    fn around(&mut self, flow: usize, from: Side, seg: &Segment) -> bool {
+        let wanted = self.wanted[flow] as usize;
+        if wanted == 0 {
+            return false;
+        }
+        let from_client = from == self.client[flow];
+        let port = if from_client {
+            seg.src_port
+        } else {
+            seg.dst_port
+        };
+        let ports = &mut self.ports[flow];
+        if ports.contains(&port) {
+            return true;
+        }
+        let opening = from_client && seg.flags.syn() && !seg.flags.ack();
+        if opening && ports.len() < wanted {
+            ports.push(port);
+            return true;
+        }
+        false
+    }
 }
 
 /// Most data frames [`LinkCopies`] keeps (PHY-LR's link buffer is at most
@@ -291,6 +344,27 @@ impl Hop {
                 }
             )
         };
+        let framing: Vec<Framing> = scenario
+            .flows
+            .iter()
+            .map(|f| match f.app {
+                AppSpec::Bulk => Framing::IPERF3,
+                AppSpec::File { .. } => Framing::default(),
+            })
+            .collect();
+        let receiver: Vec<Side> = scenario
+            .flows
+            .iter()
+            .map(|f| match f.direction {
+                Direction::Down => Side::Sh,
+                Direction::Up => Side::Ch,
+            })
+            .collect();
+        let control = Control {
+            wanted: framing.iter().map(|f| f.control_connections).collect(),
+            ports: vec![Vec::new(); n],
+            client: receiver.iter().map(|&r| other_side(r)).collect(),
+        };
         let mut hop = Hop {
             links,
             wl_down,
@@ -310,24 +384,8 @@ impl Hop {
             },
             capture: None,
             blocked_intervals: Vec::new(),
-            receiver: scenario
-                .flows
-                .iter()
-                .map(|f| match f.direction {
-                    Direction::Down => Side::Sh,
-                    Direction::Up => Side::Ch,
-                })
-                .collect(),
-            inorder: InOrder::new(
-                scenario
-                    .flows
-                    .iter()
-                    .map(|f| match f.app {
-                        AppSpec::Bulk => Framing::IPERF3,
-                        AppSpec::File { .. } => Framing::default(),
-                    })
-                    .collect(),
-            ),
+            receiver,
+            inorder: InOrder::new(framing),
             delivered_at_end: None,
             forced: None,
             was_blocked: availability_blocked,
@@ -344,6 +402,7 @@ impl Hop {
             freeze: FreezeReport::default(),
             host_of: Topology::of(scenario).host_of().to_vec(),
             link_copies: crate::agents::resends_frames(scenario).then(LinkCopies::default),
+            control,
         };
         if hop.air.is_some() && availability_blocked {
             hop.air_set_blocked(Time::ZERO, true);
@@ -470,9 +529,10 @@ impl Hop {
             return self.reject(now, from, "unknown_address", bytes);
         };
         let tcp = bytes.len() >= 10 && bytes[9] == 6;
+        let around = tcp && self.control.around(flow as usize, from, &packet.tcp);
         if !tcp {
             self.counters.non_tcp += 1;
-        } else if packet.tcp.payload_len > 0 {
+        } else if packet.tcp.payload_len > 0 && !around {
             self.counters.data_segments[flow as usize][from as usize] += 1;
         }
         self.counters.accounting.injected += 1;
@@ -484,6 +544,15 @@ impl Hop {
             iface: 0,
             ..PacketMeta::default()
         };
+        if around {
+            // Routed by the BS all the same: its TTL one less.
+            self.counters.control_bypassed += 1;
+            if !decrement_ttl(self.slab.get_mut(packet.meta.uid)) {
+                self.slab.remove(packet.meta.uid);
+                return self.drop_other("ttl_expired");
+            }
+            return self.deliver_to(other_side(from), packet);
+        }
         if from == Side::Ch {
             return self.send(now, 2 * flow as usize, packet);
         }
@@ -1316,3 +1385,11 @@ pub fn host_address(side: Side, flow: u32) -> Ipv4Addr {
 #[cfg(test)]
 #[path = "hop_tests.rs"]
 mod tests;
+
+/// The side across the base station from `side`.
+fn other_side(side: Side) -> Side {
+    match side {
+        Side::Ch => Side::Sh,
+        Side::Sh => Side::Ch,
+    }
+}

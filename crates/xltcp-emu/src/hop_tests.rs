@@ -317,6 +317,15 @@ fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
     let mut h = hop("direction = \"up\"\n[schemes]\nlocal_recovery = \"bs_reports\"\n");
     let mut sink = Sink::default();
     let ms = |n: u64| Time::ZERO + Dur::from_millis(n);
+    // iperf3's control connection opens first, around the links.
+    h.ingress(
+        ms(0),
+        Side::Sh,
+        &segment(Side::Sh, (39999, 5201), TcpFlags::SYN, 0),
+    );
+    h.flush(&mut sink);
+    assert_eq!((sink.out.len(), h.counters.control_bypassed), (1, 1));
+    sink.out.clear();
     h.ingress(
         ms(0),
         Side::Sh,
@@ -380,7 +389,8 @@ fn the_bs_gap_monitor_reports_a_hole_with_real_checksums() {
     h.finish();
     let a = h.counters.accounting;
     assert!(a.balances(), "{a:?}");
-    assert_eq!(a.injected, 5);
+    // The control SYN, the SYN, the SYN-ACK, two data segments.
+    assert_eq!(a.injected, 6);
     assert_eq!(h.held(), 0);
 }
 
@@ -672,4 +682,87 @@ fn the_ucl_secures_the_emulators_own_point_to_point_links_too() {
         (2, 2),
         "{sec:?}"
     );
+}
+
+/// A segment between the flow's two hosts from `from`, between ports
+/// `(source, destination)`, with `flags` and `payload` bytes.
+fn segment(from: Side, ports: (u16, u16), flags: TcpFlags, payload: u32) -> Vec<u8> {
+    let mut bytes = datagram(from, payload);
+    let mut p = parse(&bytes).expect("valid").into_packet();
+    (p.tcp.src_port, p.tcp.dst_port) = ports;
+    p.tcp.flags = flags;
+    bytes.clear();
+    emit(&p, &mut bytes);
+    bytes
+}
+
+#[test]
+fn the_first_connection_of_an_iperf3_flow_goes_around_the_links() {
+    // A downlink flow: its client (iperf3 -c) is on the CH side.
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    let control = segment(Side::Ch, (40001, 5201), TcpFlags::SYN, 0);
+    h.ingress(Time::ZERO, Side::Ch, &control);
+    h.ingress(
+        Time::ZERO,
+        Side::Sh,
+        &segment(Side::Sh, (5201, 40001), TcpFlags::SYN | TcpFlags::ACK, 0),
+    );
+    h.ingress(
+        Time::ZERO,
+        Side::Ch,
+        &segment(Side::Ch, (40001, 5201), TcpFlags::ACK, 37),
+    );
+    // Delivered at once, routed (TTL one less), no link involved.
+    h.flush(&mut sink);
+    let sides: Vec<Side> = sink.out.iter().map(|(s, _)| *s).collect();
+    assert_eq!(sides, [Side::Sh, Side::Ch, Side::Sh]);
+    assert_eq!(parse(&sink.out[0].1).expect("valid").packet().ttl, 63);
+    assert_eq!(h.counters.control_bypassed, 3);
+    assert_eq!(h.counters.data_segments[0], [0, 0]);
+    assert!(h.deadlines.next().is_none_or(|t| t >= Time(10_000_000_000)));
+    // The second connection is the flow's data: it crosses the links.
+    sink.out.clear();
+    h.ingress(
+        Time::ZERO,
+        Side::Ch,
+        &segment(Side::Ch, (40002, 5201), TcpFlags::SYN, 0),
+    );
+    h.ingress(
+        Time::ZERO,
+        Side::Ch,
+        &segment(Side::Ch, (40002, 5201), TcpFlags::ACK, 1448),
+    );
+    h.flush(&mut sink);
+    assert!(sink.out.is_empty());
+    run_until(&mut h, Time(50_000_000), &mut sink);
+    assert_eq!(sink.out.len(), 2);
+    assert_eq!(h.counters.control_bypassed, 3);
+    assert_eq!(h.counters.data_segments[0], [1, 0]);
+    let c = &h.counters.accounting;
+    assert_eq!((c.injected, c.delivered, c.dropped), (5, 5, 0));
+}
+
+#[test]
+fn a_server_cannot_open_a_control_connection_and_a_file_flow_has_none() {
+    let mut h = hop("");
+    let mut sink = Sink::default();
+    // A SYN from the server's side is not the client's opening.
+    h.ingress(
+        Time::ZERO,
+        Side::Sh,
+        &segment(Side::Sh, (5201, 40001), TcpFlags::SYN, 0),
+    );
+    h.flush(&mut sink);
+    assert!(sink.out.is_empty());
+    assert_eq!(h.counters.control_bypassed, 0);
+    let mut f = hop("app = \"file\"\nsize = \"1MB\"");
+    f.ingress(
+        Time::ZERO,
+        Side::Ch,
+        &segment(Side::Ch, (40001, 5201), TcpFlags::SYN, 0),
+    );
+    f.flush(&mut sink);
+    assert!(sink.out.is_empty());
+    assert_eq!(f.counters.control_bypassed, 0);
 }

@@ -884,6 +884,7 @@ fn build_summary(
             rejected: strings(&hop.counters.rejected),
             dropped_other: strings(&hop.counters.dropped_other),
             non_tcp_forwarded: hop.counters.non_tcp,
+            control_bypassed: hop.counters.control_bypassed,
             sender_freeze: (!hop.agents.commanding_hosts().is_empty()).then_some(hop.freeze),
             hop_drops: hop
                 .air

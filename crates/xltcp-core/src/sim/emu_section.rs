@@ -114,6 +114,9 @@ pub struct EmuDetails {
     pub sender_freeze: Option<FreezeReport>,
     /// Non-TCP IPv4 datagrams carried.
     pub non_tcp_forwarded: u64,
+    /// Datagrams of the flows' control connections (iperf3's), sent from
+    /// one side's hosts to the other's around the links.
+    pub control_bypassed: u64,
     /// Blocked intervals of the wireless hop, seconds from the start.
     pub blocked_intervals: Vec<(f64, f64)>,
     /// Bytes each flow's application reported received (iperf3's own
