@@ -170,7 +170,9 @@ pub struct Config {
     pub dsack: bool,
     /// Undo a SACK recovery whose every retransmission came back as a
     /// DSACK (Linux's `tcp_try_undo_dsack` and `tcp_try_undo_recovery`;
-    /// RFC 3708's detection): cwnd and ssthresh go back to what they were.
+    /// RFC 3708's detection): cwnd and ssthresh go back to what they were,
+    /// also when the last DSACK arrives after the recovery ended (until
+    /// the next recovery or timeout), as in Linux.
     pub dsack_undo: bool,
     /// Eifel detection (RFC 3522) with timestamps: an ACK after a timeout
     /// that echoes a timestamp older than the retransmission's shows the

@@ -118,9 +118,20 @@ impl Endpoint {
         if self.config.rack {
             self.rack_detect_loss(now);
         }
-        if self.sack_recovery_now() && self.dsack_undo_due() {
+        if self.dsack_undo_due() {
             // Every retransmission came back as a DSACK: none was needed.
-            self.exit_recovery();
+            if self.sack_recovery_now() {
+                self.exit_recovery();
+            } else if matches!(
+                self.cstate,
+                CongestionState::Open | CongestionState::Disorder
+            ) {
+                // The last DSACK came after the recovery ended: Linux keeps
+                // the recovery's undo state until the next one begins and
+                // undoes it then (`tcp_try_undo_dsack` in the Open and
+                // Disorder states).
+                self.undo_reduction();
+            }
         }
         if self.config.prr && self.sack_recovery_now() {
             // RFC 6937: DeliveredData = change in SND.UNA + change in SACKed.
@@ -539,21 +550,28 @@ impl Endpoint {
         self.undo_marker.is_some() && self.undo_retrans == 0
     }
 
+    /// Undoes the last recovery's reduction, as Linux's Reno undo does:
+    /// cwnd and ssthresh back to at least what they were before it.
+    fn undo_reduction(&mut self) {
+        self.stats.dsack_undos += 1;
+        self.win.cwnd = self.win.cwnd.max(self.undo_prior.0);
+        self.win.ssthresh = self.win.ssthresh.max(self.undo_prior.1);
+        self.undo_marker = None;
+        self.undo_retrans = -1;
+    }
+
     fn exit_recovery(&mut self) {
         if self.config.prr && self.sack_recovery_now() {
             // RFC 6937 §3: cwnd = ssthresh when recovery ends.
             self.win.cwnd = self.win.ssthresh;
         }
         if self.sack_recovery_now() && self.dsack_undo_due() {
-            // As Linux's Reno undo: cwnd and ssthresh back to at least
-            // what they were; a new loss may start a recovery at once.
-            self.stats.dsack_undos += 1;
-            self.win.cwnd = self.win.cwnd.max(self.undo_prior.0);
-            self.win.ssthresh = self.win.ssthresh.max(self.undo_prior.1);
+            self.undo_reduction();
+            // A new loss may start a recovery at once.
             self.recover = SeqNum(self.snd_una.0.wrapping_sub(1));
         }
-        self.undo_marker = None;
-        self.undo_retrans = -1;
+        // Otherwise the undo state outlives the recovery: a DSACK for its
+        // last needless retransmission may still undo it.
         self.dupacks = 0;
         self.dup_delivered = 0;
         self.lt_bytes = 0;
@@ -720,6 +738,10 @@ impl Endpoint {
         if self.snd_max <= self.snd_una || self.frozen {
             return;
         }
+        // A timeout ends any chance of undoing the last recovery by DSACKs
+        // (Linux starts a new undo state for the timeout itself).
+        self.undo_marker = None;
+        self.undo_retrans = -1;
         self.stats.rto_count += 1;
         let smss = u64::from(self.smss);
         let first = self.consecutive_rtos == 0;

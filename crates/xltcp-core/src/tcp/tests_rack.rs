@@ -476,3 +476,38 @@ fn a_recovery_whose_retransmissions_all_come_back_as_dsacks_is_undone() {
         }
     }
 }
+
+#[test]
+fn a_dsack_after_the_recovery_ended_still_undoes_it_until_a_timeout() {
+    for (undo, timeout) in [(false, false), (true, false), (true, true)] {
+        let mut ep = in_sack_recovery(Config {
+            dsack_undo: undo,
+            ..sack_cfg()
+        });
+        assert_eq!(recv!(ep, ms(202)).segment.seq, s(0));
+        // Everything up to the recovery point arrives (the original
+        // segment 0 was late): the recovery ends with cwnd = ssthresh
+        // before the retransmission's duplicate is reported.
+        send!(ep, ms(300), peer(r(0), s(12_000), 0));
+        assert_eq!(ep.congestion_state(), CongestionState::Open);
+        assert_eq!(ep.cwnd(), 5000);
+        while ep.poll_transmit(ms(300)).is_some() {}
+        if timeout {
+            let at = ep.poll_timeout().expect("the RTO timer runs");
+            ep.handle_timeout(at);
+            assert_eq!(ep.stats().rto_count, 1);
+        }
+        let cwnd = ep.cwnd();
+        send!(ep, ms(301), sack_ack(s(12_000), &[(s(0), s(1000))]));
+        assert_eq!(ep.stats().dsack_blocks_received, 1);
+        if undo && !timeout {
+            // Linux's tcp_try_undo_dsack in the Open state: back to the
+            // 10 segments held before the reduction.
+            assert_eq!(ep.stats().dsack_undos, 1);
+            assert_eq!(ep.cwnd(), 10_000);
+        } else {
+            assert_eq!(ep.stats().dsack_undos, 0);
+            assert_eq!(ep.cwnd(), cwnd);
+        }
+    }
+}
