@@ -225,6 +225,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "eifel": t.eifel,
         "dsack": t.dsack,
         "dsack_undo": t.dsack_undo,
+        "quickacks": t.quickacks,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),

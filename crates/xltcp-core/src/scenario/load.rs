@@ -312,6 +312,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         eifel: t.read(cx, "eifel", b.eifel, rd::boolean),
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         dsack_undo: t.read(cx, "dsack_undo", b.dsack_undo, rd::boolean),
+        quickacks: t.read(cx, "quickacks", b.quickacks as i128, rd::int_in(0, 64)) as u32,
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

@@ -41,8 +41,9 @@ pub use model::*;
 /// byte counting without a limit in slow start, ssthresh from cwnd, SACK
 /// recovery whenever SACK is negotiated, and RACK loss detection with it
 /// (Linux 6.17 removed the other; before, `net.ipv4.tcp_recovery` could
-/// turn RACK off), DSACK from its receiver (Linux's default) and the undo
-/// of a recovery its DSACKs show needless. The tail loss probe and F-RTO itself stay as the
+/// turn RACK off), DSACK from its receiver (Linux's default), the undo
+/// of a recovery its DSACKs show needless, and its receiver's quick ACKs
+/// (16 after the first data, a duplicate segment or an idle gap). The tail loss probe and F-RTO itself stay as the
 /// scenario says: the emulator switches them on Linux from the same keys.
 pub const AS_LINUX: &[&str] = &[
     "tcp.min_rto_mode=\"linux\"",
@@ -58,6 +59,7 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.rack=true",
     "tcp.dsack=true",
     "tcp.dsack_undo=true",
+    "tcp.quickacks=16",
 ];
 
 #[cfg(test)]

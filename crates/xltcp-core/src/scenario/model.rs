@@ -261,6 +261,10 @@ pub struct TcpSpec {
     /// back as a DSACK, cwnd and ssthresh restored (default false; Linux
     /// does it whenever DSACKs arrive).
     pub dsack_undo: bool,
+    /// `quickacks`: quick ACKs after the first data, a wholly duplicate
+    /// segment or an idle gap (Linux's quick-ACK mode), 0..=64; default 0
+    /// (off; Linux 16, always).
+    pub quickacks: u32,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -906,6 +910,7 @@ impl Default for TcpSpec {
             eifel: c.eifel,
             dsack: c.dsack,
             dsack_undo: c.dsack_undo,
+            quickacks: c.quickacks,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -942,6 +947,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             eifel: spec.eifel,
             dsack: spec.dsack,
             dsack_undo: spec.dsack_undo,
+            quickacks: spec.quickacks,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

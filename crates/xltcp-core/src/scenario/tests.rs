@@ -100,6 +100,7 @@ prr_variant = "linux"
 eifel = true
 dsack = true
 dsack_undo = true
+quickacks = 16
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -164,6 +165,7 @@ timeseries = false
         eifel: true,
         dsack: true,
         dsack_undo: true,
+        quickacks: 16,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };
@@ -366,6 +368,7 @@ fn each_rule_is_enforced() {
         ("[tcp]\nmss = 65496", "tcp.mss", "out of range"),
         ("[tcp]\ninitial_window = 0", "tcp.initial_window", "1..=100"),
         ("[tcp]\ndelayed_ack = 0", "tcp.delayed_ack", "1..=64"),
+        ("[tcp]\nquickacks = 65", "tcp.quickacks", "0..=64"),
         ("[tcp]\ndelayed_ack_timeout = \"0s\"", "tcp.delayed_ack_timeout", "out of range"),
         ("[tcp]\nmin_rto = \"0s\"", "tcp.min_rto", "longer than 0"),
         ("[tcp]\ninitial_rto = \"0s\"", "tcp.initial_rto", "longer than 0"),
@@ -672,6 +675,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);
     assert_eq!(t.recovery, RecoverySpec::Sack);
     assert!(t.rack && t.dsack && t.dsack_undo);
+    assert_eq!(t.quickacks, 16);
     // What the emulator switches on Linux from the scenario stays its own.
     assert!(!t.tlp && !t.frto);
 }

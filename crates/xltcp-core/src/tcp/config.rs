@@ -178,6 +178,13 @@ pub struct Config {
     /// that echoes a timestamp older than the retransmission's shows the
     /// timeout spurious, and it is undone as F-RTO undoes one.
     pub eifel: bool,
+    /// Linux's quick-ACK mode at the receiver: after the first data, a
+    /// segment wholly duplicate or beyond the window, or a gap in the data
+    /// longer than the RTO, ACK each of the next this many segments at
+    /// once (at most the window over two MSS, at least two) instead of
+    /// every `delayed_ack_segments`; 0 = off (RFC 9293's delayed ACKs
+    /// alone). Linux: 16 (`TCP_MAX_QUICKACKS`).
+    pub quickacks: u32,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -217,6 +224,7 @@ impl Default for Config {
             eifel: false,
             dsack: false,
             dsack_undo: false,
+            quickacks: 0,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -392,6 +392,9 @@ pub struct Endpoint {
     pub(crate) unacked_bytes: u64,
     pub(crate) rcv_mss_seen: u32,
     pub(crate) data_received: bool,
+    /// Quick ACKs left (`Config::quickacks`), and when data last came.
+    pub(crate) quick: u32,
+    pub(crate) last_data_at: Option<Time>,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
     /// A reset answering a segment that found no connection.
@@ -493,6 +496,8 @@ impl Endpoint {
             unacked_bytes: 0,
             rcv_mss_seen: 0,
             data_received: false,
+            quick: 0,
+            last_data_at: None,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
             reset_reply: None,

@@ -215,6 +215,11 @@ impl Endpoint {
                 self.timers.set(Timer::TimeWait, now + TIME_WAIT);
             }
             let end = seg.seq + seg.seq_len();
+            if seg.payload_len > 0 {
+                // Linux's `tcp_data_queue`: data wholly old or beyond the
+                // window puts the receiver in quick-ACK mode.
+                self.enter_quickack();
+            }
             if seg.payload_len > 0 && end <= self.rcv_nxt {
                 self.stats.duplicate_bytes_received += u64::from(seg.payload_len);
                 self.report_duplicate(seg.seq, seg.seq + seg.payload_len);
@@ -313,12 +318,22 @@ impl Endpoint {
             self.stats.dropped_out_of_window += 1;
             end = right;
         }
+        let first_data = !self.data_received;
+        let idle = self
+            .last_data_at
+            .is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
+        self.last_data_at = Some(now);
         if start >= end {
+            // Nothing new (a duplicate, or beyond the window): Linux
+            // enters quick-ACK mode as well as ACKing at once.
+            self.enter_quickack();
             self.ack_now = true;
             return;
         }
+        if first_data || idle {
+            self.enter_quickack();
+        }
         self.rcv_mss_seen = self.rcv_mss_seen.max(seg.payload_len);
-        let first_data = !self.data_received;
         self.data_received = true;
         if start == self.rcv_nxt {
             let filled_gap = !self.ooo.is_empty();
@@ -355,12 +370,25 @@ impl Endpoint {
     fn delay_ack(&mut self, now: Time, seg: &Segment) {
         let n = u64::from(self.config.delayed_ack_segments);
         let full = u64::from(self.rcv_mss_seen.max(seg.payload_len));
-        if n <= 1 || self.unacked_bytes >= n * full {
+        if n <= 1 || self.quick > 0 || self.unacked_bytes >= n * full {
             self.ack_now = true;
         } else if !self.timers.is_set(Timer::DelayedAck) {
             self.timers
                 .set(Timer::DelayedAck, now + self.config.delayed_ack_timeout);
         }
+    }
+
+    /// Linux's `tcp_incr_quickack`: up to `Config::quickacks` quick ACKs,
+    /// no more than the window over two MSS and no fewer than two.
+    fn enter_quickack(&mut self) {
+        let most = self.config.quickacks;
+        if most == 0 {
+            return;
+        }
+        let mss = u64::from(self.rcv_mss_seen.max(self.config.mss).max(1));
+        let window = self.rcv_adv.since(self.rcv_nxt).max(0) as u64;
+        let n = (window / (2 * mss)).max(2).min(u64::from(most)) as u32;
+        self.quick = self.quick.max(n);
     }
 
     fn insert_ooo(&mut self, start: SeqNum, end: SeqNum) {

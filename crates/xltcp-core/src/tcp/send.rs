@@ -141,6 +141,10 @@ impl Endpoint {
         options.sack = self.sack_blocks();
         self.dsack_pending = None;
         let window = self.advertise_window();
+        if self.ack_now || self.unacked_bytes > 0 {
+            // An ACK owed for data received: one quick ACK spent.
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.ack_now = false;
         self.unacked_bytes = 0;
         self.timers.stop(Timer::DelayedAck);

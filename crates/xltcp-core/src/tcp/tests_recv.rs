@@ -288,3 +288,33 @@ fn dsack_reports_a_duplicate_first_then_forgets_it() {
     send!(ep, ms(300), peer(r(0), s(0), 1000));
     expect!(ep, ms(300), ours(s(0), r(2000), 0, 62_000));
 }
+
+#[test]
+fn quick_acks_after_the_first_data_and_after_a_duplicate() {
+    let mut ep = established(Config {
+        quickacks: 4,
+        ..cfg()
+    });
+    let acked_at_once = |ep: &mut super::Endpoint, seq: u32, at: Time| {
+        send!(ep, at, peer(r(seq), s(0), 1000));
+        ep.poll_transmit(at).is_some()
+    };
+    // The first data: each of the next four segments ACKed at once, then
+    // every second one again.
+    let got: Vec<bool> = (0..7)
+        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
+        .collect();
+    assert_eq!(got, [true, true, true, true, false, true, false]);
+    // A wholly duplicate segment: ACKed at once, and three quick ACKs more.
+    assert!(acked_at_once(&mut ep, 0, ms(300)));
+    let got: Vec<bool> = (7..12)
+        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(300 + k as u64)))
+        .collect();
+    assert_eq!(got, [true, true, true, false, true]);
+    // Without quick ACKs, every second segment only.
+    let mut ep = established(cfg());
+    let got: Vec<bool> = (0..4)
+        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
+        .collect();
+    assert_eq!(got, [false, true, false, true]);
+}
