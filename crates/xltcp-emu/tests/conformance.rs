@@ -732,9 +732,8 @@ fn snoop_retransmitted_locally(_: &Scenario, o: &Outcome) {
 }
 
 /// Snoop at the BS with the data going up: ns-2's rules pass uplink data
-/// through, so it resent nothing and suppressed no ACK (the emulator's
-/// iperf3 control connection sends a few segments down, which it may
-/// cache).
+/// through, so it resent nothing and suppressed no ACK (iperf3's control
+/// connection, whose segments go down too, passes around the BS).
 fn snoop_passed_the_uplink_through(_: &Scenario, o: &Outcome) {
     let e = o.engine;
     let sn = o.snoop().expect("snoop ran");

@@ -88,12 +88,19 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
             .map(|l| l.stats.transmitted)
             .sum::<u64>()
     );
+    let mut client_ports = std::collections::BTreeSet::new();
     for (t, bytes) in &records {
         let p = parse(bytes).expect("valid datagram with checksums");
         let down = p.packet().src.octets()[1] == 1;
         assert_eq!(p.packet().ttl, if down { 63 } else { 64 });
         assert!(*t < 20_000_000_000);
+        let tcp = &p.packet().tcp;
+        client_ports.insert(if down { tcp.src_port } else { tcp.dst_port });
     }
+    // iperf3's control connection went around the hop: the air carried
+    // the data connection alone.
+    assert_eq!(client_ports.len(), 1, "{client_ports:?}");
+    assert!(sum.emu.as_ref().expect("emu section").control_bypassed > 5);
     assert!(out.join("summary.json").is_file() && out.join("apps/flow0.json").is_file());
     let _ = std::fs::remove_dir_all(&out);
 }
