@@ -205,6 +205,7 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
         "TCPDSACKUndo",
         "TCPLossUndo",
         "TCPSACKReneging",
+        "TCPSynRetrans",
     ];
     let mut out = std::collections::BTreeMap::new();
     let Ok(text) = Command::new("ip")
