@@ -318,3 +318,24 @@ fn quick_acks_after_the_first_data_and_after_a_duplicate() {
         .collect();
     assert_eq!(got, [false, true, false, true]);
 }
+
+#[test]
+fn quick_acks_again_after_a_gap_longer_than_the_rto() {
+    let mut ep = established(Config {
+        quickacks: 2,
+        ..cfg()
+    });
+    let acked_at_once = |ep: &mut super::Endpoint, seq: u32, at: Time| {
+        send!(ep, at, peer(r(seq), s(0), 1000));
+        ep.poll_transmit(at).is_some()
+    };
+    let got: Vec<bool> = (0..4)
+        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
+        .collect();
+    assert_eq!(got, [true, true, false, true]);
+    // Data again 10 s later, well past the RTO: quick ACKs again.
+    let got: Vec<bool> = (4..8)
+        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(10_000 + k as u64)))
+        .collect();
+    assert_eq!(got, [true, true, false, true]);
+}
