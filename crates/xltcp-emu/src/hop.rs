@@ -173,20 +173,17 @@ struct Control {
     wanted: Vec<u32>,
     /// Per flow: the client's ports of the control connections seen.
     ports: Vec<Vec<u16>>,
-    /// Per flow: the side of its client (the sending host).
-    client: Vec<Side>,
 }
 
 impl Control {
-    /// Whether `seg`, read from the hosts of `from`, belongs to a control
-    /// connection of `flow`; a client's SYN opening one of the first
-    /// connections makes it one.
-    fn around(&mut self, flow: usize, from: Side, seg: &Segment) -> bool {
+    /// Whether `seg`, read from the flow's client (the sending host) or
+    /// its server, belongs to a control connection of `flow`; a client's
+    /// SYN opening one of the first connections makes it one.
+    fn around(&mut self, flow: usize, from_client: bool, seg: &Segment) -> bool {
         let wanted = self.wanted[flow] as usize;
         if wanted == 0 {
             return false;
         }
-        let from_client = from == self.client[flow];
         let port = if from_client {
             seg.src_port
         } else {
@@ -363,7 +360,6 @@ impl Hop {
         let control = Control {
             wanted: framing.iter().map(|f| f.control_connections).collect(),
             ports: vec![Vec::new(); n],
-            client: receiver.iter().map(|&r| other_side(r)).collect(),
         };
         let mut hop = Hop {
             links,
@@ -529,7 +525,9 @@ impl Hop {
             return self.reject(now, from, "unknown_address", bytes);
         };
         let tcp = bytes.len() >= 10 && bytes[9] == 6;
-        let around = tcp && self.control.around(flow as usize, from, &packet.tcp);
+        // The client sends the flow's data: its receiver is the other side.
+        let from_client = from != self.receiver[flow as usize];
+        let around = tcp && self.control.around(flow as usize, from_client, &packet.tcp);
         if !tcp {
             self.counters.non_tcp += 1;
         } else if packet.tcp.payload_len > 0 && !around {

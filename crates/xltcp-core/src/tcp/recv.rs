@@ -319,10 +319,13 @@ impl Endpoint {
             end = right;
         }
         let first_data = !self.data_received;
-        let idle = self
-            .last_data_at
-            .is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
-        self.last_data_at = Some(now);
+        // Quick ACKs after a gap in the data longer than the RTO (tracked
+        // only with quick ACKs on).
+        let idle = self.config.quickacks > 0
+            && self
+                .last_data_at
+                .replace(now)
+                .is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
         if start >= end {
             // Nothing new (a duplicate, or beyond the window): Linux
             // enters quick-ACK mode as well as ACKing at once.

@@ -289,16 +289,18 @@ fn dsack_reports_a_duplicate_first_then_forgets_it() {
     expect!(ep, ms(300), ours(s(0), r(2000), 0, 62_000));
 }
 
+/// Whether a 1000-byte segment at `seq` arriving at `at` is ACKed at once.
+fn acked_at_once(ep: &mut super::Endpoint, seq: u32, at: Time) -> bool {
+    send!(ep, at, peer(r(seq), s(0), 1000));
+    ep.poll_transmit(at).is_some()
+}
+
 #[test]
 fn quick_acks_after_the_first_data_and_after_a_duplicate() {
     let mut ep = established(Config {
         quickacks: 4,
         ..cfg()
     });
-    let acked_at_once = |ep: &mut super::Endpoint, seq: u32, at: Time| {
-        send!(ep, at, peer(r(seq), s(0), 1000));
-        ep.poll_transmit(at).is_some()
-    };
     // The first data: each of the next four segments ACKed at once, then
     // every second one again.
     let got: Vec<bool> = (0..7)
@@ -325,10 +327,6 @@ fn quick_acks_again_after_a_gap_longer_than_the_rto() {
         quickacks: 2,
         ..cfg()
     });
-    let acked_at_once = |ep: &mut super::Endpoint, seq: u32, at: Time| {
-        send!(ep, at, peer(r(seq), s(0), 1000));
-        ep.poll_transmit(at).is_some()
-    };
     let got: Vec<bool> = (0..4)
         .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
         .collect();
