@@ -188,11 +188,11 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             first.rack,
             first.tlp,
             first.dsack,
-        )
+        ) || t.syn_linear_timeouts != first.syn_linear_timeouts
     });
     let mut w = Vec::new();
     if differs {
-        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO, RACK, TLP, DSACK): the first flow's are used".into());
+        w.push("flows differ in TCP settings Linux applies per namespace (mss, sack, timestamps, window scaling, initial window, min RTO, buffers, F-RTO, RACK, TLP, DSACK, linear SYN timeouts): the first flow's are used".into());
     }
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     if first.sack && !first.rack && rack_always_on(release.trim()) {
@@ -201,8 +201,18 @@ fn namespace_wide_warnings(s: &Scenario) -> Vec<String> {
             release.trim()
         ));
     }
+    if first.syn_linear_timeouts > 0 && !Path::new(SYN_LINEAR_TIMEOUTS).exists() {
+        w.push(format!(
+            "tcp.syn_linear_timeouts = {} is not honoured: Linux {} has no net.ipv4.tcp_syn_linear_timeouts (before 6.5 every SYN timeout doubles the RTO, as with 0)",
+            first.syn_linear_timeouts,
+            release.trim()
+        ));
+    }
     w
 }
+
+/// Linux's linear SYN timeouts (6.5 and later), per namespace.
+const SYN_LINEAR_TIMEOUTS: &str = "/proc/sys/net/ipv4/tcp_syn_linear_timeouts";
 
 /// Whether the kernel of release `release` ("6.18.44-...") runs RACK loss
 /// detection whatever `net.ipv4.tcp_recovery` says (Linux 6.17 and later).
@@ -221,7 +231,7 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
     let t = &s.flows[0].tcp;
     // The MTU makes Linux's MSS carry the scenario's payload per segment.
     let mtu = t.mss + 40 + if t.timestamps { 12 } else { 0 };
-    let sysctls = vec![
+    let mut sysctls = vec![
         format!("net.ipv4.tcp_sack={}", t.sack as u8),
         format!("net.ipv4.tcp_timestamps={}", t.timestamps as u8),
         format!("net.ipv4.tcp_window_scaling={}", t.window_scale as u8),
@@ -254,6 +264,15 @@ fn host_configs(s: &Scenario) -> (HostConfig, HostConfig) {
         // asks for pacing.
         "net.ipv4.tcp_congestion_control=reno".into(),
     ];
+    // The SYN's timeouts as the scenario says (Linux's default, 4, keeps
+    // the RTO for the first four; 0 doubles it on each, as RFC 6298 and
+    // kernels before 6.5 do).
+    if Path::new(SYN_LINEAR_TIMEOUTS).exists() {
+        sysctls.push(format!(
+            "net.ipv4.tcp_syn_linear_timeouts={}",
+            t.syn_linear_timeouts
+        ));
+    }
     let mut route = format!(
         "initcwnd {} rto_min {}ms",
         t.initial_window,

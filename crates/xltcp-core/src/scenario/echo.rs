@@ -226,6 +226,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "dsack": t.dsack,
         "dsack_undo": t.dsack_undo,
         "quickacks": t.quickacks,
+        "syn_linear_timeouts": t.syn_linear_timeouts,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),

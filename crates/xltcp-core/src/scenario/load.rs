@@ -313,6 +313,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         dsack_undo: t.read(cx, "dsack_undo", b.dsack_undo, rd::boolean),
         quickacks: t.read(cx, "quickacks", b.quickacks as i128, rd::int_in(0, 64)) as u32,
+        syn_linear_timeouts: t.read(
+            cx,
+            "syn_linear_timeouts",
+            b.syn_linear_timeouts as i128,
+            rd::int_in(0, 127),
+        ) as u32,
         rcv_buffer: t.read(cx, "rcv_buffer", b.rcv_buffer, rd::size),
         snd_buffer: t.read(cx, "snd_buffer", b.snd_buffer, rd::size),
     };

@@ -43,8 +43,9 @@ pub use model::*;
 /// (Linux 6.17 removed the other; before, `net.ipv4.tcp_recovery` could
 /// turn RACK off), DSACK from its receiver (Linux's default), the undo
 /// of a recovery its DSACKs show needless, and its receiver's quick ACKs
-/// (16 after the first data, a duplicate segment or an idle gap). The tail loss probe and F-RTO itself stay as the
-/// scenario says: the emulator switches them on Linux from the same keys.
+/// (16 after the first data, a duplicate segment or an idle gap). The tail loss probe, F-RTO itself and the linear SYN
+/// timeouts stay as the scenario says: the emulator switches them on Linux
+/// from the same keys.
 pub const AS_LINUX: &[&str] = &[
     "tcp.min_rto_mode=\"linux\"",
     "tcp.rtt_estimator=\"linux\"",

@@ -265,6 +265,11 @@ pub struct TcpSpec {
     /// segment or an idle gap (Linux's quick-ACK mode), 0..=64; default 0
     /// (off; Linux 16, always).
     pub quickacks: u32,
+    /// `syn_linear_timeouts`: the first this many timeouts of a connecting
+    /// SYN keep the RTO (Linux's `net.ipv4.tcp_syn_linear_timeouts`, which
+    /// the emulator sets from it), 0..=127; default 0 (RFC 6298: each
+    /// doubles it; Linux's default is 4).
+    pub syn_linear_timeouts: u32,
     /// `rcv_buffer`: receive buffer bytes (default "4MiB"); mss..=1GiB (RFC 7323 window limit).
     pub rcv_buffer: u64,
     /// `snd_buffer`: send buffer bytes (default "4MiB"); >= mss.
@@ -911,6 +916,7 @@ impl Default for TcpSpec {
             dsack: c.dsack,
             dsack_undo: c.dsack_undo,
             quickacks: c.quickacks,
+            syn_linear_timeouts: c.syn_linear_timeouts,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
         }
@@ -948,6 +954,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             dsack: spec.dsack,
             dsack_undo: spec.dsack_undo,
             quickacks: spec.quickacks,
+            syn_linear_timeouts: spec.syn_linear_timeouts,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,
             profile: spec.profile,

@@ -101,6 +101,7 @@ eifel = true
 dsack = true
 dsack_undo = true
 quickacks = 16
+syn_linear_timeouts = 4
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
 [wired]
@@ -166,6 +167,7 @@ timeseries = false
         dsack: true,
         dsack_undo: true,
         quickacks: 16,
+        syn_linear_timeouts: 4,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
     };
@@ -369,6 +371,7 @@ fn each_rule_is_enforced() {
         ("[tcp]\ninitial_window = 0", "tcp.initial_window", "1..=100"),
         ("[tcp]\ndelayed_ack = 0", "tcp.delayed_ack", "1..=64"),
         ("[tcp]\nquickacks = 65", "tcp.quickacks", "0..=64"),
+        ("[tcp]\nsyn_linear_timeouts = 128", "tcp.syn_linear_timeouts", "0..=127"),
         ("[tcp]\ndelayed_ack_timeout = \"0s\"", "tcp.delayed_ack_timeout", "out of range"),
         ("[tcp]\nmin_rto = \"0s\"", "tcp.min_rto", "longer than 0"),
         ("[tcp]\ninitial_rto = \"0s\"", "tcp.initial_rto", "longer than 0"),
@@ -678,4 +681,5 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.quickacks, 16);
     // What the emulator switches on Linux from the scenario stays its own.
     assert!(!t.tlp && !t.frto);
+    assert_eq!(t.syn_linear_timeouts, 0);
 }

@@ -185,6 +185,11 @@ pub struct Config {
     /// every `delayed_ack_segments`; 0 = off (RFC 9293's delayed ACKs
     /// alone). Linux: 16 (`TCP_MAX_QUICKACKS`).
     pub quickacks: u32,
+    /// The first this many timeouts of a SYN leave the RTO as it is
+    /// (Linux's `net.ipv4.tcp_syn_linear_timeouts`, 4 by default since
+    /// Linux 6.5: SYNs at 1, 2, 3, 4 and 5 s, then 7, 11, 19 s); later ones
+    /// double it. 0 = RFC 6298 (5.5), every timeout doubles.
+    pub syn_linear_timeouts: u32,
     /// Receive buffer in bytes; the advertised window never exceeds it.
     pub rcv_buffer: u64,
     /// Send buffer in bytes; `write` accepts no more than its free space.
@@ -225,6 +230,7 @@ impl Default for Config {
             dsack: false,
             dsack_undo: false,
             quickacks: 0,
+            syn_linear_timeouts: 0,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,
             profile: Profile::Rfc,

@@ -720,7 +720,11 @@ impl Endpoint {
                 self.stats.syn_timeouts += 1;
                 self.syn_retransmitted = true;
                 self.rtt_probe = None;
+                // Linux's linear timeouts apply to its own SYN alone.
+                let linear = self.state == State::SynSent
+                    && self.stats.syn_timeouts <= u64::from(self.config.syn_linear_timeouts);
                 match self.config.profile {
+                    _ if linear => {}
                     super::Profile::Rfc => self.rtt.back_off(),
                     // ns-3 doubles the connection timeout per retry, with no cap.
                     super::Profile::Ns3 => self.rtt.back_off_uncapped(),

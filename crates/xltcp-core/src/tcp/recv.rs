@@ -149,7 +149,7 @@ impl Endpoint {
             match self.config.profile {
                 Profile::Rfc => {
                     // RFC 6298 (5.7): RTO back to 3 s once data transfer starts.
-                    self.rtt.reset_after_syn_timeout();
+                    self.rtt.reset_after_syn_timeout(self.config.initial_rto);
                     // RFC 5681 §3.1: after a lost SYN or SYN-ACK, IW = 1 segment.
                     self.win.cwnd = u64::from(self.smss);
                 }

@@ -173,10 +173,12 @@ impl RttEstimator {
         self.uncapped = false;
     }
 
-    /// RFC 6298 (5.7): after a SYN timed out, the RTO for data is at least 3 s.
-    pub fn reset_after_syn_timeout(&mut self) {
+    /// RFC 6298 (5.7): after a SYN timed out, an implementation whose
+    /// initial RTO is below 3 s starts its data with an RTO of 3 s, however
+    /// far the SYN's backed off (as Linux, `tcp_init_metrics`).
+    pub fn reset_after_syn_timeout(&mut self, initial_rto: Dur) {
         let three = Dur::from_secs(3);
-        if self.rto() < three {
+        if initial_rto < three {
             self.base_rto = three;
             self.backoff = 0;
         }

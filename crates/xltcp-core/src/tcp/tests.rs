@@ -126,6 +126,44 @@ fn syn_timeout_backs_off_then_iw_is_one_segment_and_rto_three_seconds() {
 }
 
 #[test]
+fn linear_syn_timeouts_keep_the_rto_for_the_first_ones_then_double_it() {
+    // Linux's default (`tcp_syn_linear_timeouts` = 4): SYNs at 0, 1, 2, 3,
+    // 4 and 5 s, then 7 and 11 s; without it at 0, 1, 3, 7 and 15 s.
+    let sent_at = |linear: u32| {
+        let c = Config {
+            syn_linear_timeouts: linear,
+            max_rto: Dur::from_secs(60),
+            ..cfg()
+        };
+        let mut ep = Endpoint::new(c, LP, RP, ISS);
+        ep.connect(ms(0));
+        let _ = recv!(ep, ms(0));
+        let mut at = Vec::new();
+        while let Some(t) = ep.poll_timeout().filter(|t| *t <= ms(12_000)) {
+            ep.handle_timeout(t);
+            let syn = recv!(ep, t);
+            assert!(syn.retransmission && syn.segment.flags.syn());
+            at.push(t.as_nanos() / 1_000_000_000);
+        }
+        (at, ep)
+    };
+    let (linear, ep) = sent_at(4);
+    assert_eq!(linear, [1, 2, 3, 4, 5, 7, 11]);
+    assert_eq!(ep.rto(), Dur::from_secs(8));
+    assert_eq!(ep.stats().syn_timeouts, 7);
+    let (doubling, _) = sent_at(0);
+    assert_eq!(doubling, [1, 3, 7]);
+    // Two linear ones: SYNs at 1, 2, 3, 5 and 9 s, the RTO backed off to
+    // 8 s; once connected the data's RTO is RFC 6298 (5.7)'s 3 s.
+    let (two, mut ep) = sent_at(2);
+    assert_eq!(two, [1, 2, 3, 5, 9]);
+    assert_eq!(ep.rto(), Dur::from_secs(8));
+    send!(ep, ms(12_100), syn_ack(&cfg()));
+    assert_eq!(ep.state(), State::Established);
+    assert_eq!(ep.rto(), Dur::from_secs(3));
+}
+
+#[test]
 fn ns3_profile_syn_back_off_is_uncapped_and_keeps_the_initial_window() {
     let c = Config {
         profile: Profile::Ns3,
