@@ -976,6 +976,23 @@ mod tests {
     }
 
     #[test]
+    fn linux_times_its_syns_as_the_scenario_says() {
+        let text = "[wired]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[wireless]\nrate = \"5Mbps\"\ndelay = \"5ms\"\n[[flow]]\n";
+        let sysctls = |sets: &[String]| {
+            let s = xltcp_core::scenario::load_str(text, "t.toml", std::path::Path::new("."), sets)
+                .expect("valid");
+            super::host_configs(&s).1.sysctls
+        };
+        if !std::path::Path::new(super::SYN_LINEAR_TIMEOUTS).exists() {
+            return; // a kernel before 6.5: every SYN timeout doubles the RTO
+        }
+        let key = "net.ipv4.tcp_syn_linear_timeouts";
+        assert!(sysctls(&[]).contains(&format!("{key}=0")));
+        let linux = sysctls(&["tcp.syn_linear_timeouts=4".to_string()]);
+        assert!(linux.contains(&format!("{key}=4")));
+    }
+
+    #[test]
     fn linux_buffers_leave_room_for_each_segments_overhead() {
         // 256 KiB of 1448-byte segments: 182 segments, 860 B each on top.
         assert_eq!(linux_buffer(256 * 1024, 1448), 417_838);
