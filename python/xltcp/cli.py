@@ -1116,6 +1116,7 @@ def _reproduce_emu(
         from xltcp import _core
 
         total = byun2016_emu.total_runs(len(seed_list), overrides, repeats)
+        total += byun2016_emu.population_steps(overrides)
         bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
         # SIGTERM stops the runs like Ctrl-C, so the emulator's teardown runs.
         previous = signal.signal(signal.SIGTERM, _interrupt)

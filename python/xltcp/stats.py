@@ -8,7 +8,7 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=256)
-def _t_quantile(q: float, dof: int) -> float:
+def _t_quantile(q: float, dof: float) -> float:
     # scipy takes ~1 s and ~60 MB to import: only the statistics pay for it,
     # not every start of the command.
     from scipy import stats as scipy_stats
@@ -35,3 +35,26 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     t = _t_quantile((1.0 + confidence) / 2.0, n - 1)
     return mean, t * math.sqrt(variance) / math.sqrt(n)
+
+
+def welch_ci(
+    a: Sequence[float], b: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float]:
+    """mean(a) - mean(b) and the half width of Welch's confidence interval
+    for it (two independent samples, variances not assumed equal; degrees
+    of freedom by Welch-Satterthwaite). NaN half width when either sample
+    has fewer than two values or neither varies."""
+    if not a or not b:
+        raise ValueError("welch_ci needs values in both samples")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    ma, mb = math.fsum(a) / len(a), math.fsum(b) / len(b)
+    if len(a) < 2 or len(b) < 2:
+        return ma - mb, math.nan
+    va = math.fsum((v - ma) ** 2 for v in a) / (len(a) - 1) / len(a)
+    vb = math.fsum((v - mb) ** 2 for v in b) / (len(b) - 1) / len(b)
+    if va + vb == 0.0:
+        return ma - mb, math.nan
+    dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    t = _t_quantile((1.0 + confidence) / 2.0, dof)
+    return ma - mb, t * math.sqrt(va + vb)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -388,3 +389,39 @@ def test_reproduce_emu_pairs_nothing_with_one_seed(tmp_path):
     rows = [_fake_row(1, **{e: _fake_metrics(100.0) for e, _ in byun2016_emu.ENGINES})]
     byun2016_emu.write(rows, [], tmp_path, (1,))
     assert "Paired by seed" not in (tmp_path / "emu.md").read_text()
+
+
+def test_reproduce_emu_sets_linux_against_the_simulators_many_seeds(tmp_path):
+    from xltcp.reproduce import byun2016_emu
+
+    rows = [
+        _fake_row(
+            seed,
+            sim=_fake_metrics(90.0),
+            sim_as_linux=_fake_metrics(95.0 + seed),
+            emu=_fake_metrics(emu),
+        )
+        for seed, emu in ((1, 120.0), (2, 140.0), (3, 130.0))
+    ]
+    many = {"paper newreno": [80.0, 90.0, 100.0, 110.0, 120.0] * 2}
+    byun2016_emu.write(rows, [], tmp_path, (1, 2, 3), many)
+    md = (tmp_path / "emu.md").read_text()
+    # The simulator's ten runs: mean 100, s = 14.9, t(0.975, 9) = 2.262,
+    # half width 10.7. Linux less it: 30; Welch: s² / n = 33.3 and 22.2,
+    # 5.06 degrees of freedom, t = 2.563, half width 19.1. Every one of the
+    # simulator's runs delivered less than Linux's mean of 130.
+    assert (
+        "| NewReno (paper) | 100 ± 11 | 97 (3) | 130 (3) | +30 ± 19 (+30 %) | yes | 100 % |" in md
+    )
+    # Without the many seeds, no such table.
+    byun2016_emu.write(rows, [], tmp_path, (1, 2, 3))
+    assert "over seeds 1-" not in (tmp_path / "emu.md").read_text()
+
+
+def test_welch_interval_matches_the_textbook():
+    from xltcp.stats import welch_ci
+
+    diff, half = welch_ci([120.0, 140.0, 130.0], [80.0, 90.0, 100.0, 110.0, 120.0] * 2)
+    assert diff == 30.0 and abs(half - 19.096) < 1e-3
+    assert math.isnan(welch_ci([1.0], [1.0, 2.0])[1])
+    assert math.isnan(welch_ci([1.0, 1.0], [2.0, 2.0])[1])
