@@ -37,13 +37,14 @@ pub use model::*;
 
 /// The overrides (`--set` arguments) that give the simulator's TCP what
 /// Linux's always does: its RTO rule and estimator, an RTT sample from
-/// every ACK, PRR by its rules, Eifel detection with timestamps, its reading of F-RTO,
-/// byte counting without a limit in slow start, ssthresh from cwnd, SACK
-/// recovery whenever SACK is negotiated, and RACK loss detection with it
-/// (Linux 6.17 removed the other; before, `net.ipv4.tcp_recovery` could
-/// turn RACK off), DSACK from its receiver (Linux's default), the undo
-/// of a recovery its DSACKs show needless, and its receiver's quick ACKs
-/// (16 after the first data, a duplicate segment or an idle gap). The tail loss probe, F-RTO itself and the linear SYN
+/// every ACK, PRR by its rules, Eifel detection with timestamps, its
+/// reading of F-RTO, byte counting without a limit in slow start, ssthresh
+/// from cwnd, SACK recovery whenever SACK is negotiated, and RACK loss
+/// detection with it (Linux 6.17 removed the other; before,
+/// `net.ipv4.tcp_recovery` could turn RACK off), DSACK from its receiver
+/// (Linux's default), the undo of a recovery its DSACKs show needless, and
+/// its receiver's quick ACKs (16 after the first data, a duplicate segment
+/// or an idle gap). The tail loss probe, F-RTO itself and the linear SYN
 /// timeouts stay as the scenario says: the emulator switches them on Linux
 /// from the same keys.
 pub const AS_LINUX: &[&str] = &[
