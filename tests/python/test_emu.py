@@ -413,6 +413,18 @@ def test_reproduce_emu_sets_linux_against_the_simulators_many_seeds(tmp_path):
     assert (
         "| NewReno (paper) | 100 ± 11 | 97 (3) | 130 (3) | +30 ± 19 (+30 %) | yes | 100 % |" in md
     )
+    # One run of the simulator and Linux's runs unknown in the other
+    # engine's column: no interval, no failure.
+    lone = [
+        _fake_row(
+            1, sim=_fake_metrics(1.0), sim_as_linux=_fake_metrics(math.nan), emu=_fake_metrics(5.0)
+        )
+    ]
+    byun2016_emu.write(lone, [], tmp_path, (1,), {"paper newreno": [4.0]})
+    assert (
+        "| NewReno (paper) | 4 | n/a | 5 (1) | +1 (+25 %) |  | 100 % |"
+        in (tmp_path / "emu.md").read_text()
+    )
     # Without the many seeds, no such table.
     byun2016_emu.write(rows, [], tmp_path, (1, 2, 3))
     assert "over seeds 1-" not in (tmp_path / "emu.md").read_text()

@@ -510,10 +510,12 @@ def _population_lines(rows: list[dict], population: dict[str, list[float]]) -> l
             against = f"{100 * diff / mean:+.0f} %" if mean > 0 else ""
             apart = "" if math.isnan(whalf) else ("yes" if abs(diff) > whalf else "no")
             width = "" if math.isnan(whalf) else f" ± {whalf:.0f}"
+            spread = "" if math.isnan(half) else f" ± {half:.0f}"
+            few_text = f"{sum(few) / len(few):.0f} ({len(few)})" if few else "n/a"
             below = sum(1 for v in many if v < lin) / len(many)
             table.append(
-                f"| {label} ({family}) | {mean:.0f} ± {half:.0f} "
-                f"| {sum(few) / len(few):.0f} ({len(few)}) | {lin:.0f} ({len(linux)}) "
+                f"| {label} ({family}) | {mean:.0f}{spread} "
+                f"| {few_text} | {lin:.0f} ({len(linux)}) "
                 f"| {diff:+.0f}{width} ({against}) | {apart} | {100 * below:.0f} % |"
             )
     if not table:
