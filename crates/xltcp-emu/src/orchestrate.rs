@@ -962,12 +962,17 @@ mod tests {
         assert!(!rack_always_on(""));
     }
 
+    /// Both hosts' configurations for a one-flow scenario with `sets`.
+    fn hosts(sets: &[String]) -> (super::HostConfig, super::HostConfig) {
+        let text = "[wired]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[wireless]\nrate = \"5Mbps\"\ndelay = \"5ms\"\n[[flow]]\n";
+        let s = xltcp_core::scenario::load_str(text, "t.toml", std::path::Path::new("."), sets)
+            .expect("valid");
+        super::host_configs(&s)
+    }
+
     #[test]
     fn no_socket_starts_under_a_pacing_congestion_control() {
-        let text = "[wired]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[wireless]\nrate = \"5Mbps\"\ndelay = \"5ms\"\n[[flow]]\n";
-        let s = xltcp_core::scenario::load_str(text, "t.toml", std::path::Path::new("."), &[])
-            .expect("valid");
-        let (ch, sh) = super::host_configs(&s);
+        let (ch, sh) = hosts(&[]);
         for host in [ch, sh] {
             assert!(host
                 .sysctls
@@ -977,12 +982,7 @@ mod tests {
 
     #[test]
     fn linux_times_its_syns_as_the_scenario_says() {
-        let text = "[wired]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n[wireless]\nrate = \"5Mbps\"\ndelay = \"5ms\"\n[[flow]]\n";
-        let sysctls = |sets: &[String]| {
-            let s = xltcp_core::scenario::load_str(text, "t.toml", std::path::Path::new("."), sets)
-                .expect("valid");
-            super::host_configs(&s).1.sysctls
-        };
+        let sysctls = |sets: &[String]| hosts(sets).1.sysctls;
         if !std::path::Path::new(super::SYN_LINEAR_TIMEOUTS).exists() {
             return; // a kernel before 6.5: every SYN timeout doubles the RTO
         }

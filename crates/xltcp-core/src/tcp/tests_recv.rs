@@ -295,6 +295,13 @@ fn acked_at_once(ep: &mut super::Endpoint, seq: u32, at: Time) -> bool {
     ep.poll_transmit(at).is_some()
 }
 
+/// [`acked_at_once`] for the segments `ks` (the k-th at 1000·k), the k-th
+/// arriving at `from_ms` + k ms.
+fn acked_each(ep: &mut super::Endpoint, ks: std::ops::Range<u32>, from_ms: u64) -> Vec<bool> {
+    ks.map(|k| acked_at_once(ep, 1000 * k, ms(from_ms + u64::from(k))))
+        .collect()
+}
+
 #[test]
 fn quick_acks_after_the_first_data_and_after_a_duplicate() {
     let mut ep = established(Config {
@@ -303,21 +310,15 @@ fn quick_acks_after_the_first_data_and_after_a_duplicate() {
     });
     // The first data: each of the next four segments ACKed at once, then
     // every second one again.
-    let got: Vec<bool> = (0..7)
-        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
-        .collect();
+    let got = acked_each(&mut ep, 0..7, 200);
     assert_eq!(got, [true, true, true, true, false, true, false]);
     // A wholly duplicate segment: ACKed at once, and three quick ACKs more.
     assert!(acked_at_once(&mut ep, 0, ms(300)));
-    let got: Vec<bool> = (7..12)
-        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(300 + k as u64)))
-        .collect();
+    let got = acked_each(&mut ep, 7..12, 300);
     assert_eq!(got, [true, true, true, false, true]);
     // Without quick ACKs, every second segment only.
     let mut ep = established(cfg());
-    let got: Vec<bool> = (0..4)
-        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
-        .collect();
+    let got = acked_each(&mut ep, 0..4, 200);
     assert_eq!(got, [false, true, false, true]);
 }
 
@@ -327,13 +328,9 @@ fn quick_acks_again_after_a_gap_longer_than_the_rto() {
         quickacks: 2,
         ..cfg()
     });
-    let got: Vec<bool> = (0..4)
-        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(200 + k as u64)))
-        .collect();
+    let got = acked_each(&mut ep, 0..4, 200);
     assert_eq!(got, [true, true, false, true]);
     // Data again 10 s later, well past the RTO: quick ACKs again.
-    let got: Vec<bool> = (4..8)
-        .map(|k| acked_at_once(&mut ep, 1000 * k, ms(10_000 + k as u64)))
-        .collect();
+    let got = acked_each(&mut ep, 4..8, 10_000);
     assert_eq!(got, [true, true, false, true]);
 }
