@@ -219,6 +219,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "frto": t.frto,
         "frto_variant": match t.frto_variant { FrtoVariant::Rfc5682 => "rfc5682", FrtoVariant::Linux => "linux" },
         "rack": t.rack,
+        "rack_variant": match t.rack_variant { RackVariant::Rfc8985 => "rfc8985", RackVariant::Linux => "linux" },
         "tlp": t.tlp,
         "prr": t.prr,
         "prr_variant": match t.prr_variant { PrrVariant::Rfc6937 => "rfc6937", PrrVariant::Linux => "linux" },

@@ -231,6 +231,10 @@ const FRTO_VARIANTS: &[(&str, FrtoVariant)] = &[
     ("rfc5682", FrtoVariant::Rfc5682),
     ("linux", FrtoVariant::Linux),
 ];
+const RACK_VARIANTS: &[(&str, RackVariant)] = &[
+    ("rfc8985", RackVariant::Rfc8985),
+    ("linux", RackVariant::Linux),
+];
 const PRR_VARIANTS: &[(&str, PrrVariant)] = &[
     ("rfc6937", PrrVariant::Rfc6937),
     ("linux", PrrVariant::Linux),
@@ -300,6 +304,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
             rd::choice(FRTO_VARIANTS),
         ),
         rack: t.read(cx, "rack", b.rack, rd::boolean),
+        rack_variant: t.read(
+            cx,
+            "rack_variant",
+            b.rack_variant,
+            rd::choice(RACK_VARIANTS),
+        ),
         tlp: t.read(cx, "tlp", b.tlp, rd::boolean),
         rtt_sampling: t.read(
             cx,

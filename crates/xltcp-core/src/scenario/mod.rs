@@ -41,7 +41,9 @@ pub use model::*;
 /// reading of F-RTO, byte counting without a limit in slow start, ssthresh
 /// from cwnd, SACK recovery whenever SACK is negotiated, and RACK loss
 /// detection with it (Linux 6.17 removed the other; before,
-/// `net.ipv4.tcp_recovery` could turn RACK off), DSACK from its receiver
+/// `net.ipv4.tcp_recovery` could turn RACK off) with its choice of the
+/// round trip RACK waits (that of the last segment an ACK's processing
+/// reaches, not of the most recently sent), DSACK from its receiver
 /// (Linux's default), the undo of a recovery its DSACKs show needless, and
 /// its receiver's quick ACKs (16 after the first data, a duplicate segment
 /// or an idle gap). The tail loss probe, F-RTO itself and the linear SYN
@@ -59,6 +61,7 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.ssthresh_from=\"cwnd\"",
     "tcp.recovery=\"sack\"",
     "tcp.rack=true",
+    "tcp.rack_variant=\"linux\"",
     "tcp.dsack=true",
     "tcp.dsack_undo=true",
     "tcp.quickacks=16",

@@ -172,6 +172,10 @@ pub use crate::tcp::RttEstimatorKind;
 /// [`crate::tcp::FrtoVariant`].
 pub use crate::tcp::FrtoVariant;
 
+/// Which round trip RACK keeps (`rack_variant`): the endpoint's own
+/// [`crate::tcp::RackVariant`].
+pub use crate::tcp::RackVariant;
+
 /// Which rules PRR follows (`prr_variant`): the endpoint's own
 /// [`crate::tcp::PrrVariant`].
 pub use crate::tcp::PrrVariant;
@@ -234,6 +238,12 @@ pub struct TcpSpec {
     /// `rack`: RACK loss detection, RFC 8985 §6, with SACK recovery
     /// (default false; Linux runs it by default, `net.ipv4.tcp_recovery`).
     pub rack: bool,
+    /// `rack_variant`: "rfc8985" (default: `RACK.rtt` is the round trip of
+    /// the most recently sent segment an ACK delivers) or "linux" (the
+    /// last one Linux processes: the highest newly SACKed, then the
+    /// highest newly cumulatively acknowledged, so an ACK covering an old
+    /// hole gives that hole's round trip).
+    pub rack_variant: RackVariant,
     /// `tlp`: Tail Loss Probe, RFC 8985 §7, with SACK (default false;
     /// Linux runs it by default, `net.ipv4.tcp_early_retrans`).
     pub tlp: bool,
@@ -908,6 +918,7 @@ impl Default for TcpSpec {
             frto: c.frto,
             frto_variant: c.frto_variant,
             rack: c.rack,
+            rack_variant: c.rack_variant,
             tlp: c.tlp,
             rtt_sampling: c.rtt_sampling,
             prr: c.prr,
@@ -946,6 +957,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             frto: spec.frto,
             frto_variant: spec.frto_variant,
             rack: spec.rack,
+            rack_variant: spec.rack_variant,
             tlp: spec.tlp,
             rtt_sampling: spec.rtt_sampling,
             prr: spec.prr,

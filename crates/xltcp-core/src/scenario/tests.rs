@@ -93,6 +93,7 @@ ssthresh_from = "cwnd"
 frto = true
 frto_variant = "linux"
 rack = true
+rack_variant = "linux"
 tlp = true
 rtt_sampling = "every_ack"
 prr = true
@@ -159,6 +160,7 @@ timeseries = false
         frto: true,
         frto_variant: FrtoVariant::Linux,
         rack: true,
+        rack_variant: RackVariant::Linux,
         tlp: true,
         rtt_sampling: RttSampling::EveryAck,
         prr: true,
@@ -673,6 +675,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.rtt_sampling, RttSampling::EveryAck);
     assert!(t.prr && t.eifel);
     assert_eq!(t.prr_variant, PrrVariant::Linux);
+    assert_eq!(t.rack_variant, RackVariant::Linux);
     assert_eq!(t.frto_variant, FrtoVariant::Linux);
     assert_eq!(t.abc_limit, 0);
     assert_eq!(t.ssthresh_from, SsthreshFrom::Cwnd);

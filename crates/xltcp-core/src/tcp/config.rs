@@ -81,6 +81,25 @@ pub enum PrrVariant {
     Linux,
 }
 
+/// Which segment's round trip RACK keeps as `RACK.rtt` (`rack_variant`),
+/// when `rack` is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RackVariant {
+    /// RFC 8985 §6.2 step 2: the newly delivered segments are taken in
+    /// the order they were sent, so `RACK.rtt` is the round trip of the
+    /// most recently sent one.
+    #[default]
+    Rfc8985,
+    /// Linux's `tcp_rack_advance`, called for each newly SACKed segment in
+    /// sequence order (`tcp_sacktag_write_queue`) and then for each newly
+    /// cumulatively acknowledged one (`tcp_clean_rtx_queue`): `RACK.rtt` is
+    /// the round trip of the last of them, so an ACK that covers an old
+    /// hole gives that hole's (longer) round trip even when it SACKs later
+    /// data. A resent segment counts only once `min_RTT` is known and its
+    /// round trip is not below it.
+    Linux,
+}
+
 /// Where RTT samples come from (`rtt_sampling`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RttSampling {
@@ -156,6 +175,8 @@ pub struct Config {
     pub frto_variant: FrtoVariant,
     /// RACK loss detection (RFC 8985 §6), with SACK recovery (see `rack.rs`).
     pub rack: bool,
+    /// Which RACK round trip, when `rack` is on.
+    pub rack_variant: RackVariant,
     /// Tail Loss Probe (RFC 8985 §7), with SACK (see `rack.rs`).
     pub tlp: bool,
     /// Where RTT samples come from.
@@ -222,6 +243,7 @@ impl Default for Config {
             frto: false,
             frto_variant: FrtoVariant::Rfc5682,
             rack: false,
+            rack_variant: RackVariant::Rfc8985,
             tlp: false,
             rtt_sampling: RttSampling::Timed,
             prr: false,

@@ -114,8 +114,8 @@ mod tests_recv;
 
 pub use cc::{CongestionControl, NewReno, Window};
 pub use config::{
-    Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, Recovery, RttEstimatorKind, RttSampling,
-    SsthreshFrom,
+    Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery, RttEstimatorKind,
+    RttSampling, SsthreshFrom,
 };
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};

@@ -59,7 +59,7 @@
 //! max(cwnd/2, 2·SMSS), cwnd = ssthresh); a pure duplicate ACK ends the
 //! episode with no reduction (both copies arrived).
 
-use super::{CongestionState, Endpoint, Recovery, RttSampling, State, Timer};
+use super::{CongestionState, Endpoint, RackVariant, Recovery, RttSampling, State, Timer};
 use crate::time::{Dur, Time};
 use crate::wire::SeqNum;
 use std::collections::VecDeque;
@@ -108,15 +108,51 @@ pub(crate) struct Delivery {
     /// A segment below the highest delivered end was delivered without
     /// having been resent (RFC 8985 RACK.reord).
     reordered: bool,
+    /// For Linux's reading ([`RackVariant::Linux`]): when the ACK arrived
+    /// and `RACK.min_RTT` before it, the round trips of the last segment
+    /// the cumulative ACK and the SACK blocks delivered (in sequence
+    /// order, resent ones only when not below `min_RTT`), and the most
+    /// recently sent of those.
+    now: Time,
+    min_rtt: Option<Dur>,
+    last_acked_rtt: Option<Dur>,
+    last_sacked_rtt: Option<Dur>,
+    latest_linux: Option<(Time, SeqNum)>,
 }
 
 impl Delivery {
-    fn deliver(&mut self, r: &TxRecord, fack: &mut SeqNum) {
+    /// What an ACK arriving at `now` delivers, `min_rtt` being RACK's
+    /// minimum before it.
+    fn at(now: Time, min_rtt: Option<Dur>) -> Delivery {
+        Delivery {
+            now,
+            min_rtt,
+            ..Delivery::default()
+        }
+    }
+
+    fn deliver(&mut self, r: &TxRecord, fack: &mut SeqNum, cumulative: bool) {
         let newer = self
             .latest
             .is_none_or(|(t, e, _)| sent_after(r.xmit, r.end, t, e));
         if newer {
             self.latest = Some((r.xmit, r.end, r.retransmitted));
+        }
+        // Linux's `tcp_rack_advance`: a resent segment is skipped while
+        // min_RTT is unknown or its round trip is below it.
+        let rtt = self.now.saturating_since(r.xmit);
+        if !r.retransmitted || self.min_rtt.is_some_and(|m| rtt >= m) {
+            if cumulative {
+                self.last_acked_rtt = Some(rtt);
+            } else {
+                self.last_sacked_rtt = Some(rtt);
+            }
+            let newer = self
+                .latest_linux
+                .is_none_or(|(t, e)| sent_after(r.xmit, r.end, t, e));
+            if newer {
+                self.latest_linux = Some((r.xmit, r.end));
+            }
         }
         // RFC 8985 §6.2 step 3.
         if r.end > *fack {
@@ -206,7 +242,7 @@ impl SentLog {
             } else if d.first_acked.is_none() {
                 d.first_acked = Some(r.xmit);
             }
-            d.deliver(&r, fack);
+            d.deliver(&r, fack, true);
         }
         if d.acked_retransmitted {
             d.first_acked = None;
@@ -232,7 +268,7 @@ impl SentLog {
             if !r.retransmitted && d.first_sacked.is_none() {
                 d.first_sacked = Some(r.xmit);
             }
-            d.deliver(r, fack);
+            d.deliver(r, fack, false);
         }
     }
 
@@ -383,7 +419,7 @@ impl Endpoint {
         if !self.logs_sends() {
             return;
         }
-        let mut d = Delivery::default();
+        let mut d = Delivery::at(now, self.rack.min_rtt);
         let mut fack = self.rack.fack;
         if ack > self.snd_una {
             self.sent.ack(ack, tsecr, &mut d, &mut fack);
@@ -423,8 +459,20 @@ impl Endpoint {
         }
         // Step 2: the most recently sent delivered segment; a resent one
         // counts only if its RTT is not below min_RTT (it could be the
-        // original's ACK).
-        if let Some((xmit, end, resent)) = d.latest {
+        // original's ACK). Linux's RACK.rtt is the last segment's in its
+        // order of processing instead (see [`RackVariant::Linux`]).
+        if self.config.rack_variant == RackVariant::Linux {
+            if let Some(rtt) = d.last_acked_rtt.or(d.last_sacked_rtt) {
+                self.rack.rtt = rtt;
+                self.rack.active = true;
+            }
+            if let Some((xmit, end)) = d.latest_linux {
+                if sent_after(xmit, end, self.rack.xmit, self.rack.end) {
+                    self.rack.xmit = xmit;
+                    self.rack.end = end;
+                }
+            }
+        } else if let Some((xmit, end, resent)) = d.latest {
             let rtt = now.saturating_since(xmit);
             let plausible = !resent || self.rack.min_rtt.is_none_or(|m| rtt >= m);
             if plausible {

@@ -2,7 +2,7 @@
 //! from every ACK (`rack.rs`) and Proportional Rate Reduction (RFC 6937).
 
 use super::fixture::*;
-use super::{Config, CongestionState, Endpoint, PrrVariant, RttSampling, Timer};
+use super::{Config, CongestionState, Endpoint, PrrVariant, RackVariant, RttSampling, Timer};
 use crate::time::Dur;
 
 fn rack_cfg() -> Config {
@@ -510,4 +510,50 @@ fn a_dsack_after_the_recovery_ended_still_undoes_it_until_a_timeout() {
             assert_eq!(ep.cwnd(), cwnd);
         }
     }
+}
+
+/// Segments 0-2 sent at 100 ms, 3-9 at 110 ms, 10-11 at 150 ms (on the
+/// ACK of segment 0, which sets min_RTT to 50 ms); at 300 ms one ACK
+/// covers segments 1-2 (repaired below TCP, say: a round trip of 200 ms)
+/// and SACKs 5-11. Segments 3 and 4 are the holes.
+fn old_hole_acked_with_later_sacks(v: RackVariant) -> Endpoint {
+    let mut ep = established(Config {
+        rack_variant: v,
+        ..rack_cfg()
+    });
+    ep.write(3000);
+    send_segments(&mut ep, ms(100), 0, 3);
+    ep.write(9000);
+    send_segments(&mut ep, ms(110), 3000, 7);
+    send!(ep, ms(150), peer(r(0), s(1000), 0));
+    send_segments(&mut ep, ms(150), 10_000, 2);
+    send!(ep, ms(300), sack_ack(s(3000), &[(s(5000), s(12_000))]));
+    ep
+}
+
+#[test]
+fn rfc8985_takes_the_round_trip_of_the_most_recently_sent_delivered_segment() {
+    // RACK.rtt is segment 11's (150 ms): segment 3, sent at 110 ms, was
+    // due at 260 ms and is resent at once (seven SACKed, reo_wnd 0).
+    let mut ep = old_hole_acked_with_later_sacks(RackVariant::Rfc8985);
+    let rtx = recv!(ep, ms(300));
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.seq, s(3000));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+}
+
+#[test]
+fn linux_takes_the_round_trip_of_the_last_segment_it_processes() {
+    // Linux processes the SACKed segments first, then the cumulatively
+    // acknowledged ones: RACK.rtt is segment 2's (200 ms), so segment 3
+    // is due at 310 ms, when the reordering timer fires.
+    let mut ep = old_hole_acked_with_later_sacks(RackVariant::Linux);
+    expect_nothing!(ep, ms(300));
+    assert_ne!(ep.congestion_state(), CongestionState::Recovery);
+    assert_eq!(ep.timers.get(Timer::Rack), Some(ms(310)));
+    ep.handle_timeout(ms(310));
+    let rtx = recv!(ep, ms(310));
+    assert!(rtx.retransmission);
+    assert_eq!(rtx.segment.seq, s(3000));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
 }
