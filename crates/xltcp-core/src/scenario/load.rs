@@ -323,6 +323,9 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         dsack_undo: t.read(cx, "dsack_undo", b.dsack_undo, rd::boolean),
         quickacks: t.read(cx, "quickacks", b.quickacks as i128, rd::int_in(0, 64)) as u32,
+        ack_pushed: t.read(cx, "ack_pushed", b.ack_pushed, rd::boolean),
+        delayed_ack_ato: t.read(cx, "delayed_ack_ato", b.delayed_ack_ato, rd::boolean),
+        snd_buffer_auto: t.read(cx, "snd_buffer_auto", b.snd_buffer_auto, rd::boolean),
         syn_linear_timeouts: t.read(
             cx,
             "syn_linear_timeouts",

@@ -46,7 +46,10 @@ pub use model::*;
 /// reaches, not of the most recently sent), DSACK from its receiver
 /// (Linux's default), the undo of a recovery its DSACKs show needless, and
 /// its receiver's quick ACKs (16 after the first data, a duplicate segment
-/// or an idle gap). The tail loss probe, F-RTO itself and the linear SYN
+/// or an idle gap), its immediate ACK of a segment that ends a write, its
+/// delayed-ACK timer that follows the arrivals (40 ms at a bulk rate), and
+/// the send buffer it sizes from cwnd (so that a bulk application's
+/// writes, each ending in PSH, stay close to what is sent). The tail loss probe, F-RTO itself and the linear SYN
 /// timeouts stay as the scenario says: the emulator switches them on Linux
 /// from the same keys.
 pub const AS_LINUX: &[&str] = &[
@@ -65,6 +68,9 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.dsack=true",
     "tcp.dsack_undo=true",
     "tcp.quickacks=16",
+    "tcp.ack_pushed=true",
+    "tcp.delayed_ack_ato=true",
+    "tcp.snd_buffer_auto=true",
 ];
 
 #[cfg(test)]

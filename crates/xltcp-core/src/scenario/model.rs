@@ -275,6 +275,20 @@ pub struct TcpSpec {
     /// segment or an idle gap (Linux's quick-ACK mode), 0..=64; default 0
     /// (off; Linux 16, always).
     pub quickacks: u32,
+    /// `ack_pushed`: the receiver ACKs at once an in-order segment that
+    /// ends an application write (PSH) or is shorter than the largest seen
+    /// (Linux's `ICSK_ACK_PUSHED`); default false (RFC 9293's delayed ACK;
+    /// Linux always).
+    pub ack_pushed: bool,
+    /// `delayed_ack_ato`: the delayed-ACK timer follows the arrivals as
+    /// Linux's does (40 ms and up, at most the SRTT and
+    /// `delayed_ack_timeout`); default false (RFC 9293's fixed
+    /// `delayed_ack_timeout`; Linux always).
+    pub delayed_ack_ato: bool,
+    /// `snd_buffer_auto`: the application keeps at most 2·max(cwnd, 10
+    /// segments) unacknowledged, within `snd_buffer`, as Linux sizes a
+    /// send buffer left alone; default false (the whole `snd_buffer`).
+    pub snd_buffer_auto: bool,
     /// `syn_linear_timeouts`: the first this many timeouts of a connecting
     /// SYN keep the RTO (Linux's `net.ipv4.tcp_syn_linear_timeouts`, which
     /// the emulator sets from it), 0..=127; default 0 (RFC 6298: each
@@ -927,6 +941,9 @@ impl Default for TcpSpec {
             dsack: c.dsack,
             dsack_undo: c.dsack_undo,
             quickacks: c.quickacks,
+            ack_pushed: c.ack_pushed,
+            delayed_ack_ato: c.delayed_ack_ato,
+            snd_buffer_auto: c.snd_buffer_auto,
             syn_linear_timeouts: c.syn_linear_timeouts,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
@@ -966,6 +983,9 @@ impl From<&TcpSpec> for crate::tcp::Config {
             dsack: spec.dsack,
             dsack_undo: spec.dsack_undo,
             quickacks: spec.quickacks,
+            ack_pushed: spec.ack_pushed,
+            delayed_ack_ato: spec.delayed_ack_ato,
+            snd_buffer_auto: spec.snd_buffer_auto,
             syn_linear_timeouts: spec.syn_linear_timeouts,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,

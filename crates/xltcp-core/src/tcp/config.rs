@@ -206,6 +206,25 @@ pub struct Config {
     /// every `delayed_ack_segments`; 0 = off (RFC 9293's delayed ACKs
     /// alone). Linux: 16 (`TCP_MAX_QUICKACKS`).
     pub quickacks: u32,
+    /// The receiver ACKs at once an in-order segment that ends an
+    /// application write (PSH) or is shorter than the largest it has
+    /// seen, the application reading all it holds (Linux's
+    /// `ICSK_ACK_PUSHED`, sent from `tcp_cleanup_rbuf`; for a full-sized
+    /// segment with PSH since 2023), where RFC 9293's delayed ACK waits
+    /// for a second full segment or the timer.
+    pub ack_pushed: bool,
+    /// The delayed-ACK timer follows the data's arrivals as Linux's does
+    /// (`icsk_ack.ato`): 40 ms after the first data or quick-ACK mode,
+    /// halved towards 20 ms plus the gap between in-order segments,
+    /// doubled (up to the RTO) each time the timer fires, and bounded by
+    /// the SRTT (at least 40 ms) and by `delayed_ack_timeout`. Off: the
+    /// timer is `delayed_ack_timeout` (RFC 9293).
+    pub delayed_ack_ato: bool,
+    /// The application may keep at most 2·max(cwnd, 10 segments) written
+    /// and not acknowledged (never more than `snd_buffer`), as Linux sizes
+    /// a send buffer the application leaves alone (`tcp_sndbuf_expand`;
+    /// payload here where Linux counts memory). The buffer only grows.
+    pub snd_buffer_auto: bool,
     /// The first this many timeouts of a SYN leave the RTO as it is
     /// (Linux's `net.ipv4.tcp_syn_linear_timeouts`, 4 by default since
     /// Linux 6.5: SYNs at 1, 2, 3, 4 and 5 s, then 7, 11, 19 s); later ones
@@ -252,6 +271,9 @@ impl Default for Config {
             dsack: false,
             dsack_undo: false,
             quickacks: 0,
+            ack_pushed: false,
+            delayed_ack_ato: false,
+            snd_buffer_auto: false,
             syn_linear_timeouts: 0,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,

@@ -126,6 +126,14 @@ use crate::time::{Dur, Time};
 use crate::wire::{Segment, SeqNum};
 use std::collections::VecDeque;
 
+/// The most write ends an endpoint remembers for PSH (one per application
+/// write; a bulk writer makes one per ACK).
+pub const MAX_PUSH_MARKS: usize = 1 << 16;
+
+/// Linux's shortest delayed-ACK timeout (`TCP_ATO_MIN`), with
+/// `Config::delayed_ack_ato`.
+pub const ATO_MIN: Dur = Dur::from_millis(40);
+
 /// Connection states (RFC 9293 §3.3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -288,6 +296,10 @@ pub struct Endpoint {
     pub(crate) snd_max: SeqNum,
     /// End of the data written by the application.
     pub(crate) snd_buf_end: SeqNum,
+    /// Where the application's writes ended, above SND.UNA, oldest first:
+    /// the segment holding one carries PSH (RFC 9293 §3.9.1, as BSD and
+    /// Linux set it; not with the ns-3 profile). At most [`MAX_PUSH_MARKS`].
+    pub(crate) push_marks: VecDeque<SeqNum>,
     pub(crate) fin_queued: bool,
     pub(crate) snd_wnd: u64,
     pub(crate) max_snd_wnd: u64,
@@ -394,6 +406,12 @@ pub struct Endpoint {
     pub(crate) data_received: bool,
     /// Quick ACKs left (`Config::quickacks`), and when data last came.
     pub(crate) quick: u32,
+    /// Linux's delayed-ACK timeout (`Config::delayed_ack_ato`; zero before
+    /// the first data) and when in-order data last came.
+    pub(crate) ato: Dur,
+    pub(crate) ato_last: Option<Time>,
+    /// The send buffer `Config::snd_buffer_auto` has grown to.
+    pub(crate) snd_buffer_grown: u64,
     pub(crate) last_data_at: Option<Time>,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
@@ -433,6 +451,7 @@ impl Endpoint {
             snd_nxt: iss,
             snd_max: iss,
             snd_buf_end: iss + 1,
+            push_marks: VecDeque::new(),
             fin_queued: false,
             snd_wnd: 0,
             max_snd_wnd: 0,
@@ -497,6 +516,9 @@ impl Endpoint {
             rcv_mss_seen: 0,
             data_received: false,
             quick: 0,
+            ato: Dur::ZERO,
+            ato_last: None,
+            snd_buffer_grown: 0,
             last_data_at: None,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
@@ -529,7 +551,13 @@ impl Endpoint {
             }
             match t {
                 Timer::Rto => self.on_rto(now),
-                Timer::DelayedAck => self.ack_now = true,
+                Timer::DelayedAck => {
+                    // Linux: a delayed ACK that had to wait inflates the timeout.
+                    if self.config.delayed_ack_ato {
+                        self.ato = self.ato.saturating_mul(2).min(self.rtt.rto());
+                    }
+                    self.ack_now = true;
+                }
                 Timer::Persist => self.on_persist(now),
                 Timer::TimeWait => self.close_now(),
                 Timer::Rack => self.on_rack_timer(now),
@@ -559,16 +587,36 @@ impl Endpoint {
         if !open || self.fin_queued {
             return 0;
         }
+        if self.config.snd_buffer_auto {
+            self.snd_buffer_grown = self.auto_snd_buffer();
+        }
         let n = bytes.min(self.send_buffer_space());
         self.snd_buf_end += n as u32;
+        if n > 0 && self.config.profile == Profile::Rfc {
+            // Beyond the bound, the latest write's end moves the last mark.
+            if self.push_marks.len() >= MAX_PUSH_MARKS {
+                self.push_marks.pop_back();
+            }
+            self.push_marks.push_back(self.snd_buf_end);
+        }
         n
     }
 
     /// Free bytes in the send buffer.
     pub fn send_buffer_space(&self) -> u64 {
         // Sequence comparisons hold within 2^31: keep the buffer below 2^30.
-        let buffer = self.config.snd_buffer.min(1 << 30);
+        let mut buffer = self.config.snd_buffer.min(1 << 30);
+        if self.config.snd_buffer_auto {
+            buffer = buffer.min(self.auto_snd_buffer());
+        }
         buffer.saturating_sub(self.send_buffer_used())
+    }
+
+    /// `Config::snd_buffer_auto`: 2·max(cwnd, 10 segments), never less
+    /// than it has been.
+    fn auto_snd_buffer(&self) -> u64 {
+        let floor = 10 * u64::from(self.smss);
+        self.snd_buffer_grown.max(2 * self.win.cwnd.max(floor))
     }
 
     /// Written bytes not yet acknowledged.

@@ -2,7 +2,7 @@
 //! ACK generation (delayed and immediate), SACK blocks and the advertised
 //! window.
 
-use super::{Endpoint, Event, Profile, Recovery, State, Timer};
+use super::{Endpoint, Event, Profile, Recovery, State, Timer, ATO_MIN};
 use crate::time::{Dur, Time};
 use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 
@@ -336,6 +336,9 @@ impl Endpoint {
         if first_data || idle {
             self.enter_quickack();
         }
+        if start == self.rcv_nxt && self.config.delayed_ack_ato {
+            self.update_ato(now);
+        }
         self.rcv_mss_seen = self.rcv_mss_seen.max(seg.payload_len);
         self.data_received = true;
         if start == self.rcv_nxt {
@@ -373,12 +376,50 @@ impl Endpoint {
     fn delay_ack(&mut self, now: Time, seg: &Segment) {
         let n = u64::from(self.config.delayed_ack_segments);
         let full = u64::from(self.rcv_mss_seen.max(seg.payload_len));
-        if n <= 1 || self.quick > 0 || self.unacked_bytes >= n * full {
+        let pushed =
+            self.config.ack_pushed && (seg.flags.psh() || u64::from(seg.payload_len) < full);
+        if n <= 1 || self.quick > 0 || pushed || self.unacked_bytes >= n * full {
             self.ack_now = true;
         } else if !self.timers.is_set(Timer::DelayedAck) {
-            self.timers
-                .set(Timer::DelayedAck, now + self.config.delayed_ack_timeout);
+            let timeout = if self.config.delayed_ack_ato {
+                self.ato_timeout()
+            } else {
+                self.config.delayed_ack_timeout
+            };
+            self.timers.set(Timer::DelayedAck, now + timeout);
         }
+    }
+
+    /// Linux's `tcp_event_data_recv`: the delayed-ACK timeout follows the
+    /// gaps between in-order segments.
+    fn update_ato(&mut self, now: Time) {
+        let half = Dur(ATO_MIN.0 / 2);
+        match self.ato_last.replace(now) {
+            _ if self.ato == Dur::ZERO => self.ato = ATO_MIN,
+            Some(last) => {
+                let m = now.saturating_since(last);
+                if m <= half {
+                    self.ato = Dur(self.ato.0 / 2) + half;
+                } else if m < self.ato {
+                    self.ato = (Dur(self.ato.0 / 2) + m).min(self.rtt.rto());
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Linux's `tcp_send_delayed_ack`: the timeout, at most the SRTT (at
+    /// least `ATO_MIN`) above `ATO_MIN`, and at most `delayed_ack_timeout`.
+    fn ato_timeout(&self) -> Dur {
+        let mut ato = self.ato.max(ATO_MIN);
+        if ato > ATO_MIN {
+            let mut most = Dur::from_millis(500);
+            if let Some(srtt) = self.rtt.srtt() {
+                most = most.min(srtt.max(ATO_MIN));
+            }
+            ato = ato.min(most);
+        }
+        ato.min(self.config.delayed_ack_timeout)
     }
 
     /// Linux's `tcp_incr_quickack`: up to `Config::quickacks` quick ACKs,
@@ -387,6 +428,9 @@ impl Endpoint {
         let most = self.config.quickacks;
         if most == 0 {
             return;
+        }
+        if self.config.delayed_ack_ato && self.ato > Dur::ZERO {
+            self.ato = ATO_MIN;
         }
         let mss = u64::from(self.rcv_mss_seen.max(self.config.mss).max(1));
         let window = self.rcv_adv.since(self.rcv_nxt).max(0) as u64;

@@ -4,6 +4,7 @@
 
 use super::{
     CongestionState, Endpoint, Event, NextSeg, Recovery, RttSampling, State, Timer, Transmit,
+    ATO_MIN,
 };
 use crate::time::Time;
 use crate::wire::{Segment, SeqNum, TcpFlags, TcpOptions};
@@ -142,7 +143,11 @@ impl Endpoint {
         self.dsack_pending = None;
         let window = self.advertise_window();
         if self.ack_now || self.unacked_bytes > 0 {
-            // An ACK owed for data received: one quick ACK spent.
+            // An ACK owed for data received: one quick ACK spent; Linux
+            // leaves quick-ACK mode with its shortest timeout.
+            if self.quick == 1 && self.config.delayed_ack_ato {
+                self.ato = ATO_MIN;
+            }
             self.quick = self.quick.saturating_sub(1);
         }
         self.ack_now = false;
@@ -180,6 +185,9 @@ impl Endpoint {
         if fin {
             flags |= TcpFlags::FIN;
         }
+        if self.pushes(seq, end) {
+            flags |= TcpFlags::PSH;
+        }
         let retransmission = seq < self.snd_max;
         let seg_end = end + u32::from(fin);
         if adv == Advance::Nxt {
@@ -203,6 +211,16 @@ impl Endpoint {
             segment,
             retransmission,
         })
+    }
+
+    /// Whether `(seq, end]` holds the end of an application write (the
+    /// marks at or below SND.UNA are dropped on the way).
+    fn pushes(&mut self, seq: SeqNum, end: SeqNum) -> bool {
+        while self.push_marks.front().is_some_and(|&p| p <= self.snd_una) {
+            self.push_marks.pop_front();
+        }
+        let i = self.push_marks.partition_point(|&p| p <= seq);
+        self.push_marks.get(i).is_some_and(|&p| p <= end)
     }
 
     /// Counters, trace and the last-send time for an emitted segment.

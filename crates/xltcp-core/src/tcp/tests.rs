@@ -701,3 +701,27 @@ fn retransmitted_fin_in_time_wait_is_acked_and_restarts_the_wait() {
     expect!(ep, ms(1500), ours(s(1), r(1), 0, WIN - 1));
     assert_eq!(ep.poll_timeout(), Some(ms(3500)));
 }
+
+#[test]
+fn the_segment_that_ends_a_write_carries_psh_and_keeps_it_when_resent() {
+    let psh = |seg: &crate::wire::Segment| seg.flags.contains(crate::wire::TcpFlags::PSH);
+    let mut ep = established(cfg());
+    // Writes ending at 1500 (inside the second segment) and at 3000.
+    ep.write(1500);
+    ep.write(1500);
+    let sent: Vec<bool> = (0..3).map(|_| psh(&recv!(ep, ms(100)).segment)).collect();
+    assert_eq!(sent, [false, true, true]);
+    // The second segment, resent after the timeout, is still the end of a write.
+    ep.handle_timeout(ms(1100));
+    assert!(!psh(&recv!(ep, ms(1100)).segment));
+    send!(ep, ms(1200), peer(r(0), s(1000), 0));
+    let again = recv!(ep, ms(1200));
+    assert!(again.retransmission && psh(&again.segment));
+    // ns-3's data segments carry no PSH.
+    let mut ep = established(Config {
+        profile: Profile::Ns3,
+        ..cfg()
+    });
+    ep.write(1000);
+    assert!(!psh(&recv!(ep, ms(100)).segment));
+}

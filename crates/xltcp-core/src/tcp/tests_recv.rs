@@ -334,3 +334,67 @@ fn quick_acks_again_after_a_gap_longer_than_the_rto() {
     let got = acked_each(&mut ep, 4..8, 10_000);
     assert_eq!(got, [true, true, false, true]);
 }
+
+/// A 1000-byte segment at `seq` with PSH.
+fn pushed(seq: u32) -> crate::wire::Segment {
+    let mut seg = peer(r(seq), s(0), 1000);
+    seg.flags |= crate::wire::TcpFlags::PSH;
+    seg
+}
+
+#[test]
+fn ack_pushed_acks_the_end_of_a_write_at_once() {
+    let mut ep = established(Config {
+        ack_pushed: true,
+        ..cfg()
+    });
+    // Full segments without PSH: every second one.
+    assert_eq!(acked_each(&mut ep, 0..2, 200), [false, true]);
+    // One with PSH: at once.
+    send!(ep, ms(202), pushed(2000));
+    expect!(ep, ms(202), ours(s(0), r(3000), 0, 61_000));
+    // A segment shorter than the largest seen: at once as well.
+    send!(ep, ms(203), peer(r(3000), s(0), 500));
+    expect!(ep, ms(203), ours(s(0), r(3500), 0, 60_500));
+    // Without the rule, PSH changes nothing.
+    let mut ep = established(cfg());
+    send!(ep, ms(200), pushed(0));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(400)));
+}
+
+#[test]
+fn delayed_ack_ato_follows_the_arrivals_as_linux() {
+    let mut ep = established(Config {
+        delayed_ack_ato: true,
+        ..cfg()
+    });
+    // The first data: 40 ms.
+    send!(ep, ms(200), peer(r(0), s(0), 1000));
+    expect_nothing!(ep, ms(200));
+    assert_eq!(ep.poll_timeout(), Some(ms(240)));
+    ep.handle_timeout(ms(240));
+    let _ = recv!(ep, ms(240));
+    // The timer fired: 80 ms next (below the SRTT of 100 ms).
+    send!(ep, ms(300), peer(r(1000), s(0), 1000));
+    assert_eq!(ep.poll_timeout(), Some(ms(380)));
+    // Segments 10 ms apart: 80/2 + 20 = 60 ms, then 60/2 + 20 = 50 ms.
+    send!(ep, ms(310), peer(r(2000), s(0), 1000));
+    let _ = recv!(ep, ms(310));
+    send!(ep, ms(320), peer(r(3000), s(0), 1000));
+    assert_eq!(ep.poll_timeout(), Some(ms(370)));
+}
+
+#[test]
+fn snd_buffer_auto_keeps_twice_cwnd_written() {
+    let mut ep = established(Config {
+        snd_buffer_auto: true,
+        ..cfg()
+    });
+    // cwnd 10 segments of 1000 B: 20 000 B may be written.
+    assert_eq!(ep.write(100_000), 20_000);
+    assert_eq!(ep.write(1), 0);
+    // Without, the whole send buffer.
+    let mut ep = established(cfg());
+    assert_eq!(ep.write(100_000), ep.config().snd_buffer.min(100_000));
+}

@@ -50,6 +50,10 @@ impl TcpFlags {
     pub const fn rst(self) -> bool {
         self.contains(Self::RST)
     }
+    /// Whether PSH is set.
+    pub const fn psh(self) -> bool {
+        self.contains(Self::PSH)
+    }
 }
 
 impl std::ops::BitOr for TcpFlags {
