@@ -44,14 +44,14 @@ pub use model::*;
 /// `net.ipv4.tcp_recovery` could turn RACK off) with its choice of the
 /// round trip RACK waits (that of the last segment an ACK's processing
 /// reaches, not of the most recently sent), DSACK from its receiver
-/// (Linux's default), the undo of a recovery its DSACKs show needless, and
-/// its receiver's quick ACKs (16 after the first data, a duplicate segment
-/// or an idle gap), its immediate ACK of a segment that ends a write, its
+/// (Linux's default), the undo of a recovery its DSACKs show needless, its
+/// receiver's quick ACKs (16 after the first data, a duplicate segment or
+/// an idle gap), its immediate ACK of a segment that ends a write, its
 /// delayed-ACK timer that follows the arrivals (40 ms at a bulk rate), and
 /// the send buffer it sizes from cwnd (so that a bulk application's
-/// writes, each ending in PSH, stay close to what is sent). The tail loss probe, F-RTO itself and the linear SYN
-/// timeouts stay as the scenario says: the emulator switches them on Linux
-/// from the same keys.
+/// writes, each ending in PSH, stay close to what is sent). The tail loss
+/// probe, F-RTO itself and the linear SYN timeouts stay as the scenario
+/// says: the emulator switches them on Linux from the same keys.
 pub const AS_LINUX: &[&str] = &[
     "tcp.min_rto_mode=\"linux\"",
     "tcp.rtt_estimator=\"linux\"",

@@ -32,6 +32,10 @@
 //! Choices, where RFC 8985 leaves room:
 //! - `RACK.min_RTT` is the minimum over the connection (Linux: over five
 //!   minutes);
+//! - `RACK.rtt` is the most recently sent delivered segment's round trip
+//!   (§6.2 step 2), or with `rack_variant = "linux"` the round trip of the
+//!   last segment Linux's order reaches: the newly SACKed ones, then the
+//!   newly cumulatively acknowledged ones, each in sequence order;
 //! - `reo_wnd` is `min_RTT/4` (capped at SRTT) once reordering was seen, or
 //!   outside recovery while fewer than DupThresh segments are SACKed, and
 //!   zero otherwise, times `reo_wnd_mult`: one more for each round trip
