@@ -336,12 +336,12 @@ impl Endpoint {
         if first_data || idle {
             self.enter_quickack();
         }
-        if start == self.rcv_nxt && self.config.delayed_ack_ato {
-            self.update_ato(now);
-        }
         self.rcv_mss_seen = self.rcv_mss_seen.max(seg.payload_len);
         self.data_received = true;
         if start == self.rcv_nxt {
+            if self.config.delayed_ack_ato {
+                self.update_ato(now);
+            }
             let filled_gap = !self.ooo.is_empty();
             let before = self.rcv_nxt;
             self.rcv_nxt = end;
