@@ -205,6 +205,8 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
         "TCPDSACKUndo",
         "TCPLossUndo",
         "TCPSACKReneging",
+        "TCPSACKReorder",
+        "TCPDSACKRecv",
         "TCPSynRetrans",
     ];
     let mut out = std::collections::BTreeMap::new();

@@ -172,7 +172,7 @@ pub use crate::tcp::RttEstimatorKind;
 /// [`crate::tcp::FrtoVariant`].
 pub use crate::tcp::FrtoVariant;
 
-/// Which round trip RACK keeps (`rack_variant`): the endpoint's own
+/// Whose RACK (`rack_variant`: its round trip and its DSACK rule): the endpoint's own
 /// [`crate::tcp::RackVariant`].
 pub use crate::tcp::RackVariant;
 

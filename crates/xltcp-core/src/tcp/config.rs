@@ -81,8 +81,9 @@ pub enum PrrVariant {
     Linux,
 }
 
-/// Which segment's round trip RACK keeps as `RACK.rtt` (`rack_variant`),
-/// when `rack` is on.
+/// Whose RACK (`rack_variant`), when `rack` is on: which segment's round
+/// trip it keeps as `RACK.rtt`, and which DSACKs widen its reordering
+/// window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RackVariant {
     /// RFC 8985 §6.2 step 2: the newly delivered segments are taken in
@@ -96,7 +97,9 @@ pub enum RackVariant {
     /// the round trip of the last of them, so an ACK that covers an old
     /// hole gives that hole's (longer) round trip even when it SACKs later
     /// data. A resent segment counts only once `min_RTT` is known and its
-    /// round trip is not below it.
+    /// round trip is not below it. A DSACK widens the reordering window
+    /// only once reordering was seen (`tcp_dsack_seen`), where RFC 8985
+    /// §6.2 step 4 widens it for any.
     Linux,
 }
 
@@ -175,7 +178,7 @@ pub struct Config {
     pub frto_variant: FrtoVariant,
     /// RACK loss detection (RFC 8985 §6), with SACK recovery (see `rack.rs`).
     pub rack: bool,
-    /// Which RACK round trip, when `rack` is on.
+    /// Whose RACK, when `rack` is on (its round trip and its DSACK rule).
     pub rack_variant: RackVariant,
     /// Tail Loss Probe (RFC 8985 §7), with SACK (see `rack.rs`).
     pub tlp: bool,

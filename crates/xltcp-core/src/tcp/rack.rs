@@ -40,7 +40,10 @@
 //!   outside recovery while fewer than DupThresh segments are SACKed, and
 //!   zero otherwise, times `reo_wnd_mult`: one more for each round trip
 //!   that brings a DSACK (with `tcp.dsack`), back to one after 16
-//!   recoveries without (§6.2 step 4);
+//!   recoveries without (§6.2 step 4); with `rack_variant = "linux"` a
+//!   DSACK counts only once reordering was seen, as Linux's (a DSACK
+//!   without reordering is taken for a needless retransmission, not for a
+//!   window too narrow);
 //! - with timestamps, a cumulative ACK of a resent segment whose echoed
 //!   timestamp predates the resending is the original's delivery and does
 //!   not advance RACK (Linux's `tcp_skb_spurious_retrans`);
@@ -356,12 +359,14 @@ impl Rack {
 
     /// RFC 8985 §6.2 step 4, on an ACK after which SND.UNA is `una`, with
     /// a DSACK block (RFC 2883) or not: a DSACK in a new round widens the
-    /// window by one min_RTT/4.
-    pub(crate) fn on_ack_dsack(&mut self, dsack: bool, una: SeqNum, snd_max: SeqNum) {
+    /// window by one min_RTT/4. With `linux`, only once reordering was
+    /// seen (Linux's `tcp_dsack_seen` sets `rack.dsack_seen` only with
+    /// `reord_seen`).
+    pub(crate) fn on_ack_dsack(&mut self, dsack: bool, una: SeqNum, snd_max: SeqNum, linux: bool) {
         if self.dsack_round.is_some_and(|r| una >= r) {
             self.dsack_round = None;
         }
-        if self.dsack_round.is_none() && dsack {
+        if self.dsack_round.is_none() && dsack && (self.reord || !linux) {
             self.dsack_round = Some(snd_max);
             self.reo_wnd_mult += 1;
             self.reo_wnd_persist = 16;

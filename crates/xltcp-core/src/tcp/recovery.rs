@@ -54,7 +54,8 @@
 //! counted (`Stats::spurious_rtos`).
 
 use super::{
-    CongestionState, Endpoint, Event, Frto, FrtoVariant, PrrVariant, Recovery, State, Timer,
+    CongestionState, Endpoint, Event, Frto, FrtoVariant, PrrVariant, RackVariant, Recovery, State,
+    Timer,
 };
 use crate::time::{Dur, Time};
 use crate::wire::{SackBlock, Segment, SeqNum};
@@ -372,8 +373,9 @@ impl Endpoint {
                     .get(1)
                     .is_some_and(|s| s.left <= b.left && b.right <= s.right)
         });
+        let linux = self.config.rack_variant == RackVariant::Linux;
         self.rack
-            .on_ack_dsack(dsack, seg.ack.max(self.snd_una), self.snd_max);
+            .on_ack_dsack(dsack, seg.ack.max(self.snd_una), self.snd_max, linux);
         if dsack {
             self.stats.dsack_blocks_received += 1;
             // A duplicate of data sent since the recovery began: one of its

@@ -361,6 +361,29 @@ fn a_dsack_widens_the_reordering_window_once_per_round() {
 }
 
 #[test]
+fn linux_widens_the_reordering_window_for_a_dsack_only_once_reordering_was_seen() {
+    let linux = Config {
+        rack_variant: RackVariant::Linux,
+        ..rack_cfg()
+    };
+    let mut ep = ten_out(linux);
+    send!(ep, ms(250), peer(r(0), s(2000), 0));
+    // A DSACK before any reordering: a needless retransmission to Linux,
+    // not a window too narrow (RFC 8985 widens it, the test above).
+    send!(ep, ms(260), sack_ack(s(3000), &[(s(0), s(1000))]));
+    assert_eq!(ep.stats().dsack_blocks_received, 1);
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_micros(37_500));
+    // Segment 4 SACKed, then segment 3 (never resent) below it: reordering.
+    send!(ep, ms(270), sack_ack(s(3000), &[(s(4000), s(5000))]));
+    send!(ep, ms(271), sack_ack(s(3000), &[(s(3000), s(5000))]));
+    assert!(ep.rack.reord);
+    // Now a DSACK widens it.
+    send!(ep, ms(280), sack_ack(s(5000), &[(s(1000), s(2000))]));
+    assert_eq!(ep.stats().dsack_blocks_received, 2);
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(75));
+}
+
+#[test]
 fn an_ack_of_the_original_does_not_advance_rack_to_its_retransmission() {
     // Ten segments stamped 100 ms; the timeout at 1100 ms resends the first.
     let mut ep = stamped_ten_timed_out(Config {
