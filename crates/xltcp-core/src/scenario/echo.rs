@@ -230,6 +230,7 @@ fn tcp(t: &TcpSpec) -> Value {
         "ack_pushed": t.ack_pushed,
         "delayed_ack_ato": t.delayed_ack_ato,
         "snd_buffer_auto": t.snd_buffer_auto,
+        "ack_window_growth": t.ack_window_growth,
         "syn_linear_timeouts": t.syn_linear_timeouts,
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),

@@ -326,6 +326,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         ack_pushed: t.read(cx, "ack_pushed", b.ack_pushed, rd::boolean),
         delayed_ack_ato: t.read(cx, "delayed_ack_ato", b.delayed_ack_ato, rd::boolean),
         snd_buffer_auto: t.read(cx, "snd_buffer_auto", b.snd_buffer_auto, rd::boolean),
+        ack_window_growth: t.read(cx, "ack_window_growth", b.ack_window_growth, rd::boolean),
         syn_linear_timeouts: t.read(
             cx,
             "syn_linear_timeouts",

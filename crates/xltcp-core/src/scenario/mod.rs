@@ -47,9 +47,10 @@ pub use model::*;
 /// (Linux's default), the undo of a recovery its DSACKs show needless, its
 /// receiver's quick ACKs (16 after the first data, a duplicate segment or
 /// an idle gap), its immediate ACK of a segment that ends a write, its
-/// delayed-ACK timer that follows the arrivals (40 ms at a bulk rate), and
-/// the send buffer it sizes from cwnd (so that a bulk application's
-/// writes, each ending in PSH, stay close to what is sent). The tail loss
+/// delayed-ACK timer that follows the arrivals (40 ms at a bulk rate), the
+/// send buffer it sizes from cwnd (so that a bulk application's writes,
+/// each ending in PSH, stay close to what is sent) and fills two segments
+/// at a time, and the quick ACKs of its receive window's growth. The tail loss
 /// probe, F-RTO itself and the linear SYN timeouts stay as the scenario
 /// says: the emulator switches them on Linux from the same keys.
 pub const AS_LINUX: &[&str] = &[
@@ -71,6 +72,7 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.ack_pushed=true",
     "tcp.delayed_ack_ato=true",
     "tcp.snd_buffer_auto=true",
+    "tcp.ack_window_growth=true",
 ];
 
 #[cfg(test)]

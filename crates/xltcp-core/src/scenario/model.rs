@@ -287,8 +287,14 @@ pub struct TcpSpec {
     pub delayed_ack_ato: bool,
     /// `snd_buffer_auto`: the application keeps at most 2·max(cwnd, 10
     /// segments) unacknowledged, within `snd_buffer`, as Linux sizes a
-    /// send buffer left alone; default false (the whole `snd_buffer`).
+    /// send buffer left alone, and fills it two segments at a time;
+    /// default false (the whole `snd_buffer`, any amount at a time).
     pub snd_buffer_auto: bool,
+    /// `ack_window_growth`: the receiver ACKs at once each segment that
+    /// grows its window threshold while Linux's receive-buffer
+    /// autotuning would (`tcp_grow_window`); default false (RFC 9293's
+    /// delayed ACK throughout).
+    pub ack_window_growth: bool,
     /// `syn_linear_timeouts`: the first this many timeouts of a connecting
     /// SYN keep the RTO (Linux's `net.ipv4.tcp_syn_linear_timeouts`, which
     /// the emulator sets from it), 0..=127; default 0 (RFC 6298: each
@@ -944,6 +950,7 @@ impl Default for TcpSpec {
             ack_pushed: c.ack_pushed,
             delayed_ack_ato: c.delayed_ack_ato,
             snd_buffer_auto: c.snd_buffer_auto,
+            ack_window_growth: c.ack_window_growth,
             syn_linear_timeouts: c.syn_linear_timeouts,
             rcv_buffer: c.rcv_buffer,
             snd_buffer: c.snd_buffer,
@@ -986,6 +993,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             ack_pushed: spec.ack_pushed,
             delayed_ack_ato: spec.delayed_ack_ato,
             snd_buffer_auto: spec.snd_buffer_auto,
+            ack_window_growth: spec.ack_window_growth,
             syn_linear_timeouts: spec.syn_linear_timeouts,
             rcv_buffer: spec.rcv_buffer,
             snd_buffer: spec.snd_buffer,

@@ -105,6 +105,7 @@ quickacks = 16
 ack_pushed = true
 delayed_ack_ato = true
 snd_buffer_auto = true
+ack_window_growth = true
 syn_linear_timeouts = 4
 rcv_buffer = "64KiB"
 snd_buffer = "1MB"
@@ -175,6 +176,7 @@ timeseries = false
         ack_pushed: true,
         delayed_ack_ato: true,
         snd_buffer_auto: true,
+        ack_window_growth: true,
         syn_linear_timeouts: 4,
         rcv_buffer: 65_536,
         snd_buffer: 1_000_000,
@@ -688,7 +690,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.recovery, RecoverySpec::Sack);
     assert!(t.rack && t.dsack && t.dsack_undo);
     assert_eq!(t.quickacks, 16);
-    assert!(t.ack_pushed && t.delayed_ack_ato && t.snd_buffer_auto);
+    assert!(t.ack_pushed && t.delayed_ack_ato && t.snd_buffer_auto && t.ack_window_growth);
     // What the emulator switches on Linux from the scenario stays its own.
     assert!(!t.tlp && !t.frto);
     assert_eq!(t.syn_linear_timeouts, 0);

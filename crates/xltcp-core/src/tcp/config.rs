@@ -226,8 +226,18 @@ pub struct Config {
     /// The application may keep at most 2·max(cwnd, 10 segments) written
     /// and not acknowledged (never more than `snd_buffer`), as Linux sizes
     /// a send buffer the application leaves alone (`tcp_sndbuf_expand`;
-    /// payload here where Linux counts memory). The buffer only grows.
+    /// payload here where Linux counts memory). The buffer only grows. A
+    /// write that would fill it is taken only once two segments are free
+    /// (Linux's write queue holds buffers of at least two segments).
     pub snd_buffer_auto: bool,
+    /// The receiver ACKs at once each segment that grows its window
+    /// threshold, as Linux's does while it autotunes its receive buffer
+    /// (`tcp_grow_window` sets a quick ACK; `tcp_rcv_space_adjust` grows
+    /// the buffer once a receiver round trip from the data read in it):
+    /// in practice every segment through slow start and until the
+    /// threshold reaches the buffer's window. The window advertised is
+    /// not changed.
+    pub ack_window_growth: bool,
     /// The first this many timeouts of a SYN leave the RTO as it is
     /// (Linux's `net.ipv4.tcp_syn_linear_timeouts`, 4 by default since
     /// Linux 6.5: SYNs at 1, 2, 3, 4 and 5 s, then 7, 11, 19 s); later ones
@@ -277,6 +287,7 @@ impl Default for Config {
             ack_pushed: false,
             delayed_ack_ato: false,
             snd_buffer_auto: false,
+            ack_window_growth: false,
             syn_linear_timeouts: 0,
             rcv_buffer: 4 << 20,
             snd_buffer: 4 << 20,

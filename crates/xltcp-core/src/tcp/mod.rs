@@ -134,6 +134,31 @@ pub const MAX_PUSH_MARKS: usize = 1 << 16;
 /// `Config::delayed_ack_ato`.
 pub const ATO_MIN: Dur = Dur::from_millis(40);
 
+/// Linux's window before its receive buffer grows: `tcp_rmem[1]`
+/// (131 072 B) at half for overhead, with `Config::ack_window_growth`.
+pub const LINUX_INIT_RCV_SPACE: u64 = 65_536;
+
+/// Linux's receive-window threshold and buffer autotuning, in window bytes
+/// (`rcv_ssthresh`, `window_clamp`, `rcvq_space`, `rcv_rtt_est`), with
+/// `Config::ack_window_growth`; zero until the first data.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RcvWindowGrowth {
+    /// `rcv_ssthresh`: the most the receiver would offer now.
+    pub ssthresh: u64,
+    /// `window_clamp`: the window of the buffer as autotuned.
+    pub clamp: u64,
+    /// `rcvq_space`: data read in the last measured round trip, and where
+    /// and when that round began.
+    pub space: u64,
+    pub space_seq: SeqNum,
+    pub space_time: Time,
+    /// `rcv_rtt_est`: the least time seen to receive one window, and the
+    /// measurement under way (the sequence number that ends it, its start).
+    pub rtt: Option<Dur>,
+    pub rtt_seq: SeqNum,
+    pub rtt_time: Option<Time>,
+}
+
 /// Connection states (RFC 9293 §3.3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -412,6 +437,8 @@ pub struct Endpoint {
     pub(crate) ato_last: Option<Time>,
     /// The send buffer `Config::snd_buffer_auto` has grown to.
     pub(crate) snd_buffer_grown: u64,
+    /// Linux's receive-window growth (`Config::ack_window_growth`).
+    pub(crate) rwin: RcvWindowGrowth,
     pub(crate) last_data_at: Option<Time>,
     pub(crate) ts_recent: u32,
     pub(crate) last_ack_sent: SeqNum,
@@ -519,6 +546,7 @@ impl Endpoint {
             ato: Dur::ZERO,
             ato_last: None,
             snd_buffer_grown: 0,
+            rwin: RcvWindowGrowth::default(),
             last_data_at: None,
             ts_recent: 0,
             last_ack_sent: SeqNum(0),
@@ -590,7 +618,16 @@ impl Endpoint {
         if self.config.snd_buffer_auto {
             self.snd_buffer_grown = self.auto_snd_buffer();
         }
-        let n = bytes.min(self.send_buffer_space());
+        let space = self.send_buffer_space();
+        let mut n = bytes.min(space);
+        let filling = n == space && self.send_buffer_used() > 0;
+        if self.config.snd_buffer_auto && filling && n < 2 * u64::from(self.smss) {
+            // Linux's write queue is built of buffers of at least two
+            // segments (`tcp_tso_autosize`'s floor, `tcp_min_tso_segs`): a
+            // writer that would fill the send buffer writes once two
+            // segments are free.
+            n = 0;
+        }
         self.snd_buf_end += n as u32;
         if n > 0 && self.config.profile == Profile::Rfc {
             // Beyond the bound, the latest write's end moves the last mark.

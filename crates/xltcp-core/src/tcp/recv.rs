@@ -2,7 +2,7 @@
 //! ACK generation (delayed and immediate), SACK blocks and the advertised
 //! window.
 
-use super::{Endpoint, Event, Profile, Recovery, State, Timer, ATO_MIN};
+use super::{Endpoint, Event, Profile, Recovery, State, Timer, ATO_MIN, LINUX_INIT_RCV_SPACE};
 use crate::time::{Dur, Time};
 use crate::wire::{SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 
@@ -350,6 +350,9 @@ impl Endpoint {
             self.unread += advanced;
             self.unacked_bytes += advanced;
             self.update_sack_order(None);
+            if self.config.ack_window_growth {
+                self.grow_window_in_order(now, seg.payload_len);
+            }
             if filled_gap {
                 // RFC 5681 §4.2: immediate ACK for a segment that fills (part of) a gap.
                 self.ack_now = true;
@@ -368,6 +371,9 @@ impl Endpoint {
             }
             self.insert_ooo(start, end);
             self.update_sack_order(Some(start));
+            if self.config.ack_window_growth && self.sack_ok {
+                self.grow_window((end - start).max(0) as u32);
+            }
             self.ack_now = true;
         }
     }
@@ -420,6 +426,72 @@ impl Endpoint {
             ato = ato.min(most);
         }
         ato.min(self.config.delayed_ack_timeout)
+    }
+
+    /// Linux's `tcp_rcv_rtt_measure` and `tcp_grow_window` for an in-order
+    /// segment of `len` bytes, then `tcp_rcv_space_adjust` as the
+    /// application reads it at once: the buffer grows once a receiver round
+    /// trip from what was read in it (twice that, more while it grows, plus
+    /// the span held out of order), and the window threshold follows.
+    fn grow_window_in_order(&mut self, now: Time, len: u32) {
+        let mss = u64::from(self.rcv_mss_seen.max(1));
+        let w = &mut self.rwin;
+        if w.ssthresh == 0 {
+            // `tcp_select_initial_window` and `tcp_init_buffer_space`.
+            let space = LINUX_INIT_RCV_SPACE.min(self.config.rcv_buffer);
+            w.clamp = space;
+            w.ssthresh = (space / mss * mss).max(mss);
+            w.space = w.ssthresh.min(10 * mss);
+            w.space_seq = self.rcv_nxt - len;
+            w.space_time = now;
+        }
+        // The receiver's round trip: the least time to receive one window.
+        let ended = self.rcv_nxt >= w.rtt_seq;
+        if let (Some(t), true) = (w.rtt_time, ended) {
+            let sample = now.saturating_since(t).max(Dur::from_micros(1));
+            w.rtt = Some(w.rtt.map_or(sample, |r| r.min(sample)));
+        }
+        if w.rtt_time.is_none() || ended {
+            w.rtt_seq = self.rcv_nxt + w.ssthresh as u32;
+            w.rtt_time = Some(now);
+        }
+        self.grow_window(len);
+        let w = &mut self.rwin;
+        let Some(rtt) = w.rtt else { return };
+        if now.saturating_since(w.space_time) < rtt {
+            return;
+        }
+        let copied = (self.rcv_nxt - w.space_seq) as u64;
+        if copied > w.space {
+            // `tcp_rcvbuf_grow`.
+            let mut win = 2 * copied;
+            win += 2 * (win * (copied - w.space) / w.space.max(1));
+            if let Some(&(_, right)) = self.ooo.last() {
+                win += (right - self.rcv_nxt) as u64;
+            }
+            w.clamp = w.clamp.max(win.min(self.config.rcv_buffer));
+            w.space = copied;
+        }
+        w.space_seq = self.rcv_nxt;
+        w.space_time = now;
+    }
+
+    /// Linux's `tcp_grow_window` for a segment of `len` bytes (in order, or
+    /// held out of order with SACK): while the threshold is below the
+    /// buffer's window less what is held out of order, it grows by two
+    /// segments, and the growth owes a quick ACK.
+    fn grow_window(&mut self, len: u32) {
+        let w = &mut self.rwin;
+        if len < 128 || w.ssthresh == 0 {
+            return;
+        }
+        let mss = u64::from(self.rcv_mss_seen.max(1));
+        let held: u64 = self.ooo.iter().map(|&(l, r)| (r - l) as u64).sum();
+        let room = w.clamp.saturating_sub(held).saturating_sub(w.ssthresh);
+        if room > 0 {
+            w.ssthresh += room.min(2 * mss.max(u64::from(len)));
+            self.quick |= 1;
+        }
     }
 
     /// Linux's `tcp_incr_quickack`: up to `Config::quickacks` quick ACKs,

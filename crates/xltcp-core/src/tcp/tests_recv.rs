@@ -398,3 +398,54 @@ fn snd_buffer_auto_keeps_twice_cwnd_written() {
     let mut ep = established(cfg());
     assert_eq!(ep.write(100_000), ep.config().snd_buffer.min(100_000));
 }
+
+#[test]
+fn snd_buffer_auto_writes_into_a_full_buffer_once_two_segments_are_free() {
+    for auto in [true, false] {
+        let mut ep = established(Config {
+            snd_buffer_auto: auto,
+            snd_buffer: 20_000,
+            ..cfg()
+        });
+        assert_eq!(ep.write(100_000), 20_000);
+        send_segments(&mut ep, ms(100), 0, 10);
+        // One segment acknowledged: 1000 B free.
+        send!(ep, ms(200), peer(r(0), s(1000), 0));
+        let one = ep.write(100_000);
+        // A second: 2000 B free with the rule, 1000 B without.
+        send!(ep, ms(201), peer(r(0), s(2000), 0));
+        let two = ep.write(100_000);
+        assert_eq!((one, two), if auto { (0, 2000) } else { (1000, 1000) });
+        // A write that does not fill the buffer is taken whole.
+        send!(ep, ms(202), peer(r(0), s(3000), 0));
+        assert_eq!(ep.write(400), 400);
+    }
+}
+
+#[test]
+fn ack_window_growth_acks_each_segment_while_the_window_grows() {
+    let c = Config {
+        rcv_buffer: 1_000_000,
+        ..cfg()
+    };
+    let grows = Config {
+        ack_window_growth: true,
+        ..c
+    };
+    // Segments of 1000 B a millisecond apart. The threshold starts at
+    // 65 000 B, 536 B below the first buffer's window: one growth, one
+    // quick ACK. The 65th segment ends the first window received (65 ms,
+    // the receiver's round trip); read at once, it grows the buffer to
+    // the 1 MB allowed, and each segment after grows the threshold again.
+    let got = acked_each(&mut established(grows), 0..100, 200);
+    assert!(got[0]);
+    let every_second = |ks: std::ops::Range<usize>| ks.map(|k| k % 2 == 0).collect::<Vec<_>>();
+    assert_eq!(got[1..66], every_second(1..66)[..]);
+    assert!(got[66..].iter().all(|&a| a));
+    // Without: every second segment throughout.
+    let got = acked_each(&mut established(c), 0..100, 200);
+    assert_eq!(
+        got,
+        every_second(0..100).iter().map(|&e| !e).collect::<Vec<_>>()
+    );
+}
