@@ -3,6 +3,7 @@
 //!
 //! `cargo run --release --example run -- SCENARIO [--seed N] [--out DIR] [--set key=value]...`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use xltcp_core::{scenario, sim};
@@ -12,9 +13,19 @@ fn main() -> ExitCode {
     let (mut path, mut seed, mut out, mut sets) = (None, None, None, Vec::new());
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--seed" => seed = args.next().and_then(|s| s.parse().ok()),
+            "--seed" => match args.next().map(|s| s.parse::<u64>()) {
+                Some(Ok(n)) => seed = Some(n),
+                _ => {
+                    eprintln!("--seed: expected an integer in 0..=18446744073709551615");
+                    return ExitCode::from(2);
+                }
+            },
             "--out" => out = args.next().map(PathBuf::from),
             "--set" => sets.extend(args.next()),
+            _ if a.starts_with("--") => {
+                eprintln!("{a}: unknown option (allowed: --seed, --out, --set)");
+                return ExitCode::from(2);
+            }
             _ => path = Some(PathBuf::from(a)),
         }
     }
@@ -41,10 +52,9 @@ fn main() -> ExitCode {
     };
     match sim::run(&s, opts) {
         Ok(summary) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&summary).expect("serialisable")
-            );
+            let text = serde_json::to_string_pretty(&summary).expect("serialisable");
+            // A reader that stopped early (`| head`) is not the run's failure.
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
             ExitCode::SUCCESS
         }
         Err(e) => {

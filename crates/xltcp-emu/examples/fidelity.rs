@@ -127,20 +127,38 @@ fn gap(emu: f64, sim: f64) -> String {
     format!("{:+.0}%", 100.0 * (emu - sim) / sim)
 }
 
+/// The case groups `--cases` takes.
+const GROUPS: [&str; 5] = ["p2p", "byun2016", "wifi", "ucl", "schemes"];
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut seeds, mut extra, mut group) = (3u64, Vec::new(), String::from("p2p"));
     let mut only = String::new();
     let mut as_linux = false;
+    let usage = |msg: String| -> ! {
+        eprintln!("{msg}");
+        std::process::exit(2);
+    };
     while let Some(a) = args.next() {
         match a.as_str() {
             "--as-linux" => as_linux = true,
-            "--seeds" => seeds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
+            "--seeds" => match args.next().map(|s| s.parse::<u64>()) {
+                Some(Ok(n)) if n >= 1 => seeds = n,
+                _ => usage("--seeds: expected an integer >= 1".into()),
+            },
             "--set" => extra.extend(args.next()),
             "--cases" => group = args.next().unwrap_or_default(),
             "--only" => only = args.next().unwrap_or_default(),
-            _ => {}
+            _ => usage(format!(
+                "{a}: unknown argument (allowed: --seeds N, --cases GROUP, --only TEXT, --set key=value, --as-linux)"
+            )),
         }
+    }
+    if !GROUPS.contains(&group.as_str()) {
+        usage(format!(
+            "--cases {group:?}: expected one of {}",
+            GROUPS.join(", ")
+        ));
     }
     // Ctrl-C or SIGTERM stops the emulation under way, which tears down
     // its namespaces, and then the example (status 130).
