@@ -207,6 +207,10 @@ pub fn tcp_counters(ns: &str) -> std::collections::BTreeMap<String, u64> {
         "TCPSACKReneging",
         "TCPSACKReorder",
         "TCPDSACKRecv",
+        "TCPDSACKOfoRecv",
+        "TCPDSACKIgnoredOld",
+        "TCPDSACKIgnoredNoUndo",
+        "TCPDSACKIgnoredDubious",
         "TCPSynRetrans",
     ];
     let mut out = std::collections::BTreeMap::new();
