@@ -107,16 +107,17 @@ pub const RUNS_AT_HOSTS: &[&str] = &[
 
 /// Whether `scenario` runs an agent that resends data frames from its own
 /// copy of them (PHY-LR at the sender, Snoop, C-Snoop and SNACK's BS half
-/// at the base station, C-Snoop at a host): the emulator then keeps the
-/// real bytes of the recent data frames sent onto the air
-/// ([`crate::hop::Hop`]), so a resend carries the bytes its frame had.
+/// at the base station, C-Snoop at a host, the UCL's resend on another
+/// interface without its security, which keeps the plaintext itself): the
+/// emulator then keeps the real bytes of the recent data frames sent onto
+/// the air ([`crate::hop::Hop`]), so a resend carries the bytes its frame
+/// had.
 pub fn resends_frames(scenario: &Scenario) -> bool {
     phy_lr(scenario)
-        || scenario.agents.iter().any(|a| {
-            matches!(
-                a.scheme,
-                AgentScheme::Snoop | AgentScheme::CSnoop | AgentScheme::Snack
-            )
+        || scenario.agents.iter().any(|a| match &a.scheme {
+            AgentScheme::Snoop | AgentScheme::CSnoop | AgentScheme::Snack => true,
+            AgentScheme::Ucl(c) => c.resend && c.security.is_none(),
+            _ => false,
         })
 }
 

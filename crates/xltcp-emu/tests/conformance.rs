@@ -671,6 +671,50 @@ mod ucl_moving_secured {
     }
 }
 
+/// Paper 003's moving run with our UCL, security off, shortened to its
+/// first 10 s (into the walk's first switches, where the 802.11a link
+/// fails): the UCL resent frames its MAC gave up on over the other
+/// interface, each with the bytes its frame had, and the receiving
+/// application read every byte in order.
+fn ucl_resent_on_the_other_interface(_: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let ucl = o.ucl.as_ref().expect("the UCL ran");
+    assert!(ucl.switches > 0, "{e}: {ucl:?}");
+    assert!(ucl.resent > 0, "{e}: {ucl:?}");
+    if let Some(other) = &o.dropped_other {
+        assert!(!other.contains_key("agent_payload"), "{e}: {other:?}");
+    }
+    app_read_what_arrived_in_order(e, o);
+}
+
+mod ucl_moving {
+    fn scenario() -> xltcp_core::scenario::Scenario {
+        super::shipped(
+            "ucl/moving-ucl-ours.toml",
+            &["sim.duration=10s", "sim.sample_interval=1s"],
+        )
+    }
+    #[test]
+    fn sim() {
+        super::conformance_sim_of(
+            "ucl_moving",
+            scenario(),
+            super::ucl_resent_on_the_other_interface,
+        );
+    }
+    #[test]
+    fn emu() {
+        let Some(_one) = super::emu_or_skip("ucl_moving") else {
+            return;
+        };
+        super::conformance_emu_of(
+            "ucl_moving",
+            scenario(),
+            super::ucl_resent_on_the_other_interface,
+        );
+    }
+}
+
 /// Adds a shipped scheme scenario, shortened by `sets`, to the suite: one
 /// test per engine, each with the scheme's own check.
 macro_rules! conformance_shipped {
