@@ -216,6 +216,14 @@ fn main() {
             for w in &details.warnings {
                 eprintln!("{label} seed {seed}: warning: {w}");
             }
+            // Datagrams the emulator itself dropped (not the hop model):
+            // a gap may be the emulator's, not Linux's.
+            if !details.dropped_other.is_empty() {
+                eprintln!(
+                    "{label} seed {seed}: warning: the emulator dropped {:?}",
+                    details.dropped_other
+                );
+            }
             b.goodput += e.flows[0].goodput_bps;
             b.retx += e.flows[0].retransmissions as f64;
             b.rto += e.flows[0].rto_count as f64;
