@@ -20,8 +20,17 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
-            "--out" => out = args.next().map(PathBuf::from),
-            "--set" => sets.extend(args.next()),
+            "--out" | "--set" => {
+                let Some(v) = args.next() else {
+                    eprintln!("{a}: expected a value");
+                    return ExitCode::from(2);
+                };
+                if a == "--out" {
+                    out = Some(PathBuf::from(v));
+                } else {
+                    sets.push(v);
+                }
+            }
             _ if a.starts_with("--") => {
                 eprintln!("{a}: unknown option (allowed: --seed, --out, --set)");
                 return ExitCode::from(2);

@@ -146,9 +146,16 @@ fn main() {
                 Some(Ok(n)) if n >= 1 => seeds = n,
                 _ => usage("--seeds: expected an integer >= 1".into()),
             },
-            "--set" => extra.extend(args.next()),
-            "--cases" => group = args.next().unwrap_or_default(),
-            "--only" => only = args.next().unwrap_or_default(),
+            "--set" | "--cases" | "--only" => {
+                let v = args
+                    .next()
+                    .unwrap_or_else(|| usage(format!("{a}: expected a value")));
+                match a.as_str() {
+                    "--set" => extra.push(v),
+                    "--cases" => group = v,
+                    _ => only = v,
+                }
+            }
             _ => usage(format!(
                 "{a}: unknown argument (allowed: --seeds N, --cases GROUP, --only TEXT, --set key=value, --as-linux)"
             )),
