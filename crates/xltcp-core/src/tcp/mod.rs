@@ -620,8 +620,11 @@ impl Endpoint {
         }
         let space = self.send_buffer_space();
         let mut n = bytes.min(space);
-        let filling = n == space && self.send_buffer_used() > 0;
-        if self.config.snd_buffer_auto && filling && n < 2 * u64::from(self.smss) {
+        if self.config.snd_buffer_auto
+            && n == space
+            && n < 2 * u64::from(self.smss)
+            && self.send_buffer_used() > 0
+        {
             // Linux's write queue is built of buffers of at least two
             // segments (`tcp_tso_autosize`'s floor, `tcp_min_tso_segs`): a
             // writer that would fill the send buffer writes once two
