@@ -50,7 +50,12 @@
 //! - after a timeout the sender goes back N as without RACK (the
 //!   scoreboard forgets its SACKed ranges, RFC 2018 §8; the log keeps its
 //!   marks, as Linux does), and RACK marks nothing until the cumulative ACK
-//!   passes the timeout's recovery point.
+//!   passes the timeout's recovery point; with `rack_variant = "linux"` it
+//!   goes on judging every segment, and a retransmission of the go-back-N
+//!   found lost again starts fast recovery at once (Linux's Loss state
+//!   falls through to Recovery on `FLAG_LOST_RETRANS`), where RFC 8985
+//!   leaves the response to the sender's recovery; Linux's `min_RTT` also
+//!   takes the handshake's round trip.
 //!
 //! # Tail Loss Probe (RFC 8985 §7), with `Config::tlp` and SACK
 //!
@@ -282,7 +287,7 @@ impl SentLog {
     /// Forgets the loss marks (after a timeout). The SACKed marks stay,
     /// as in Linux: a segment SACKed again after the timeout is not a new
     /// delivery and gives no RTT sample spanning the timeout.
-    fn clear_lost(&mut self) {
+    pub(crate) fn clear_lost(&mut self) {
         for r in self.recs.iter_mut() {
             r.lost = false;
         }
@@ -327,13 +332,16 @@ pub(crate) struct Rack {
     end: SeqNum,
     /// RTT of that segment.
     rtt: Dur,
-    min_rtt: Option<Dur>,
+    pub(crate) min_rtt: Option<Dur>,
     /// Highest end of a delivered segment (RACK.fack).
     fack: SeqNum,
     /// Reordering was seen.
     pub(crate) reord: bool,
     /// A segment was delivered since the connection began.
     active: bool,
+    /// When the last timeout fired: a record resent since is a
+    /// retransmission of its go-back-N.
+    rto_at: Time,
     /// RFC 8985 §6.2 step 4: the window's multiple of min_RTT/4, the
     /// recoveries it persists, and the round in which a DSACK grew it.
     reo_wnd_mult: u32,
@@ -351,6 +359,7 @@ impl Rack {
             fack: iss,
             reord: false,
             active: false,
+            rto_at: Time::ZERO,
             reo_wnd_mult: 1,
             reo_wnd_persist: 0,
             dsack_round: None,
@@ -517,17 +526,23 @@ impl Endpoint {
 
     /// RFC 8985 §6.2 step 5 and the reordering timer: marks the segments
     /// RACK finds lost, arms the timer for the earliest one that may still
-    /// be, and enters fast recovery if a loss was found. Does nothing
-    /// after a timeout until its recovery point is acknowledged.
-    pub(crate) fn rack_detect_loss(&mut self, now: Time) {
-        if !self.rack_on() || !self.rack.active || self.cstate == CongestionState::Loss {
+    /// be, and enters fast recovery if a loss was found. After a timeout it
+    /// does nothing until its recovery point is acknowledged, except in
+    /// Linux's reading, where a lost retransmission of the go-back-N (or,
+    /// on the reordering timer, any loss) starts fast recovery at once.
+    pub(crate) fn rack_detect_loss(&mut self, now: Time, on_timer: bool) {
+        let after_rto = self.cstate == CongestionState::Loss;
+        let linux = self.config.rack_variant == RackVariant::Linux;
+        if !self.rack_on() || !self.rack.active || (after_rto && !linux) {
             self.timers.stop(Timer::Rack);
             return;
         }
         let reo_wnd = self.rack_reo_wnd();
         let (rxmit, rend, rrtt) = (self.rack.xmit, self.rack.end, self.rack.rtt);
+        let rto_at = self.rack.rto_at;
         let mut wait = Dur::ZERO;
         let mut marked = 0u64;
+        let mut lost_resends = 0u64;
         for r in self.sent.recs.iter_mut() {
             if r.sacked || r.lost || !sent_after(rxmit, rend, r.xmit, r.end) {
                 continue;
@@ -536,6 +551,7 @@ impl Endpoint {
             if deadline <= now {
                 r.lost = true;
                 marked += 1;
+                lost_resends += u64::from(r.retransmitted && r.xmit >= rto_at);
             } else {
                 wait = wait.max(deadline - now);
             }
@@ -546,6 +562,18 @@ impl Endpoint {
         } else {
             self.timers.stop(Timer::Rack);
         }
+        if after_rto {
+            // Linux's Loss state (`tcp_fastretrans_alert`): a retransmission
+            // found lost again (`FLAG_LOST_RETRANS`) falls through to fast
+            // recovery, with a new reduction from the slow start's cwnd; so
+            // does any loss the reordering timer finds
+            // (`tcp_rack_reo_timeout`). The rest of the go-back-N, sent
+            // before the timeout, is marked lost by the same pass.
+            if lost_resends > 0 || (on_timer && marked > 0) {
+                self.leave_loss_for_recovery(now);
+            }
+            return;
+        }
         // Any segment still marked lost (also one sent during the last
         // recovery) starts a new one, as Linux's `tcp_time_to_recover`.
         let lost = marked > 0 || self.sent.first_lost().is_some();
@@ -554,13 +582,25 @@ impl Endpoint {
         }
     }
 
+    /// From the timeout's recovery into fast recovery (Linux's reading,
+    /// above): F-RTO and Eifel end, the go-back-N ends (RACK has marked
+    /// what is left of it lost), fast recovery starts from SND.MAX.
+    fn leave_loss_for_recovery(&mut self, now: Time) {
+        self.frto = super::Frto::Off;
+        self.frto_new = 0;
+        self.eifel = None;
+        self.snd_nxt = self.snd_max;
+        self.enter_recovery(now);
+    }
+
     /// The reordering timer expired.
     pub(crate) fn on_rack_timer(&mut self, now: Time) {
-        self.rack_detect_loss(now);
+        self.rack_detect_loss(now, true);
     }
 
     /// After a timeout: RACK's loss marks and the probe's episode are forgotten.
-    pub(crate) fn log_on_rto(&mut self) {
+    pub(crate) fn log_on_rto(&mut self, now: Time) {
+        self.rack.rto_at = now;
         self.sent.clear_lost();
         self.timers.stop(Timer::Rack);
         self.timers.stop(Timer::Tlp);

@@ -52,6 +52,13 @@
 //! `recover`). The backed-off RTO stays until the
 //! next RTT sample, as it does after any timeout. Each spurious timeout is
 //! counted (`Stats::spurious_rtos`).
+//!
+//! With `dsack_undo` (and SACK) a timeout is also undone as Linux undoes
+//! one (`tcp_try_undo_loss`), with the same response: a timeout in a new
+//! window starts an undo state of its own (`tcp_enter_loss`), and an ACK
+//! that advances SND.UNA once every retransmission since has come back as
+//! a DSACK shows it was not needed. A timeout inside fast recovery's
+//! window, or repeating one, keeps the undo state it found.
 
 use super::{
     CongestionState, Endpoint, Event, Frto, FrtoVariant, PrrVariant, RackVariant, Recovery, State,
@@ -115,9 +122,28 @@ impl Endpoint {
         if self.tlp.end.is_some() {
             self.tlp_on_ack(ack, advanced, new_sacked > 0, bare);
         }
+        // F-RTO reads the ACK before loss detection does, as Linux's
+        // `tcp_process_loss` comes before its loss marking: an undone
+        // timeout leaves the Loss state first.
+        if self.frto != Frto::Off {
+            let dup = dup || (new_sacked > 0 && ack == self.snd_una);
+            match (self.config.frto_variant, self.sack_ok) {
+                (FrtoVariant::Rfc5682, false) => self.frto_basic(now, ack, advanced, dup),
+                (FrtoVariant::Rfc5682, true) => self.frto_sack(now, ack, advanced, dup),
+                (FrtoVariant::Linux, _) => self.frto_linux(now, ack, advanced, dup),
+            }
+        }
+        if self.cstate == CongestionState::Loss && advanced && self.dsack_undo_due() {
+            // Every retransmission since the timeout came back as a DSACK
+            // (Linux's `tcp_try_undo_loss`): the timeout was not needed.
+            let prior = self.undo_prior;
+            self.undo_marker = None;
+            self.undo_retrans = -1;
+            self.undo_timeout(now, prior);
+        }
         let marked_before = self.stats.rack_marked_lost;
         if self.config.rack {
-            self.rack_detect_loss(now);
+            self.rack_detect_loss(now, false);
         }
         if self.dsack_undo_due() {
             // Every retransmission came back as a DSACK: none was needed.
@@ -148,14 +174,6 @@ impl Endpoint {
                 new_sacked > 0
             };
             self.prr_on_ack(delivered, advanced && !newly_lost);
-        }
-        if self.frto != Frto::Off {
-            let dup = dup || (new_sacked > 0 && ack == self.snd_una);
-            match (self.config.frto_variant, self.sack_ok) {
-                (FrtoVariant::Rfc5682, false) => self.frto_basic(now, ack, advanced, dup),
-                (FrtoVariant::Rfc5682, true) => self.frto_sack(now, ack, advanced, dup),
-                (FrtoVariant::Linux, _) => self.frto_linux(now, ack, advanced, dup),
-            }
         }
         true
     }
@@ -200,6 +218,8 @@ impl Endpoint {
             }
         }
         self.sacked_at_rto = known;
+        // Linux forgets the timeout's loss marks (`tcp_undo_cwnd_reduction`).
+        self.sent.clear_lost();
         self.win.cwnd = self.win.cwnd.max(prior.0);
         self.win.ssthresh = self.win.ssthresh.max(prior.1);
         self.snd_nxt = self.snd_max;
@@ -710,6 +730,10 @@ impl Endpoint {
                 let r = now.saturating_since(sent);
                 self.rtt.on_ack_sample(r, self.snd_una, self.snd_max);
                 self.rtt_probe = None;
+                if self.config.rack_variant == RackVariant::Linux {
+                    // Linux's min_RTT takes every sample, the handshake's too.
+                    self.rack.min_rtt = Some(self.rack.min_rtt.map_or(r, |m| m.min(r)));
+                }
             }
         }
     }
@@ -744,13 +768,29 @@ impl Endpoint {
         if self.snd_max <= self.snd_una || self.frozen {
             return;
         }
-        // A timeout ends any chance of undoing the last recovery by DSACKs
-        // (Linux starts a new undo state for the timeout itself).
-        self.undo_marker = None;
-        self.undo_retrans = -1;
         self.stats.rto_count += 1;
         let smss = u64::from(self.smss);
         let first = self.consecutive_rtos == 0;
+        let dsack_undo = self.config.dsack_undo && self.sack_ok;
+        if !dsack_undo {
+            // A timeout ends any chance of undoing the last recovery.
+            self.undo_marker = None;
+            self.undo_retrans = -1;
+        } else if matches!(
+            self.cstate,
+            CongestionState::Open | CongestionState::Disorder
+        ) || self.snd_una >= self.recover
+            || (self.cstate == CongestionState::Loss && first)
+        {
+            // Linux (`tcp_enter_loss`): a timeout in a new window starts an
+            // undo state of its own, undone once every retransmission since
+            // comes back as a DSACK (`tcp_try_undo_loss`). One inside fast
+            // recovery's window, or repeating a timeout, keeps the one there.
+            let cwnd = self.win.cwnd;
+            self.undo_marker = Some(self.snd_una);
+            self.undo_retrans = -1;
+            self.undo_prior = (cwnd, self.win.ssthresh.max(cwnd / 2 + cwnd / 4));
+        }
         // F-RTO step 1 (module doc), unless this timeout repeats one whose
         // recovery has not ended.
         let in_rto_recovery = self.cstate == CongestionState::Loss;
@@ -770,7 +810,7 @@ impl Endpoint {
             // The retransmission goes out now, stamped with this clock.
             self.eifel = Some((Self::ts_now(now), prior));
         }
-        if self.sack_ok && (frto || self.eifel.is_some()) {
+        if self.sack_ok && (frto || self.eifel.is_some() || dsack_undo) {
             // Restored if the timeout is undone.
             self.sacked_at_rto.clear();
             self.sacked_at_rto
@@ -806,7 +846,7 @@ impl Endpoint {
         // RFC 2018 §8: forget SACKed marks after a timeout.
         self.scoreboard.clear();
         if self.logs_sends() {
-            self.log_on_rto();
+            self.log_on_rto(now);
         }
         self.high_rxt = self.snd_una;
         self.set_cstate(CongestionState::Loss);

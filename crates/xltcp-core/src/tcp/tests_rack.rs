@@ -368,11 +368,13 @@ fn linux_widens_the_reordering_window_for_a_dsack_only_once_reordering_was_seen(
     };
     let mut ep = ten_out(linux);
     send!(ep, ms(250), peer(r(0), s(2000), 0));
-    // A DSACK before any reordering: a needless retransmission to Linux,
-    // not a window too narrow (RFC 8985 widens it, the test above).
+    // Linux's min_RTT is the handshake's 100 ms: a window of 25 ms. A DSACK
+    // before any reordering: a needless retransmission to Linux, not a
+    // window too narrow (RFC 8985 widens it, the test above).
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(25));
     send!(ep, ms(260), sack_ack(s(3000), &[(s(0), s(1000))]));
     assert_eq!(ep.stats().dsack_blocks_received, 1);
-    assert_eq!(ep.rack_reo_wnd(), Dur::from_micros(37_500));
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(25));
     // Segment 4 SACKed, then segment 3 (never resent) below it: reordering.
     send!(ep, ms(270), sack_ack(s(3000), &[(s(4000), s(5000))]));
     send!(ep, ms(271), sack_ack(s(3000), &[(s(3000), s(5000))]));
@@ -380,7 +382,7 @@ fn linux_widens_the_reordering_window_for_a_dsack_only_once_reordering_was_seen(
     // Now a DSACK widens it.
     send!(ep, ms(280), sack_ack(s(5000), &[(s(1000), s(2000))]));
     assert_eq!(ep.stats().dsack_blocks_received, 2);
-    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(75));
+    assert_eq!(ep.rack_reo_wnd(), Dur::from_millis(50));
 }
 
 #[test]
@@ -579,4 +581,82 @@ fn linux_takes_the_round_trip_of_the_last_segment_it_processes() {
     assert!(rtx.retransmission);
     assert_eq!(rtx.segment.seq, s(3000));
     assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+}
+
+/// Ten segments timed out at 1100 ms and gone back over: the resent
+/// segment 0 is acknowledged at 1200 ms, so cwnd (2000) resends 1 and 2;
+/// at 1300 ms the resent 2 is SACKed and the resent 1 is not.
+fn resent_after_timeout_and_lost(v: RackVariant) -> Endpoint {
+    let mut ep = ten_out(Config {
+        rack_variant: v,
+        ..rack_cfg()
+    });
+    ep.handle_timeout(ms(1100));
+    assert_eq!(recv!(ep, ms(1100)).segment.seq, s(0));
+    expect_nothing!(ep, ms(1100));
+    send!(ep, ms(1200), peer(r(0), s(1000), 0));
+    for k in 1..3 {
+        let t = recv!(ep, ms(1200));
+        assert!(t.retransmission);
+        assert_eq!(t.segment.seq, s(1000 * k));
+    }
+    expect_nothing!(ep, ms(1200));
+    send!(ep, ms(1300), sack_ack(s(1000), &[(s(2000), s(3000))]));
+    ep
+}
+
+#[test]
+fn linux_resends_a_lost_retransmission_of_the_go_back_n_in_fast_recovery() {
+    // Linux: segment 1, resent at 1200 ms, is lost once its resent
+    // neighbour came back (RACK.rtt 100 ms, no reordering window after a
+    // timeout): fast recovery from the slow start's cwnd, and the
+    // retransmission goes again at once, not after the 2 s RTO.
+    let mut ep = resent_after_timeout_and_lost(RackVariant::Linux);
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    let again = recv!(ep, ms(1300));
+    assert!(again.retransmission);
+    assert_eq!(again.segment.seq, s(1000));
+    assert_eq!(ep.stats().fast_retransmits, 1);
+    assert_eq!(ep.stats().rto_count, 1);
+    // RFC 8985 as the simulator reads it: the timeout's recovery goes on
+    // back over the window (segment 3 next); segment 1 waits for the RTO.
+    let mut ep = resent_after_timeout_and_lost(RackVariant::Rfc8985);
+    assert_eq!(ep.congestion_state(), CongestionState::Loss);
+    let next = recv!(ep, ms(1300));
+    assert_eq!(next.segment.seq, s(3000));
+    assert_eq!(ep.stats().fast_retransmits, 0);
+}
+
+#[test]
+fn a_timeout_whose_retransmission_comes_back_as_a_dsack_is_undone() {
+    for undo in [false, true] {
+        let mut ep = ten_out(Config {
+            dsack_undo: undo,
+            ..sack_cfg()
+        });
+        let before = (ep.cwnd(), ep.ssthresh());
+        ep.handle_timeout(ms(1100));
+        assert_eq!(recv!(ep, ms(1100)).segment.seq, s(0));
+        assert_eq!(ep.cwnd(), 1000);
+        // Segments 0 and 1 had arrived (their ACKs were lost): the
+        // cumulative ACK covers them, and the retransmission of 0 comes
+        // back as a DSACK.
+        send!(ep, ms(1200), sack_ack(s(2000), &[(s(0), s(1000))]));
+        assert_eq!(ep.stats().dsack_blocks_received, 1);
+        let next = recv!(ep, ms(1200));
+        if undo {
+            // Linux's tcp_try_undo_loss: cwnd and ssthresh back, the Open
+            // state, and new data from SND.MAX instead of going back N.
+            assert_eq!(ep.congestion_state(), CongestionState::Open);
+            assert_eq!(ep.stats().spurious_rtos, 1);
+            assert!(ep.cwnd() >= before.0);
+            assert_eq!(ep.ssthresh(), before.1);
+            assert_eq!(next.segment.seq, s(10_000));
+        } else {
+            assert_eq!(ep.congestion_state(), CongestionState::Loss);
+            assert_eq!(ep.stats().spurious_rtos, 0);
+            assert_eq!(next.segment.seq, s(2000));
+            assert!(next.retransmission);
+        }
+    }
 }
