@@ -242,7 +242,9 @@ pub struct TcpSpec {
     /// the most recently sent segment an ACK delivers) or "linux" (the
     /// last one Linux processes: the highest newly SACKed, then the
     /// highest newly cumulatively acknowledged, so an ACK covering an old
-    /// hole gives that hole's round trip).
+    /// hole gives that hole's round trip; a DSACK widens the reordering
+    /// window only once reordering was seen; after a timeout a resent
+    /// segment found lost again starts fast recovery at once).
     pub rack_variant: RackVariant,
     /// `tlp`: Tail Loss Probe, RFC 8985 §7, with SACK (default false;
     /// Linux runs it by default, `net.ipv4.tcp_early_retrans`).
@@ -267,9 +269,9 @@ pub struct TcpSpec {
     /// with SACK, and RACK widens its reordering window on them (RFC 8985
     /// §6.2 step 4); default false (Linux sends them, `net.ipv4.tcp_dsack`).
     pub dsack: bool,
-    /// `dsack_undo`: undo a SACK recovery whose every retransmission came
-    /// back as a DSACK, cwnd and ssthresh restored (default false; Linux
-    /// does it whenever DSACKs arrive).
+    /// `dsack_undo`: undo a SACK recovery, or a timeout, whose every
+    /// retransmission came back as a DSACK, cwnd and ssthresh restored
+    /// (default false; Linux does it whenever DSACKs arrive).
     pub dsack_undo: bool,
     /// `quickacks`: quick ACKs after the first data, a wholly duplicate
     /// segment or an idle gap (Linux's quick-ACK mode), 0..=64; default 0

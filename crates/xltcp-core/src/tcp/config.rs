@@ -99,7 +99,10 @@ pub enum RackVariant {
     /// data. A resent segment counts only once `min_RTT` is known and its
     /// round trip is not below it. A DSACK widens the reordering window
     /// only once reordering was seen (`tcp_dsack_seen`), where RFC 8985
-    /// §6.2 step 4 widens it for any.
+    /// §6.2 step 4 widens it for any. After a timeout RACK goes on judging
+    /// every segment, and a resent one found lost again starts fast
+    /// recovery at once (Linux's Loss state on `FLAG_LOST_RETRANS`);
+    /// `min_RTT` takes the handshake's round trip too.
     Linux,
 }
 
@@ -196,7 +199,8 @@ pub struct Config {
     /// DSACK (Linux's `tcp_try_undo_dsack` and `tcp_try_undo_recovery`;
     /// RFC 3708's detection): cwnd and ssthresh go back to what they were,
     /// also when the last DSACK arrives after the recovery ended (until
-    /// the next recovery or timeout), as in Linux.
+    /// the next recovery or timeout), as in Linux; and a timeout whose
+    /// every retransmission came back as a DSACK (`tcp_try_undo_loss`).
     pub dsack_undo: bool,
     /// Eifel detection (RFC 3522) with timestamps: an ACK after a timeout
     /// that echoes a timestamp older than the retransmission's shows the

@@ -106,6 +106,7 @@ impl Endpoint {
             && wnd == self.snd_wnd;
         let dup = self.snd_max > self.snd_una && bare;
         self.update_send_window(seg, wnd);
+        let in_loss = self.cstate == CongestionState::Loss;
         if ack > self.snd_una {
             self.on_new_ack(now, seg);
         } else if dup {
@@ -133,9 +134,11 @@ impl Endpoint {
                 (FrtoVariant::Linux, _) => self.frto_linux(now, ack, advanced, dup),
             }
         }
-        if self.cstate == CongestionState::Loss && advanced && self.dsack_undo_due() {
+        if in_loss && advanced && self.dsack_undo_due() {
             // Every retransmission since the timeout came back as a DSACK
-            // (Linux's `tcp_try_undo_loss`): the timeout was not needed.
+            // (Linux's `tcp_try_undo_loss`, or `tcp_try_undo_recovery` when
+            // this ACK also ends the timeout's recovery): the timeout was
+            // not needed.
             let prior = self.undo_prior;
             self.undo_marker = None;
             self.undo_retrans = -1;
