@@ -274,6 +274,7 @@ impl Hop {
         let mut links = Vec::with_capacity(2 * n as usize + 2);
         let w = &scenario.wired;
         let wired = |name: String, dest| {
+            let jitter = stream(seed, &format!("wired.{name}.jitter"));
             Link::new(
                 name,
                 dest,
@@ -284,6 +285,7 @@ impl Hop {
                 LossProcess::None,
                 false,
             )
+            .with_jitter(w.jitter, jitter)
         };
         for i in 0..n {
             links.push(wired(format!("ch{i}-bs"), Dest::Bs));

@@ -1,5 +1,6 @@
 //! One direction of a point-to-point link: a drop-tail queue, a serialiser
-//! at a fixed rate, and a constant propagation delay.
+//! at a fixed rate, and a propagation delay: constant, or with a jitter
+//! drawn per packet that never reorders ([`Link::with_jitter`]).
 //!
 //! The link is passive: the world calls it and schedules what it returns.
 //! Packets are held inline (no allocation per packet once the deques have
@@ -7,9 +8,11 @@
 //! only the head arrival is ever scheduled.
 
 use super::loss::LossProcess;
+use crate::rng::Rng;
 use crate::scenario::QueueLimit;
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
+use rand::RngExt as _;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -98,6 +101,7 @@ pub struct Link {
     tx_gen: u32,
     pipe: VecDeque<(Time, Packet)>,
     loss: LossProcess,
+    jitter: Option<(Dur, Rng)>,
 }
 
 /// What the world must schedule after a call into a link.
@@ -139,7 +143,18 @@ impl Link {
             tx_gen: 0,
             pipe: VecDeque::with_capacity(64),
             loss,
+            jitter: None,
         }
+    }
+
+    /// Each packet's delay becomes the link's delay plus a uniform draw in
+    /// `[0, jitter]` from `rng`, and no earlier than the arrival of the
+    /// packet before it (the link stays first in, first out). A zero
+    /// jitter leaves the link as it was, drawing nothing.
+    #[must_use]
+    pub fn with_jitter(mut self, jitter: Dur, rng: Rng) -> Link {
+        self.jitter = (jitter > Dur::ZERO).then_some((jitter, rng));
+        self
     }
 
     /// Serialisation time of a packet, with the link-layer overhead.
@@ -243,7 +258,13 @@ impl Link {
             self.stats.drops.count(DropReason::Loss);
             wake.dropped = Some(DropReason::Loss);
         } else {
-            let at = now + self.delay;
+            let mut at = now + self.delay;
+            if let Some((jitter, rng)) = &mut self.jitter {
+                at += Dur(rng.random_range(0..=jitter.0));
+                if let Some(&(last, _)) = self.pipe.back() {
+                    at = at.max(last);
+                }
+            }
             if self.pipe.is_empty() {
                 wake.arrival = Some(at);
             }
@@ -284,5 +305,97 @@ impl Link {
             }
             _ => (None, None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, TcpOptions};
+    use std::net::Ipv4Addr;
+
+    fn packet(uid: u64) -> Packet {
+        Packet {
+            src: Ipv4Addr::new(10, 1, 0, 1),
+            dst: Ipv4Addr::new(10, 2, 0, 1),
+            ip_id: 0,
+            ttl: 64,
+            tcp: Segment {
+                src_port: 5201,
+                dst_port: 49152,
+                seq: SeqNum(1),
+                ack: SeqNum(1),
+                flags: TcpFlags::ACK,
+                window: 1000,
+                options: TcpOptions::default(),
+                payload_len: 0,
+            },
+            meta: PacketMeta {
+                uid,
+                ..PacketMeta::default()
+            },
+        }
+    }
+
+    /// Sends `n` packets back to back through a 100 Mbit/s, 1 ms link and
+    /// returns their arrival times (in order of arrival) and uids.
+    fn arrivals(jitter: Dur, n: u64) -> Vec<(Time, u64)> {
+        let link = Link::new(
+            "ch0-bs".into(),
+            Dest::Bs,
+            100_000_000,
+            Dur::from_millis(1),
+            QueueLimit::Packets(1000),
+            0,
+            LossProcess::None,
+            false,
+        );
+        let mut link = link.with_jitter(jitter, stream(1, "wired.ch0-bs.jitter"));
+        let mut now = Time::ZERO;
+        let mut pending = link.offer(now, packet(0), true).tx_done;
+        for uid in 1..n {
+            link.offer(now, packet(uid), true);
+        }
+        while let Some((end, gen)) = pending {
+            now = end;
+            pending = link.tx_done(now, gen, true).tx_done;
+        }
+        let mut out = Vec::new();
+        while let Some(&(at, _)) = link.pipe.front() {
+            let (p, _) = link.arrive(at);
+            out.push((at, p.expect("due").meta.uid));
+        }
+        out
+    }
+
+    #[test]
+    fn jitter_spreads_the_delay_without_reordering() {
+        let n = 200;
+        let plain = arrivals(Dur::ZERO, n);
+        let jittered = arrivals(Dur::from_micros(100), n);
+        // Every packet arrives, in the order sent.
+        let order: Vec<u64> = jittered.iter().map(|a| a.1).collect();
+        assert_eq!(order, (0..n).collect::<Vec<_>>());
+        assert!(jittered.windows(2).all(|w| w[0].0 <= w[1].0));
+        // Each is late by at most the jitter (or by its predecessor's
+        // lateness, which it may not overtake), never early.
+        let mut extra = Vec::new();
+        for (&(p, _), &(j, _)) in plain.iter().zip(&jittered) {
+            assert!(j >= p);
+            extra.push((j - p).0);
+        }
+        assert!(extra.iter().all(|&e| e <= Dur::from_micros(100).0));
+        // The draws spread: not all equal.
+        assert!(extra.iter().any(|&e| e != extra[0]));
+    }
+
+    #[test]
+    fn zero_jitter_leaves_the_link_constant() {
+        let plain = arrivals(Dur::ZERO, 5);
+        let start = Time::ZERO + Dur::from_millis(1);
+        assert!(plain.iter().all(|&(at, _)| at > start));
+        let gaps: Vec<Dur> = plain.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        assert!(gaps.iter().all(|&g| g == gaps[0]), "{gaps:?}");
     }
 }

@@ -22,7 +22,7 @@ pub fn echo(s: &Scenario) -> Value {
             "sample_interval": format_duration(s.sim.sample_interval),
         },
         "tcp": tcp(&s.tcp),
-        "wired": link(&s.wired),
+        "wired": wired(&s.wired),
         "wireless": hops(s),
         "flow": s.flows.iter().map(flow).collect::<Vec<_>>(),
         "output": {
@@ -236,6 +236,13 @@ fn tcp(t: &TcpSpec) -> Value {
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),
     })
+}
+
+/// `[wired]`: a link with its jitter.
+fn wired(l: &LinkSpec) -> Value {
+    let mut v = link(l);
+    v["jitter"] = json!(format_duration(l.jitter));
+    v
 }
 
 fn link(l: &LinkSpec) -> Value {

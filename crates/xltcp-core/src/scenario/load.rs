@@ -144,7 +144,8 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let tcp = read_tcp(cx, &mut t, &TcpSpec::default());
     t.finish(cx);
     let mut t = root.table(cx, "wired");
-    let wired = read_link(cx, &mut t, &tcp);
+    let mut wired = read_link(cx, &mut t, &tcp);
+    wired.jitter = t.read(cx, "jitter", Dur::ZERO, rd::dur);
     t.finish(cx);
     let (wireless, more_hops) = read_hops(cx, &mut root, &tcp, base_dir);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
@@ -423,6 +424,7 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
         rate_bps,
         delay,
         queue,
+        jitter: Dur::ZERO,
     }
 }
 

@@ -50,6 +50,7 @@ pub(super) fn read_lrwpan_link(cx: &mut Cx, t: &mut Tab) -> LinkSpec {
         rate_bps: BIT_RATE_BPS,
         delay,
         queue,
+        jitter: Dur::ZERO,
     }
 }
 

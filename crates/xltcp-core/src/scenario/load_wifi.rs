@@ -105,6 +105,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
         rate_bps: spec.rate.bps(),
         delay,
         queue,
+        jitter: Dur::ZERO,
     };
     (link, spec)
 }

@@ -328,6 +328,11 @@ pub struct LinkSpec {
     pub delay: Dur,
     /// `queue`: drop-tail limit, "100p" (packets) or "256KiB" (bytes); > 0.
     pub queue: QueueLimit,
+    /// `jitter` (`[wired]` only): each packet's delay is `delay` plus a
+    /// uniform draw in [0, jitter] from the stream `wired.<link>.jitter`,
+    /// never overtaking the packet before it: the spread of real hosts'
+    /// and switches' processing times. Default "0s": none.
+    pub jitter: Dur,
 }
 
 /// A frame-loss process.

@@ -44,6 +44,7 @@ fn minimal_scenario_gets_every_default() {
             rate_bps: 100_000_000,
             delay: Dur::from_millis(10),
             queue: QueueLimit::Packets(100),
+            jitter: Dur::ZERO,
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::None);
@@ -193,6 +194,7 @@ timeseries = false
             rate_bps: 1_000_000_000,
             delay: Dur::from_millis(25),
             queue: QueueLimit::Bytes(262_144),
+            jitter: Dur::ZERO,
         },
         wireless: WirelessSpec {
             name: "air".into(),
@@ -200,6 +202,7 @@ timeseries = false
                 rate_bps: 5_500_000,
                 delay: Dur::from_micros(250),
                 queue: QueueLimit::Packets(50),
+                jitter: Dur::ZERO,
             },
             loss_down: LossSpec::Gilbert {
                 mean_loss: 0.05,
@@ -694,4 +697,18 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     // What the emulator switches on Linux from the scenario stays its own.
     assert!(!t.tlp && !t.frto);
     assert_eq!(t.syn_linear_timeouts, 0);
+}
+
+#[test]
+fn wired_jitter_is_read_echoed_and_refused_on_the_wireless_hop() {
+    let s = load(MINIMAL, &["wired.jitter=\"100us\""]).unwrap();
+    assert_eq!(s.wired.jitter, Dur::from_micros(100));
+    assert_eq!(reload(&s), s);
+    assert_eq!(load(MINIMAL, &[]).unwrap().wired.jitter, Dur::ZERO);
+    let err = errors(MINIMAL, &["wireless.jitter=\"100us\""]);
+    assert!(
+        err.iter()
+            .any(|e| e.contains("wireless.jitter") && e.contains("unknown key")),
+        "{err:?}"
+    );
 }

@@ -173,9 +173,11 @@ impl World {
                 (format!("bs-ch{i}"), Dest::Ch(i)),
             ] {
                 let none = LossProcess::None;
-                links.push(Link::new(
-                    name, dest, w.rate_bps, w.delay, w.queue, 0, none, false,
-                ));
+                let jitter = stream(seed, &format!("wired.{name}.jitter"));
+                links.push(
+                    Link::new(name, dest, w.rate_bps, w.delay, w.queue, 0, none, false)
+                        .with_jitter(w.jitter, jitter),
+                );
             }
         }
         let topology = Topology::of(&scenario);
