@@ -252,7 +252,7 @@ impl Hop for P2pHop {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::loss::LossProcess;
     use crate::scenario::load_str;
@@ -268,7 +268,8 @@ mod tests {
         }
     }
 
-    fn frame(uid: u64) -> Packet {
+    /// A 1000-byte data packet with run id `uid`.
+    pub(crate) fn frame(uid: u64) -> Packet {
         Packet {
             src: Ipv4Addr::new(10, 1, 0, 1),
             dst: Ipv4Addr::new(10, 2, 0, 1),

@@ -311,32 +311,8 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hop::p2p::tests::frame as packet;
     use crate::rng::stream;
-    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, TcpOptions};
-    use std::net::Ipv4Addr;
-
-    fn packet(uid: u64) -> Packet {
-        Packet {
-            src: Ipv4Addr::new(10, 1, 0, 1),
-            dst: Ipv4Addr::new(10, 2, 0, 1),
-            ip_id: 0,
-            ttl: 64,
-            tcp: Segment {
-                src_port: 5201,
-                dst_port: 49152,
-                seq: SeqNum(1),
-                ack: SeqNum(1),
-                flags: TcpFlags::ACK,
-                window: 1000,
-                options: TcpOptions::default(),
-                payload_len: 0,
-            },
-            meta: PacketMeta {
-                uid,
-                ..PacketMeta::default()
-            },
-        }
-    }
 
     /// Sends `n` packets back to back through a 100 Mbit/s, 1 ms link and
     /// returns their arrival times (in order of arrival) and uids.
