@@ -273,20 +273,7 @@ impl Hop {
         let n = scenario.flows.len() as u32;
         let mut links = Vec::with_capacity(2 * n as usize + 2);
         let w = &scenario.wired;
-        let wired = |name: String, dest| {
-            let jitter = stream(seed, &format!("wired.{name}.jitter"));
-            Link::new(
-                name,
-                dest,
-                w.rate_bps,
-                w.delay,
-                w.queue,
-                0,
-                LossProcess::None,
-                false,
-            )
-            .with_jitter(w.jitter, jitter)
-        };
+        let wired = |name: String, dest| Link::wired(name, dest, w, seed);
         for i in 0..n {
             links.push(wired(format!("ch{i}-bs"), Dest::Bs));
             links.push(wired(format!("bs-ch{i}"), Dest::Ch(i)));

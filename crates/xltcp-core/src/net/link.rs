@@ -1,6 +1,8 @@
 //! One direction of a point-to-point link: a drop-tail queue, a serialiser
 //! at a fixed rate, and a propagation delay: constant, or with a jitter
-//! drawn per packet that never reorders ([`Link::with_jitter`]).
+//! drawn per packet that never reorders ([`Link::wired`]): a packet's delay
+//! is the link's plus a uniform draw in `[0, jitter]`, and no earlier than
+//! the arrival of the packet before it (first in, first out).
 //!
 //! The link is passive: the world calls it and schedules what it returns.
 //! Packets are held inline (no allocation per packet once the deques have
@@ -8,8 +10,8 @@
 //! only the head arrival is ever scheduled.
 
 use super::loss::LossProcess;
-use crate::rng::Rng;
-use crate::scenario::QueueLimit;
+use crate::rng::{stream, Rng};
+use crate::scenario::{LinkSpec, QueueLimit};
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
 use rand::RngExt as _;
@@ -147,14 +149,24 @@ impl Link {
         }
     }
 
-    /// Each packet's delay becomes the link's delay plus a uniform draw in
-    /// `[0, jitter]` from `rng`, and no earlier than the arrival of the
-    /// packet before it (the link stays first in, first out). A zero
-    /// jitter leaves the link as it was, drawing nothing.
-    #[must_use]
-    pub fn with_jitter(mut self, jitter: Dur, rng: Rng) -> Link {
-        self.jitter = (jitter > Dur::ZERO).then_some((jitter, rng));
-        self
+    /// A `[wired]` access link direction named `name` in a run seeded with
+    /// `seed`, as both engines build it: lossless, ungated, its jitter (if
+    /// any) drawn from the stream `wired.<name>.jitter`.
+    pub fn wired(name: String, dest: Dest, spec: &LinkSpec, seed: u64) -> Link {
+        let jitter = (spec.jitter > Dur::ZERO)
+            .then(|| stream(seed, &format!("wired.{name}.jitter")))
+            .map(|rng| (spec.jitter, rng));
+        let link = Link::new(
+            name,
+            dest,
+            spec.rate_bps,
+            spec.delay,
+            spec.queue,
+            0,
+            LossProcess::None,
+            false,
+        );
+        Link { jitter, ..link }
     }
 
     /// Serialisation time of a packet, with the link-layer overhead.
@@ -312,22 +324,17 @@ impl Link {
 mod tests {
     use super::*;
     use crate::hop::p2p::tests::frame as packet;
-    use crate::rng::stream;
 
     /// Sends `n` packets back to back through a 100 Mbit/s, 1 ms link and
     /// returns their arrival times (in order of arrival) and uids.
     fn arrivals(jitter: Dur, n: u64) -> Vec<(Time, u64)> {
-        let link = Link::new(
-            "ch0-bs".into(),
-            Dest::Bs,
-            100_000_000,
-            Dur::from_millis(1),
-            QueueLimit::Packets(1000),
-            0,
-            LossProcess::None,
-            false,
-        );
-        let mut link = link.with_jitter(jitter, stream(1, "wired.ch0-bs.jitter"));
+        let spec = LinkSpec {
+            rate_bps: 100_000_000,
+            delay: Dur::from_millis(1),
+            queue: QueueLimit::Packets(1000),
+            jitter,
+        };
+        let mut link = Link::wired("ch0-bs".into(), Dest::Bs, &spec, 1);
         let mut now = Time::ZERO;
         let mut pending = link.offer(now, packet(0), true).tx_done;
         for uid in 1..n {

@@ -18,7 +18,6 @@ use super::topology::Topology;
 use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, HopTimer, Station, TimerSink, BS};
 use crate::net::availability::Availability;
 use crate::net::link::{Dest, Link, Wake};
-use crate::net::loss::LossProcess;
 use crate::rng::stream;
 use crate::scenario::Scenario;
 use crate::schemes::{self, Action, Node, NodeSignal, Tap, Verdict, Via};
@@ -172,12 +171,7 @@ impl World {
                 (format!("ch{i}-bs"), Dest::Bs),
                 (format!("bs-ch{i}"), Dest::Ch(i)),
             ] {
-                let none = LossProcess::None;
-                let jitter = stream(seed, &format!("wired.{name}.jitter"));
-                links.push(
-                    Link::new(name, dest, w.rate_bps, w.delay, w.queue, 0, none, false)
-                        .with_jitter(w.jitter, jitter),
-                );
+                links.push(Link::wired(name, dest, w, seed));
             }
         }
         let topology = Topology::of(&scenario);
