@@ -1001,8 +1001,8 @@ def reproduce(
     sensitivity: bool = typer.Option(
         False,
         "--sensitivity",
-        help="byun2016 only: also run the paper family over max RTO, MAC retries, frame loss, "
-        "signalling delay, t_idle and the PU means.",
+        help="byun2016 only: also run both families over max RTO, MAC retries, frame loss, "
+        "signalling delay, t_idle, the PU means and the wired delay and jitter.",
     ),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(

@@ -38,8 +38,8 @@ costs. Writes, into OUT:
   PU means and missed detection on the standard family;
 - with ``sensitivity=True``, ``sensitivity.csv`` and
   ``sensitivity_<family>_<name>.png``: the six configurations of each
-  family over max RTO, MAC retries, frame loss, signalling delay, ``t_idle``
-  and the PU ON/OFF means.
+  family over max RTO, MAC retries, frame loss, signalling delay, ``t_idle``,
+  the PU ON/OFF means and the wired link's delay and jitter.
 
 Every run goes through the campaign layer (:mod:`xltcp.campaign`): on every
 core (``jobs``), into the store ``OUT/runs/<key>/`` (summary.json, time
@@ -650,7 +650,7 @@ SWEEPS: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str]]], 
     ),
 )
 
-#: The sensitivity of the paper family: name, axis label, values, overrides.
+#: The sensitivity of both families: name, axis label, values, overrides.
 SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str]]], ...] = (
     ("max_rto", "max RTO (s)", (4.0, 10.0, 60.0, 120.0), lambda v: [f'tcp.max_rto="{v}s"']),
     (
@@ -680,6 +680,18 @@ SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str
             f'wireless.availability.on="exp({v}s)"',
             f'wireless.availability.off="exp({v}s)"',
         ],
+    ),
+    (
+        "wired_delay",
+        "wired delay (ms)",
+        (0.5, 1.0, 2.0, 5.0, 10.0, 20.0),
+        lambda v: [f'wired.delay="{v}ms"'],
+    ),
+    (
+        "wired_jitter",
+        "wired jitter (µs)",
+        (0.0, 10.0, 50.0, 100.0, 200.0, 500.0),
+        lambda v: [f'wired.jitter="{int(v)}us"'],
     ),
 )
 
