@@ -25,7 +25,7 @@
 //! user is on, so the detector's `t_idle` is a cost the bound does not
 //! forgive. Collisions between the two stations are not in the formula
 //! either: paper 000's TCP-LR+CR (standard preset family: 802.15.4
-//! retries, 0.1 frame loss each way) with no primary user reaches 0.867 of
+//! retries, 0.1 frame loss each way) with no primary user reaches 0.880 of
 //! it (the one no-PU figure the project quotes; `xltcp reproduce byun2016`,
 //! seeds 1-10).
 

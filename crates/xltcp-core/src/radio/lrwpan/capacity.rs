@@ -46,7 +46,7 @@ use crate::time::Dur;
 /// With paper 000's frames (127 B data, 33 B TCP ACK frames, `d` = 2) and
 /// no loss this is 8 · 94 B / (6880 µs + 1792 µs / 2) = 96.7 kb/s. A
 /// TCP flow on paper 000's standard presets (802.15.4 retries, 0.1 frame
-/// loss each way) with no primary user reaches 0.867 of its figure:
+/// loss each way) with no primary user reaches 0.880 of its figure:
 /// collisions between the two stations and the longer back-offs after a
 /// busy CCA are not in the formula.
 ///
