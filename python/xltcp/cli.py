@@ -1002,7 +1002,8 @@ def reproduce(
         False,
         "--sensitivity",
         help="byun2016 only: also run both families over max RTO, MAC retries, frame loss, "
-        "signalling delay, t_idle, the PU means and the wired delay and jitter.",
+        "signalling delay, t_idle, the PU means, the wired delay and jitter and the hosts' "
+        "stack latency.",
     ),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(

@@ -121,6 +121,16 @@ TABLE_NOTES: dict[str, list[str]] = {
         "65535 keeps whole datagrams. Records past `max_bytes` (default 1 GiB for",
         "all traces together) are counted in `summary.json`, not written.",
     ],
+    "hosts": [
+        "The hosts' stack latency, for every host (wired and wireless): each segment",
+        "an endpoint's TCP sends leaves its host `stack_delay` plus a uniform draw in",
+        "[0, `stack_jitter`] later, never before the endpoint's segment before it;",
+        'the host\'s agents see it as it leaves. Both default to `"0s"` (a host',
+        'answers in the instant a segment arrives) and take at most `"1s"`. Real',
+        "hosts take tens of microseconds; `xltcp_core::scenario::EMULATED_HOSTS`",
+        '(`stack_delay = "20us"`, `stack_jitter = "60us"`) is what the emulator\'s',
+        "Linux hosts take, which the emulator itself refuses (its hosts take their own).",
+    ],
 }
 
 

@@ -437,3 +437,22 @@ def test_welch_interval_matches_the_textbook():
     assert diff == 30.0 and abs(half - 19.096) < 1e-3
     assert math.isnan(welch_ci([1.0], [1.0, 2.0])[1])
     assert math.isnan(welch_ci([1.0, 1.0], [2.0, 2.0])[1])
+
+
+def test_the_simulator_as_linux_takes_the_emulated_hosts_and_reruns_runs_without(tmp_path):
+    from xltcp.reproduce import byun2016_emu
+
+    assert set(byun2016_emu.EMULATED_HOSTS) <= set(byun2016_emu.SIM_AS_LINUX)
+    assert set(byun2016_emu.AS_LINUX) <= set(byun2016_emu.SIM_AS_LINUX)
+    assert any(s.startswith("hosts.stack_delay=") for s in byun2016_emu.EMULATED_HOSTS)
+    old = {"scenario": {"name": "x"}, "flows": []}
+    new = {"scenario": {"name": "x", "hosts": {"stack_delay": "20us"}}, "flows": []}
+    for name, summary in (("old", old), ("new", new)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "summary.json").write_text(json.dumps(summary))
+    # A run of the simulator as Linux from before it had the hosts' latency
+    # is run again; one with it is reused; the other engines' runs have none.
+    assert byun2016_emu._done(tmp_path / "old", hosts=True) is None
+    assert byun2016_emu._done(tmp_path / "new", hosts=True) == new
+    assert byun2016_emu._done(tmp_path / "old") == old
+    assert byun2016_emu._done(tmp_path / "missing") is None

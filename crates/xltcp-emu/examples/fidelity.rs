@@ -2,7 +2,7 @@
 //! simulator's NewReno on the same scenarios and seeds. Prints one
 //! Markdown table (goodput and retransmissions, mean over seeds).
 //!
-//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--only TEXT] [--set key=value]... [--as-linux]`
+//! `cargo run --release -p xltcp-emu --example fidelity -- [--seeds N] [--cases p2p|byun2016|wifi|ucl|schemes] [--only TEXT] [--set key=value]... [--as-linux] [--emulated-hosts]`
 //!
 //! `p2p` (the default): the point-to-point cases of `fidelity/`;
 //! `byun2016`: paper 000's 802.15.4 uplink with its primary user, without
@@ -19,6 +19,9 @@
 //! `--as-linux` runs both engines with [`scenario::AS_LINUX`]: the
 //! simulator's TCP doing what Linux's always does, and Linux with its own
 //! defaults where the list names one (RACK, DSACK).
+//! `--emulated-hosts` gives the simulator's hosts the stack latency of the
+//! emulator's Linux hosts ([`scenario::EMULATED_HOSTS`]; the simulator
+//! only: the emulator's hosts take their own).
 //!
 //! Needs root (the emulator); run nothing heavy beside it. Ctrl-C (or
 //! SIGTERM) stops it with status 130, the emulation under way torn down.
@@ -135,6 +138,7 @@ fn main() {
     let (mut seeds, mut extra, mut group) = (3u64, Vec::new(), String::from("p2p"));
     let mut only = String::new();
     let mut as_linux = false;
+    let mut emulated_hosts = false;
     let usage = |msg: String| -> ! {
         eprintln!("{msg}");
         std::process::exit(2);
@@ -142,6 +146,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--as-linux" => as_linux = true,
+            "--emulated-hosts" => emulated_hosts = true,
             "--seeds" => match args.next().map(|s| s.parse::<u64>()) {
                 Some(Ok(n)) if n >= 1 => seeds = n,
                 _ => usage("--seeds: expected an integer >= 1".into()),
@@ -157,7 +162,7 @@ fn main() {
                 }
             }
             _ => usage(format!(
-                "{a}: unknown argument (allowed: --seeds N, --cases GROUP, --only TEXT, --set key=value, --as-linux)"
+                "{a}: unknown argument (allowed: --seeds N, --cases GROUP, --only TEXT, --set key=value, --as-linux, --emulated-hosts)"
             )),
         }
     }
@@ -173,7 +178,12 @@ fn main() {
         // SAFETY: the handler only stores to an atomic (async-signal-safe).
         unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
     }
-    let sim = if as_linux { "sim as Linux" } else { "sim" };
+    let sim = match (as_linux, emulated_hosts) {
+        (true, true) => "sim as Linux, emulated hosts",
+        (true, false) => "sim as Linux",
+        (false, true) => "sim, emulated hosts",
+        (false, false) => "sim",
+    };
     println!("| case | {sim} goodput (Mbit/s) | emu goodput (Mbit/s) | gap | {sim} retx | emu retx | gap | {sim} RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, file, mut sets) in cases(&group) {
@@ -185,6 +195,13 @@ fn main() {
             sets.extend(scenario::AS_LINUX.iter().map(|s| s.to_string()));
         }
         let s = scenario::load_file(Path::new(&file), &sets).expect("valid fidelity scenario");
+        let sim_s = if emulated_hosts {
+            let mut with = sets.clone();
+            with.extend(scenario::EMULATED_HOSTS.iter().map(|s| s.to_string()));
+            scenario::load_file(Path::new(&file), &with).expect("valid fidelity scenario")
+        } else {
+            s.clone()
+        };
         // Linux's loss probes are counted in the sender's namespace.
         let sender = match s.flows[0].direction {
             scenario::Direction::Down => "ch",
@@ -193,7 +210,7 @@ fn main() {
         let (mut a, mut b) = (Row::default(), Row::default());
         for seed in 1..=seeds {
             let r = sim::run(
-                &s,
+                &sim_s,
                 sim::RunOptions {
                     seed: Some(seed),
                     ..Default::default()

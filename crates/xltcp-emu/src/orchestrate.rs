@@ -123,6 +123,14 @@ pub fn supported(s: &Scenario) -> Result<(), EmuError> {
                 .into(),
         );
     }
+    if s.hosts != xltcp_core::scenario::HostsSpec::default() {
+        why.push(
+            "[hosts] stack_delay and stack_jitter give the simulator's hosts a stack \
+             latency; the emulator's hosts are real Linux and take their own time \
+             (20-100 us as measured), so it does not add one: leave [hosts] out"
+                .into(),
+        );
+    }
     if s.flows.len() > MAX_FLOWS {
         why.push(format!(
             "the emulator runs at most {MAX_FLOWS} flows; this scenario has {}",

@@ -297,6 +297,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("EmuUnavailable", m.py().get_type::<EmuUnavailable>())?;
     m.add("AS_LINUX", xltcp_core::scenario::AS_LINUX.to_vec())?;
+    m.add(
+        "EMULATED_HOSTS",
+        xltcp_core::scenario::EMULATED_HOSTS.to_vec(),
+    )?;
     m.add_function(wrap_pyfunction!(emu, m)?)?;
     m.add_function(wrap_pyfunction!(emu_refusal, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -693,6 +693,12 @@ SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str
         (0.0, 10.0, 50.0, 100.0, 200.0, 500.0),
         lambda v: [f'wired.jitter="{int(v)}us"'],
     ),
+    (
+        "host_stack",
+        "hosts' stack latency: v µs + up to 3v µs",
+        (0.0, 5.0, 10.0, 20.0, 50.0, 100.0),
+        lambda v: [f'hosts.stack_delay="{int(v)}us"', f'hosts.stack_jitter="{int(3 * v)}us"'],
+    ),
 )
 
 

@@ -24,7 +24,11 @@ largest for a round trip), its slow start by every byte acknowledged
 Linux. With SACK the list adds RACK (which Linux 6.17 and later run
 whatever ``net.ipv4.tcp_recovery`` says) and DSACK (Linux's default); the
 tail loss probe runs in both engines as the scenario says (off in the
-presets).
+presets). Its hosts also take the stack latency of the emulator's Linux
+hosts (:data:`EMULATED_HOSTS`: 20 µs plus up to 60 µs more before a
+segment leaves), without which the simulator's answer a segment in the
+instant it arrives and, on the 802.15.4 hop, keep each host's backoff
+slots at one offset from its peer's.
 
 TCP-LR commands the sender's TCP to retransmit a range, which Linux cannot
 be told, so the emulator refuses it. Its two configurations run instead as
@@ -85,6 +89,16 @@ POPULATION = 100
 #: Linux's F-RTO, unlimited byte counting in slow start, ssthresh from cwnd,
 #: SACK recovery when SACK is negotiated).
 AS_LINUX: tuple[str, ...] = tuple(_core.AS_LINUX)
+
+#: The stack latency of the emulator's Linux hosts (the core's list:
+#: ``[hosts] stack_delay`` and ``stack_jitter``), which the simulator as
+#: Linux takes beside :data:`AS_LINUX`: its hosts otherwise answer a
+#: segment in the instant it arrives, which on the 802.15.4 hop keeps a
+#: host's backoff slots at a fixed offset from its peer's.
+EMULATED_HOSTS: tuple[str, ...] = tuple(_core.EMULATED_HOSTS)
+
+#: Everything the simulator as Linux is given.
+SIM_AS_LINUX: tuple[str, ...] = (*AS_LINUX, *EMULATED_HOSTS)
 
 #: The engines of a row: (key, column title).
 ENGINES: tuple[tuple[str, str], ...] = (
@@ -202,10 +216,17 @@ def mean_metrics(runs: Sequence[dict]) -> dict:
     return out
 
 
-def _done(folder: Path) -> dict | None:
-    """The summary of a run already written in ``folder``, if any."""
+def _done(folder: Path, hosts: bool = False) -> dict | None:
+    """The summary of a run already written in ``folder``, if any and if
+    its hosts had a stack latency exactly when ``hosts`` says they should
+    (a run of the simulator as Linux from before it had one is run again)."""
     done = folder / "summary.json"
-    return json.loads(done.read_text()) if done.is_file() else None
+    if not done.is_file():
+        return None
+    summary = json.loads(done.read_text())
+    if ("hosts" in summary.get("scenario", {})) != hosts:
+        return None
+    return summary
 
 
 def _metrics(summary: dict) -> dict:
@@ -246,7 +267,9 @@ def run(
             sim_dir = out / "sim" / where
             sim = _done(sim_dir) or runner.run_one(c.path, seed, sim_dir, sets)
             lin_dir = out / "sim-as-linux" / where
-            lin = _done(lin_dir) or runner.run_one(c.path, seed, lin_dir, [*sets, *AS_LINUX])
+            lin = _done(lin_dir, hosts=True) or runner.run_one(
+                c.path, seed, lin_dir, [*sets, *SIM_AS_LINUX]
+            )
             emu_runs = []
             for k in range(1, repeats + 1):
                 if progress:
@@ -298,7 +321,7 @@ def sim_population(
             continue
         if progress:
             progress(f"{c.family} {c.label}: the simulator as Linux, seeds 1-{seeds}")
-        sets = [*overrides, *c.substitute, *AS_LINUX]
+        sets = [*overrides, *c.substitute, *SIM_AS_LINUX]
         out[_key(c.family, c.name)] = [
             _metrics(runner.run_one(c.path, seed, None, sets))["packets"]
             for seed in range(1, seeds + 1)
@@ -380,7 +403,9 @@ def write(
         "Linux `reno` through the emulator (the simulator's 802.15.4 hop, primary user "
         "and detectors in real time) against the simulator's NewReno on the same "
         "scenario, seed and duration, as shipped and doing what Linux always does "
-        f"({', '.join(s.replace('tcp.', '') for s in AS_LINUX)}). "
+        f"({', '.join(s.replace('tcp.', '') for s in AS_LINUX)}), its hosts "
+        "with the emulated hosts' stack latency "
+        f"({', '.join(s.replace('hosts.', '') for s in EMULATED_HOSTS)}). "
         "gap = emulator / simulator - 1, against each.",
         "",
         "| configuration | "

@@ -53,6 +53,12 @@ pub fn echo(s: &Scenario) -> Value {
     if !s.agents.is_empty() {
         v["agent"] = s.agents.iter().map(agent).collect();
     }
+    if s.hosts != HostsSpec::default() {
+        v["hosts"] = json!({
+            "stack_delay": format_duration(s.hosts.stack_delay),
+            "stack_jitter": format_duration(s.hosts.stack_jitter),
+        });
+    }
     v
 }
 

@@ -161,6 +161,9 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "pu_detection");
     let pu_detection = super::load_cr::read_pu_detection(cx, &mut t);
     t.finish(cx);
+    let mut t = root.table(cx, "hosts");
+    let hosts = read_hosts(cx, &mut t);
+    t.finish(cx);
     let hops = 1 + more_hops.len();
     let agents =
         super::load_agents::read_agents(cx, &mut root, &flows, &wireless.kind, hops, base_dir);
@@ -187,7 +190,26 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
         schemes,
         pu_detection,
         agents,
+        hosts,
     }
+}
+
+/// `[hosts]`.
+fn read_hosts(cx: &mut Cx, t: &mut Tab) -> HostsSpec {
+    HostsSpec {
+        stack_delay: read_stack_time(cx, t, "stack_delay"),
+        stack_jitter: read_stack_time(cx, t, "stack_jitter"),
+    }
+}
+
+/// A `[hosts]` duration, at most a second.
+fn read_stack_time(cx: &mut Cx, t: &mut Tab, key: &'static str) -> Dur {
+    let d = t.read(cx, key, Dur::ZERO, rd::dur);
+    if d > Dur::from_secs(1) {
+        let allowed = "a duration from \"0s\" to \"1s\", e.g. \"50us\"";
+        t.invalid(cx, key, "is longer than 1s", allowed);
+    }
+    d
 }
 
 /// `[sim]`.

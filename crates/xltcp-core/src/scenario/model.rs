@@ -42,6 +42,23 @@ pub struct Scenario {
     /// `[[agent]]` entries: schemes placed on nodes, after those `[schemes]`
     /// switches on, in the order they see packets on a node.
     pub agents: Vec<AgentSpec>,
+    /// `[hosts]` table: every host's stack latency.
+    pub hosts: HostsSpec,
+}
+
+/// `[hosts]`: the time a host's stack takes to put on its interface what
+/// its TCP sends (real hosts answer an arriving segment tens of
+/// microseconds later; the simulator's, by default, at once). Each
+/// segment an endpoint sends leaves its host `stack_delay` plus a uniform
+/// draw in [0, `stack_jitter`] later (stream `hosts.<flow>.<ch|sh>.stack`),
+/// never before the endpoint's previous segment; the host's agents see it
+/// as it leaves. Both default to "0s": the segment leaves at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostsSpec {
+    /// `stack_delay`: the constant part, at most "1s".
+    pub stack_delay: Dur,
+    /// `stack_jitter`: the spread above it, at most "1s".
+    pub stack_jitter: Dur,
 }
 
 /// One `[[agent]]`: `scheme`, `at`, and the scheme's own keys.

@@ -239,6 +239,7 @@ timeseries = false
         schemes: SchemesSpec::default(),
         pu_detection: PuDetectionSpec::default(),
         agents: Vec::new(),
+        hosts: HostsSpec::default(),
     };
     assert_eq!(s, expect);
 }
@@ -711,4 +712,25 @@ fn wired_jitter_is_read_echoed_and_refused_on_the_wireless_hop() {
             .any(|e| e.contains("wireless.jitter") && e.contains("unknown key")),
         "{err:?}"
     );
+}
+
+#[test]
+fn hosts_stack_latency_loads_echoes_and_is_bounded() {
+    let s = load(MINIMAL, &[]).expect("valid");
+    assert_eq!(s.hosts, HostsSpec::default());
+    assert!(echo(&s).get("hosts").is_none(), "left out at its default");
+    let s = load(MINIMAL, crate::scenario::EMULATED_HOSTS).expect("valid keys");
+    assert_eq!(s.hosts.stack_delay, Dur::from_micros(20));
+    assert_eq!(s.hosts.stack_jitter, Dur::from_micros(60));
+    assert_eq!(reload(&s), s);
+    let e = errors(MINIMAL, &["hosts.stack_delay=\"2s\""]);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("hosts.stack_delay") && m.contains("1s")),
+        "{e:?}"
+    );
+    let e = errors(MINIMAL, &["hosts.stack_jitter=5"]);
+    assert!(e.iter().any(|m| m.contains("hosts.stack_jitter")), "{e:?}");
+    let e = errors(MINIMAL, &["hosts.latency=\"5us\""]);
+    assert!(e.iter().any(|m| m.contains("hosts.latency")), "{e:?}");
 }

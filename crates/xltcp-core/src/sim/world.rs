@@ -14,6 +14,7 @@ use super::engine::EventQueue;
 use super::flow::{Flow, Side};
 use super::output::Output;
 use super::rto_cause::{FlowView, Forensics};
+use super::stack::StackPipe;
 use super::topology::Topology;
 use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, HopTimer, Station, TimerSink, BS};
 use crate::net::availability::Availability;
@@ -44,6 +45,14 @@ pub enum Ev {
     },
     /// A TCP endpoint's timer may be due.
     Timer {
+        /// Flow index.
+        flow: u32,
+        /// Side, as `Side as u8`.
+        side: u8,
+    },
+    /// A segment of a flow's endpoint leaves its host's stack
+    /// (`[hosts]`).
+    StackOut {
         /// Flow index.
         flow: u32,
         /// Side, as `Side as u8`.
@@ -111,6 +120,9 @@ pub struct World {
     /// Wired links: uplink (CH -> BS) of flow i is `2i`, downlink `2i + 1`.
     pub(super) links: Vec<Link>,
     pub(super) flows: Vec<Flow>,
+    /// Each endpoint's stack latency (`[hosts]`), flow i's at `2i + side`;
+    /// `None` where segments leave at once.
+    stacks: Vec<Option<StackPipe>>,
     pub(super) topology: Topology,
     /// The hops: the scenario's `[wireless]` (index 0) and any further
     /// `[[wireless]]` entries; each wireless host has an interface on each.
@@ -203,11 +215,19 @@ impl World {
             stream(seed, "wireless.availability"),
         );
         let end = Time::ZERO + scenario.sim.duration;
+        let stacks = (0..2 * n)
+            .map(|k| {
+                let side = if k % 2 == 0 { "ch" } else { "sh" };
+                let name = format!("{}.{side}", scenario.flows[k / 2].name);
+                StackPipe::new(&scenario.hosts, seed, &name)
+            })
+            .collect();
         let mut world = World {
             seed,
             q: EventQueue::default(),
             links,
             flows,
+            stacks,
             topology,
             hops,
             no_interface: 0,
@@ -278,6 +298,7 @@ impl World {
             match ev {
                 Ev::TxDone { link, gen } => self.on_tx_done(now, link as usize, gen),
                 Ev::Arrive { link } => self.on_arrive(now, link as usize),
+                Ev::StackOut { flow, side } => self.on_stack_out(now, flow as usize, side as usize),
                 Ev::Timer { flow, side } => self.on_timer(now, flow as usize, side as usize),
                 Ev::Start { flow } => {
                     let f = &mut self.flows[flow as usize];
@@ -319,7 +340,13 @@ impl World {
         }
         self.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
             + self.hops.iter().map(AnyHop::in_flight).sum::<u64>()
-            + self.agents.iter().map(|a| a.agent.held()).sum::<u64>();
+            + self.agents.iter().map(|a| a.agent.held()).sum::<u64>()
+            + self
+                .stacks
+                .iter()
+                .flatten()
+                .map(StackPipe::held)
+                .sum::<u64>();
         true
     }
 
@@ -628,6 +655,31 @@ impl World {
         }
     }
 
+    /// A segment of flow `flow`'s `side` endpoint is through its host's
+    /// stack.
+    fn on_stack_out(&mut self, now: Time, flow: usize, side: usize) {
+        let Some(p) = self.stacks[2 * flow + side]
+            .as_mut()
+            .and_then(|s| s.pop(now))
+        else {
+            return;
+        };
+        let side = if side == 0 { Side::Ch } else { Side::Sh };
+        let node = self.node_of(flow, side);
+        self.leave_host(now, node, p);
+    }
+
+    /// A segment an endpoint at `node` sent reaches its interface: its
+    /// agents see it, then it leaves.
+    fn leave_host(&mut self, now: Time, node: Node, mut packet: Packet) {
+        let v = self.tap(now, node, Tap::HostOut, &mut packet);
+        if v == Verdict::Pass {
+            self.send_from(now, node, Via::Air, &packet);
+        }
+        self.settle(v);
+        self.drain(now, node);
+    }
+
     /// After any input to an endpoint: run its applications, send what it
     /// wants to send, tell the node's agents its events, and (re)arm its
     /// timer.
@@ -644,7 +696,7 @@ impl World {
             };
             let ip_id = f.ip_id[i];
             f.ip_id[i] = ip_id.wrapping_add(1);
-            let mut packet = Packet {
+            let packet = Packet {
                 src,
                 dst,
                 ip_id,
@@ -661,12 +713,13 @@ impl World {
             };
             self.next_uid += 1;
             self.accounting.injected += 1;
-            let v = self.tap(now, node, Tap::HostOut, &mut packet);
-            if v == Verdict::Pass {
-                self.send_from(now, node, Via::Air, &packet);
+            if let Some(pipe) = self.stacks[2 * flow + i].as_mut() {
+                let at = pipe.push(now, packet);
+                let (flow, side) = (flow as u32, i as u8);
+                self.q.schedule(at, Ev::StackOut { flow, side });
+            } else {
+                self.leave_host(now, node, packet);
             }
-            self.settle(v);
-            self.drain(now, node);
             // Sending may have freed send-buffer space (e.g. a FIN queued).
             self.flows[flow].run_apps(side, now);
         }
