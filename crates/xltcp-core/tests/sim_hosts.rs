@@ -78,7 +78,7 @@ fn a_stack_latency_moves_the_paper_familys_sender_onto_its_peers_slots() {
     // Hosts that answer in the same instant keep the sender's 802.15.4
     // backoff slots at one offset from the BS's; 20-80 us of latency, as
     // the emulator's Linux hosts take, makes more of their frames collide
-    // (seeds 1-20: 8.4 % against 10.1 %).
+    // (seeds 1-10: 8.2 % against 9.7 %).
     let mut sets = vec!["sim.duration=\"60s\""];
     sets.extend(scenario::AS_LINUX);
     let at_once = collisions(&sets);
