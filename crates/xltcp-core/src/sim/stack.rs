@@ -23,7 +23,7 @@ pub struct StackPipe {
 }
 
 impl StackPipe {
-    /// The pipe of the endpoint `name` ("<flow>.ch" or "<flow>.sh") for
+    /// The pipe of the endpoint `name` (`"<flow>.ch"` or `"<flow>.sh"`) for
     /// `seed`, or `None` when `spec` leaves segments at once.
     pub fn new(spec: &HostsSpec, seed: u64, name: &str) -> Option<StackPipe> {
         (spec.stack_delay + spec.stack_jitter > Dur::ZERO).then(|| StackPipe {
