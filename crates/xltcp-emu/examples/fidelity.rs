@@ -178,12 +178,10 @@ fn main() {
         // SAFETY: the handler only stores to an atomic (async-signal-safe).
         unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
     }
-    let sim = match (as_linux, emulated_hosts) {
-        (true, true) => "sim as Linux, emulated hosts",
-        (true, false) => "sim as Linux",
-        (false, true) => "sim, emulated hosts",
-        (false, false) => "sim",
-    };
+    let mut sim = String::from(if as_linux { "sim as Linux" } else { "sim" });
+    if emulated_hosts {
+        sim.push_str(", emulated hosts");
+    }
     println!("| case | {sim} goodput (Mbit/s) | emu goodput (Mbit/s) | gap | {sim} retx | emu retx | gap | {sim} RTOs | emu RTOs | emu TLPs | oracle (Mbit/s) | emu p99 lateness (us) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, file, mut sets) in cases(&group) {

@@ -9,12 +9,12 @@
 //! grown to their working size). Frames in propagation arrive in order, so
 //! only the head arrival is ever scheduled.
 
+use super::delay::DelayLine;
 use super::loss::LossProcess;
-use crate::rng::{stream, Rng};
+use crate::rng::stream;
 use crate::scenario::{LinkSpec, QueueLimit};
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
-use rand::RngExt as _;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -94,16 +94,14 @@ pub struct Link {
     /// Counters.
     pub stats: LinkStats,
     rate_bps: u64,
-    delay: Dur,
     limit: QueueLimit,
     overhead: u32,
     queue: VecDeque<Packet>,
     queued_bytes: u64,
     in_tx: Option<Packet>,
     tx_gen: u32,
-    pipe: VecDeque<(Time, Packet)>,
+    pipe: DelayLine,
     loss: LossProcess,
-    jitter: Option<(Dur, Rng)>,
 }
 
 /// What the world must schedule after a call into a link.
@@ -136,16 +134,14 @@ impl Link {
             gated,
             stats: LinkStats::default(),
             rate_bps,
-            delay,
             limit,
             overhead,
             queue: VecDeque::with_capacity(64),
             queued_bytes: 0,
             in_tx: None,
             tx_gen: 0,
-            pipe: VecDeque::with_capacity(64),
+            pipe: DelayLine::new(delay, None),
             loss,
-            jitter: None,
         }
     }
 
@@ -166,7 +162,10 @@ impl Link {
             LossProcess::None,
             false,
         );
-        Link { jitter, ..link }
+        Link {
+            pipe: DelayLine::new(spec.delay, jitter),
+            ..link
+        }
     }
 
     /// Serialisation time of a packet, with the link-layer overhead.
@@ -270,17 +269,11 @@ impl Link {
             self.stats.drops.count(DropReason::Loss);
             wake.dropped = Some(DropReason::Loss);
         } else {
-            let mut at = now + self.delay;
-            if let Some((jitter, rng)) = &mut self.jitter {
-                at += Dur(rng.random_range(0..=jitter.0));
-                if let Some(&(last, _)) = self.pipe.back() {
-                    at = at.max(last);
-                }
-            }
-            if self.pipe.is_empty() {
+            let first = self.pipe.is_empty();
+            let at = self.pipe.push(now, p);
+            if first {
                 wake.arrival = Some(at);
             }
-            self.pipe.push_back((at, p));
         }
         wake
     }
@@ -309,13 +302,12 @@ impl Link {
 
     /// Takes the packet arriving at `now`, and the next arrival time if any.
     pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
-        match self.pipe.front() {
-            Some(&(at, p)) if at <= now => {
-                self.pipe.pop_front();
+        match self.pipe.pop(now) {
+            Some(p) => {
                 self.stats.arrived += 1;
-                (Some(p), self.pipe.front().map(|e| e.0))
+                (Some(p), self.pipe.next())
             }
-            _ => (None, None),
+            None => (None, None),
         }
     }
 }
@@ -345,7 +337,7 @@ mod tests {
             pending = link.tx_done(now, gen, true).tx_done;
         }
         let mut out = Vec::new();
-        while let Some(&(at, _)) = link.pipe.front() {
+        while let Some(at) = link.pipe.next() {
             let (p, _) = link.arrive(at);
             out.push((at, p.expect("due").meta.uid));
         }

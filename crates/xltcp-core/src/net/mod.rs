@@ -1,6 +1,6 @@
 //! Link models shared by both engines: one direction of a point-to-point
 //! link ([`link::Link`]: a drop-tail queue, a serialiser and a propagation
-//! delay), frame-loss processes ([`loss::LossProcess`]) and the availability
+//! delay on a [`delay::DelayLine`]), frame-loss processes ([`loss::LossProcess`]) and the availability
 //! of a wireless channel ([`availability::Availability`]: primary users,
 //! blackouts).
 //!
@@ -8,5 +8,6 @@
 //! they return.
 
 pub mod availability;
+pub mod delay;
 pub mod link;
 pub mod loss;

@@ -11,7 +11,6 @@ pub mod flow;
 pub mod oracle;
 pub mod output;
 pub mod rto_cause;
-pub mod stack;
 pub mod summary;
 pub mod topology;
 pub mod world;

@@ -14,13 +14,13 @@ use super::engine::EventQueue;
 use super::flow::{Flow, Side};
 use super::output::Output;
 use super::rto_cause::{FlowView, Forensics};
-use super::stack::StackPipe;
 use super::topology::Topology;
 use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, HopTimer, Station, TimerSink, BS};
 use crate::net::availability::Availability;
+use crate::net::delay::DelayLine;
 use crate::net::link::{Dest, Link, Wake};
 use crate::rng::stream;
-use crate::scenario::Scenario;
+use crate::scenario::{HostsSpec, Scenario};
 use crate::schemes::{self, Action, Node, NodeSignal, Tap, Verdict, Via};
 use crate::signal::{Signal, SignalLog};
 use crate::time::{Dur, Time};
@@ -110,6 +110,25 @@ impl TimerSink for Timers<'_> {
     }
 }
 
+/// The stack of the endpoint `name` (`"<flow>.ch"` or `"<flow>.sh"`) for
+/// `seed` (`[hosts]`): its segments wait on a line of their own between
+/// its TCP and its host's interface, as a real host's take tens of
+/// microseconds from the socket to the wire; `None` when `spec` lets them
+/// leave at once. Without it an endpoint answers an arriving segment in
+/// the same instant, which keeps a wireless host's 802.15.4 backoff
+/// periods at one offset from its peer's.
+fn host_stack(spec: &HostsSpec, seed: u64, name: &str) -> Option<DelayLine> {
+    (spec.stack_delay + spec.stack_jitter > Dur::ZERO).then(|| {
+        let jitter = (spec.stack_jitter > Dur::ZERO).then(|| {
+            (
+                spec.stack_jitter,
+                stream(seed, &format!("hosts.{name}.stack")),
+            )
+        });
+        DelayLine::new(spec.stack_delay, jitter)
+    })
+}
+
 /// The running world.
 pub struct World {
     /// The scenario being run.
@@ -122,7 +141,7 @@ pub struct World {
     pub(super) flows: Vec<Flow>,
     /// Each endpoint's stack latency (`[hosts]`), flow i's at `2i + side`;
     /// `None` where segments leave at once.
-    stacks: Vec<Option<StackPipe>>,
+    stacks: Vec<Option<DelayLine>>,
     pub(super) topology: Topology,
     /// The hops: the scenario's `[wireless]` (index 0) and any further
     /// `[[wireless]]` entries; each wireless host has an interface on each.
@@ -219,7 +238,7 @@ impl World {
             .map(|k| {
                 let side = if k % 2 == 0 { "ch" } else { "sh" };
                 let name = format!("{}.{side}", scenario.flows[k / 2].name);
-                StackPipe::new(&scenario.hosts, seed, &name)
+                host_stack(&scenario.hosts, seed, &name)
             })
             .collect();
         let mut world = World {
@@ -345,7 +364,7 @@ impl World {
                 .stacks
                 .iter()
                 .flatten()
-                .map(StackPipe::held)
+                .map(|s| s.len() as u64)
                 .sum::<u64>();
         true
     }
