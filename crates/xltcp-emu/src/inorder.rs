@@ -123,12 +123,14 @@ impl InOrder {
         if seg.payload_len == 0 {
             return;
         }
-        // Offsets within 2 GiB behind or ahead of the start (modular compare).
-        let rel = seg.seq.since(c.start);
-        if rel < 0 {
-            return;
-        }
-        let (from, to) = (rel as u64, rel as u64 + seg.payload_len as u64);
+        // The segment's offset from the start, found from the next expected
+        // byte (within 2 GiB behind or ahead of it, a modular compare), so
+        // that offsets keep counting past 2^31 and 2^32 bytes.
+        let expected = c.start + c.next as u32;
+        let Some(from) = c.next.checked_add_signed(seg.seq.since(expected).into()) else {
+            return; // before the connection's first byte
+        };
+        let to = from + u64::from(seg.payload_len);
         if from > c.next {
             let e = c.pending.entry(from).or_insert(to);
             *e = (*e).max(to);
@@ -234,6 +236,27 @@ mod tests {
         on_conn(&mut plain, 900, 1, 184, TcpFlags::ACK);
         assert_eq!(plain.delivered(0), 184);
         assert_eq!(plain.progress()[0].data_port.load(Ordering::Relaxed), 900);
+    }
+
+    #[test]
+    fn offsets_keep_counting_past_2_pow_32() {
+        let mut io = InOrder::default();
+        io.on_segment(0, &seg(7, 0, TcpFlags::SYN));
+        let chunk = 1u32 << 29;
+        // Five chunks of 2^29: through 2^31 and 2^32 bytes; one held back
+        // behind a gap, then the gap filled.
+        let mut seq = SeqNum(8);
+        for _ in 0..4 {
+            io.on_segment(0, &seg(seq.0, chunk, TcpFlags::ACK));
+            seq += chunk;
+        }
+        io.on_segment(0, &seg((seq + chunk).0, 100, TcpFlags::ACK));
+        assert_eq!(io.delivered(0), 4 * u64::from(chunk));
+        io.on_segment(0, &seg(seq.0, chunk, TcpFlags::ACK));
+        assert_eq!(io.delivered(0), 5 * u64::from(chunk) + 100);
+        // A retransmission of delivered bytes is a duplicate.
+        io.on_segment(0, &seg(seq.0, 100, TcpFlags::ACK));
+        assert_eq!(io.delivered(0), 5 * u64::from(chunk) + 100);
     }
 
     #[test]

@@ -56,8 +56,6 @@ pub struct Flow {
     pub completed_at: Option<Time>,
     /// The earliest timer event scheduled per side.
     pub timer_armed: [Time; 2],
-    /// Initial sequence number of the sender (for relative sequence traces).
-    pub sender_iss: SeqNum,
     /// Blocked time of the wireless hop accumulated before the flow started.
     pub blocked_before_start: crate::time::Dur,
     /// Blocked time of the wireless hop accumulated when the file transfer
@@ -76,7 +74,6 @@ impl Flow {
         };
         let ch = Endpoint::new(cfg.clone(), ch_ports.0, ch_ports.1, iss[0]);
         let sh = Endpoint::new(cfg, sh_ports.0, sh_ports.1, iss[1]);
-        let sender_iss = iss[Self::sender_side_of(spec.direction) as usize];
         Flow {
             spec,
             ep: [ch, sh],
@@ -87,7 +84,6 @@ impl Flow {
             delivered_at_sample: 0,
             completed_at: None,
             timer_armed: [Time::NEVER; 2],
-            sender_iss,
             blocked_before_start: crate::time::Dur::ZERO,
             blocked_at_completion: None,
         }

@@ -380,8 +380,8 @@ impl Output {
                     .unwrap_or_default(),
                 ep.rto().as_secs_f64(),
                 ep.flight_size(),
-                ep.snd_max().since(f.sender_iss).max(0),
-                ep.snd_una().since(f.sender_iss).max(0),
+                ep.snd_max_rel(),
+                ep.snd_una_rel(),
                 if now == Time::ZERO {
                     0.0
                 } else {

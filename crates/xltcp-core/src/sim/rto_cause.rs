@@ -76,6 +76,10 @@ struct DropNote {
     at: Time,
     blocked: bool,
     retransmission: bool,
+    /// The sender's sequence space acknowledged then (64 bits): a note
+    /// from 2^31 bytes ago or more has a raw sequence number that the
+    /// flow may use again, and is not matched.
+    una_rel: u64,
 }
 
 /// The drops kept per data segment at most before the old ones (below the
@@ -106,6 +110,9 @@ pub struct FlowView {
     pub sender_addr: std::net::Ipv4Addr,
     /// The sender's `snd_una` (pruning and classification).
     pub snd_una: SeqNum,
+    /// The sender's sequence space acknowledged, in 64 bits
+    /// (`Endpoint::snd_una_rel`).
+    pub una_rel: u64,
 }
 
 impl Forensics {
@@ -138,6 +145,7 @@ impl Forensics {
                 at: now,
                 blocked,
                 retransmission: p.meta.retransmission || p.meta.forged,
+                una_rel: v.una_rel,
             };
             notes.data.insert(p.tcp.seq.0, note);
             if notes.data.len() > KEEP {
@@ -160,6 +168,7 @@ impl Forensics {
                 at: now,
                 blocked,
                 retransmission: false,
+                una_rel: v.una_rel,
             });
         }
     }
@@ -183,7 +192,8 @@ impl Forensics {
         let since = Time(now.0.saturating_sub(rto.0));
         let c = &mut notes.causes;
         if !held {
-            if let Some(n) = notes.data.get(&v.snd_una.0).copied() {
+            let recent = |n: &DropNote| v.una_rel - n.una_rel.min(v.una_rel) < 1 << 31;
+            if let Some(n) = notes.data.get(&v.snd_una.0).copied().filter(recent) {
                 if n.blocked {
                     c.blockage += 1;
                 } else if notes.last_report_drop.is_some_and(|r| r >= n.at) {
@@ -249,6 +259,7 @@ mod tests {
         FlowView {
             sender_addr: SENDER,
             snd_una: SeqNum(una),
+            una_rel: u64::from(una),
         }
     }
 

@@ -661,6 +661,7 @@ impl World {
         FlowView {
             sender_addr: self.topology.addresses(flow, side).0,
             snd_una,
+            una_rel: self.flows[flow].sender().snd_una_rel(),
         }
     }
 

@@ -316,6 +316,9 @@ pub struct Endpoint {
     // Send side (RFC 9293 §3.3.1 names).
     pub(crate) iss: SeqNum,
     pub(crate) snd_una: SeqNum,
+    /// How far SND.UNA has moved from the ISS, in 64 bits (the SYN counts
+    /// one): sequence space acknowledged over the connection's life.
+    pub(crate) una_advanced: u64,
     pub(crate) snd_nxt: SeqNum,
     /// Highest sequence number sent, plus one.
     pub(crate) snd_max: SeqNum,
@@ -475,6 +478,7 @@ impl Endpoint {
             recovery,
             iss,
             snd_una: iss,
+            una_advanced: 0,
             snd_nxt: iss,
             snd_max: iss,
             snd_buf_end: iss + 1,
@@ -661,7 +665,18 @@ impl Endpoint {
 
     /// Written bytes not yet acknowledged.
     fn send_buffer_used(&self) -> u64 {
-        let acked_edge = self.snd_una.max(self.data_start());
+        // Until our SYN is acknowledged SND.UNA is the ISS, one below the
+        // first data byte. Never compare with the ISS once data flows:
+        // 2^31 bytes later it reads as ahead of SND.UNA.
+        let syn_unacked = matches!(
+            self.state,
+            State::Closed | State::Listen | State::SynSent | State::SynReceived
+        );
+        let acked_edge = if syn_unacked {
+            self.data_start()
+        } else {
+            self.snd_una
+        };
         self.snd_buf_end.since(acked_edge).max(0) as u64
     }
 
@@ -794,6 +809,16 @@ impl Endpoint {
     /// Highest sequence number sent, plus one.
     pub fn snd_max(&self) -> SeqNum {
         self.snd_max
+    }
+    /// Sequence space acknowledged since the ISS (the SYN counts one), in
+    /// 64 bits: it keeps counting past 2^32 where SND.UNA wraps.
+    pub fn snd_una_rel(&self) -> u64 {
+        self.una_advanced
+    }
+    /// Sequence space sent at least once since the ISS, in 64 bits
+    /// ([`Endpoint::snd_una_rel`] and what lies between SND.UNA and SND.MAX).
+    pub fn snd_max_rel(&self) -> u64 {
+        self.una_advanced + self.snd_max.since(self.snd_una).max(0) as u64
     }
     /// Next sequence number expected from the peer.
     pub fn rcv_nxt(&self) -> SeqNum {

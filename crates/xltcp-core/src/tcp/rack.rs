@@ -382,6 +382,14 @@ impl Rack {
         }
     }
 
+    /// Keeps the last delivered segment's end and RACK.fack within 2^30
+    /// of SND.UNA (`SeqNum::trailing`), for flows that run without RACK
+    /// acting for 2^31 bytes.
+    pub(crate) fn trail_marks(&mut self, una: SeqNum) {
+        self.end = self.end.trailing(una);
+        self.fack = self.fack.trailing(una);
+    }
+
     /// A fast or RTO recovery ended: after 16 without a DSACK the window
     /// is one min_RTT/4 again.
     pub(crate) fn on_recovery_end(&mut self) {

@@ -435,10 +435,12 @@ impl Endpoint {
         let fin_acked = self.fin_seq().is_some_and(|f| self.snd_una <= f && f < ack);
         let data_acked = acked - u64::from(fin_acked);
         self.stats.bytes_acked += data_acked;
+        self.una_advanced += acked;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.high_rxt = self.high_rxt.max(ack);
         self.rtx_high = self.rtx_high.max(ack);
+        self.trail_marks(ack);
         self.scoreboard.advance(ack);
         self.consecutive_rtos = 0;
         self.take_rtt_sample(now, seg);
@@ -485,6 +487,19 @@ impl Endpoint {
             // RFC 6298 (5.2): all data acknowledged, stop the timer.
             self.timers.stop(Timer::Rto);
         }
+    }
+
+    /// Marks set at a loss and left behind since (`recover`, F-RTO's
+    /// originals, RACK's last delivered segment) are kept within 2^30 of
+    /// SND.UNA (`SeqNum::trailing`): left alone, a flow that runs 2^31
+    /// bytes without a loss would find `recover` ahead of SND.UNA and never
+    /// enter fast recovery again.
+    fn trail_marks(&mut self, una: SeqNum) {
+        self.recover = self.recover.trailing(una);
+        self.snd_wl2 = self.snd_wl2.trailing(una);
+        let (start, end) = self.frto_originals;
+        self.frto_originals = (start.trailing(una), end.trailing(una));
+        self.rack.trail_marks(una);
     }
 
     /// RFC 6582 §3.2 step 3 for an ACK of new data during fast recovery.

@@ -142,6 +142,7 @@ impl Endpoint {
 
     /// Our SYN (or SYN-ACK) is acknowledged: RTT sample and RFC 6298 (5.7).
     fn syn_acked(&mut self, now: Time, seg: &Segment) {
+        self.una_advanced += seg.ack.since(self.snd_una).max(0) as u64;
         self.snd_una = seg.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         self.take_rtt_sample(now, seg);

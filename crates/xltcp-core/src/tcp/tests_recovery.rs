@@ -394,3 +394,44 @@ fn ssthresh_comes_from_flight_size_or_as_linux_from_cwnd() {
     assert_eq!(timed_out(super::SsthreshFrom::FlightSize), 2500);
     assert_eq!(timed_out(super::SsthreshFrom::Cwnd), 5000);
 }
+
+/// Moves data through `ep` without a loss until `bytes` are acknowledged:
+/// each round sends what the window allows and the peer acknowledges all
+/// of it. Returns the time after the last round.
+fn move_without_loss(ep: &mut Endpoint, mut t: crate::time::Time, bytes: u64) -> crate::time::Time {
+    while ep.snd_una_rel() < bytes {
+        ep.write(u64::MAX);
+        let mut end = ep.snd_una();
+        while let Some(x) = ep.poll_transmit(t) {
+            end = x.segment.seq + x.segment.payload_len;
+        }
+        t += Dur::from_millis(1);
+        send!(ep, t, peer(r(0), end, 0));
+    }
+    t
+}
+
+/// `recover` is set at a loss and left there: a flow that then moves 2^31
+/// bytes without a loss must still fast-retransmit at the next one (RFC
+/// 6582's check "the ACK covers more than recover" reads a mark 2^31
+/// behind as ahead unless the mark follows SND.UNA).
+#[test]
+fn fast_retransmit_still_works_2_pow_31_bytes_after_the_last_loss() {
+    for c in [cfg(), sack_cfg()] {
+        let mut ep = established(c);
+        let t = move_without_loss(&mut ep, ms(100), (1 << 31) + 5_000_000);
+        assert!(ep.snd_una_rel() > 1 << 31);
+        // A window in flight, its first segment lost: three dupACKs.
+        ep.write(u64::MAX);
+        let una = ep.snd_una();
+        while ep.poll_transmit(t).is_some() {}
+        let mut t = t;
+        for _ in 0..3 {
+            t += Dur::from_millis(1);
+            send!(ep, t, peer(r(0), una, 0));
+            while ep.poll_transmit(t).is_some_and(|x| !x.retransmission) {}
+        }
+        assert_eq!(ep.stats().fast_retransmits, 1, "recovery {:?}", ep.recovery);
+        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    }
+}

@@ -23,6 +23,25 @@ impl SeqNum {
             other
         }
     }
+    /// `self` kept at most [`SeqNum::MAX_LAG`] behind `lead`: a mark left
+    /// behind by a flow (a recovery point, an ISS) compares as "behind"
+    /// only while it is less than 2^31 behind; 2^31 bytes later it reads as
+    /// ahead. Pulling it up to `lead - MAX_LAG` whenever `lead` advances
+    /// (by less than 2^30 at a time) keeps every comparison with a number
+    /// above `lead - MAX_LAG` as the true distance says.
+    #[must_use]
+    pub fn trailing(self, lead: SeqNum) -> SeqNum {
+        let lag = lead.0.wrapping_sub(self.0);
+        if lag > Self::MAX_LAG && lag < 1 << 31 {
+            lead - Self::MAX_LAG
+        } else {
+            self
+        }
+    }
+
+    /// The farthest a mark may trail its lead (see [`SeqNum::trailing`]): 2^30.
+    pub const MAX_LAG: u32 = 1 << 30;
+
     /// The smaller of two sequence numbers, modulo 2^32.
     pub fn min(self, other: SeqNum) -> SeqNum {
         if self <= other {
@@ -85,5 +104,62 @@ mod tests {
         assert!(a < b);
         assert_eq!(b - a, 20);
         assert_eq!(a.max(b), b);
+    }
+
+    #[test]
+    fn a_trailing_mark_is_pulled_up_to_its_lead() {
+        let lead = SeqNum(5);
+        // Within 2^30 behind, or ahead: unchanged.
+        assert_eq!((lead - 1000).trailing(lead), lead - 1000);
+        assert_eq!(SeqNum(100).trailing(lead), SeqNum(100));
+        assert_eq!(
+            (lead - SeqNum::MAX_LAG).trailing(lead),
+            lead - SeqNum::MAX_LAG
+        );
+        // Farther behind (but still behind): pulled up to 2^30 behind.
+        let far = lead - (SeqNum::MAX_LAG + 7);
+        assert_eq!(far.trailing(lead), lead - SeqNum::MAX_LAG);
+        assert!(far.trailing(lead) < lead);
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Adding a distance below 2^31 moves a number ahead by exactly
+            /// that distance, across 2^31 and 2^32 alike.
+            #[test]
+            fn distances_below_2_pow_31_order_and_subtract(a in any::<u32>(), d in 0u32..(1 << 31)) {
+                let (a, b) = (SeqNum(a), SeqNum(a) + d);
+                prop_assert_eq!(b - a, d as i32);
+                prop_assert_eq!(a - b, -(d as i32));
+                prop_assert_eq!(a <= b, true);
+                prop_assert_eq!(a < b, d > 0);
+                prop_assert_eq!(a.max(b), b);
+                prop_assert_eq!(a.min(b), a);
+                prop_assert_eq!(b - d, a);
+            }
+
+            /// A mark pulled up behind its lead compares with every number
+            /// less than 2^30 behind the lead or ahead of it as its true
+            /// distance says; left alone it may not.
+            #[test]
+            fn a_trailing_mark_keeps_true_order(
+                lead in any::<u32>(),
+                lag in 0u32..(1 << 31),
+                x_off in (1 - (1i64 << 30))..(1i64 << 30),
+            ) {
+                let lead = SeqNum(lead);
+                let mark = lead - lag;
+                let x = SeqNum((i64::from(lead.0) + x_off).rem_euclid(1 << 32) as u32);
+                // The true distance from the mark to x, without wrapping.
+                let truth = x_off + i64::from(lag);
+                let kept = mark.trailing(lead);
+                prop_assert!(kept <= lead);
+                prop_assert!(kept >= mark);
+                prop_assert_eq!(kept.cmp(&x), 0.cmp(&truth));
+            }
+        }
     }
 }

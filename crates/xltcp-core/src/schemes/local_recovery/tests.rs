@@ -343,3 +343,40 @@ fn phy_lr_records_its_link_buffer_peak() {
     t.on_sent(&packet(0));
     assert_eq!(t.stats.link_buffer_peak, 0, "TCP-LR keeps no link buffer");
 }
+
+/// The BS's gap detection across 2^31 and 2^32 bytes (and 2^32 + 2^31):
+/// in-order data makes no report, a hole after the wraps one report with
+/// that hole, its retransmission closes it.
+#[test]
+fn gaps_are_found_past_2_pow_32_bytes() {
+    let big = 1u32 << 28;
+    let iss = u32::MAX - 5000;
+    let at =
+        |k: u32| SeqNum(((u64::from(iss) + 1 + u64::from(k) * u64::from(big)) % (1 << 32)) as u32);
+    let seg_at = |k: u32| Segment {
+        seq: at(k),
+        payload_len: big,
+        ..seg(0)
+    };
+    let mut m = GapMonitor::new();
+    assert_eq!(
+        m.on_data(&Segment {
+            seq: SeqNum(iss),
+            ..syn()
+        }),
+        None
+    );
+    // 24 segments of 2^28 bytes: 6 GiB in order.
+    for k in 0..24 {
+        assert_eq!(m.on_data(&seg_at(k)), None, "segment {k}");
+    }
+    assert_eq!(m.cum(), Some(at(24)));
+    // Segment 24 is lost: 25 opens the hole.
+    let report = m.on_data(&seg_at(25)).expect("a report");
+    assert_eq!(report.cum, at(24));
+    assert_eq!(report.holes(), vec![(at(24), at(25))]);
+    assert_eq!(m.on_data(&seg_at(24)), None);
+    assert_eq!(m.cum(), Some(at(26)));
+    assert!(m.holes().is_empty());
+    assert_eq!(m.stats.reports_sent, 1);
+}
