@@ -209,6 +209,7 @@ def sweep(
     executor: str = campaign.DEFAULT_EXECUTOR,
     scheduler: Any = None,
     max_output: int | str = budget.DEFAULT_LIMIT,
+    append: bool = False,
 ) -> pd.DataFrame:
     """Run a campaign and return its table (one row per run and flow).
 
@@ -217,6 +218,9 @@ def sweep(
     (``[0, 0.01]``). ``seeds`` is ``"1..10"``, a list, or None for the
     scenario's seed. ``out`` is the campaign folder (default
     ``results/<scenario name>-sweep``); runs already there are not run again.
+    A folder with other files, or with a campaign of another plan, raises
+    ``campaign.CampaignError`` saying what differs; ``append=True`` adds
+    this plan's points and seeds to that campaign instead (``--append``).
     ``executor`` is ``"threads"``, ``"processes"`` or ``"dask"`` (with
     ``scheduler`` an address or a ``distributed.Client``).
     """
@@ -229,6 +233,7 @@ def sweep(
         name = default_out_dir(the_plan.echoes[0], s.path).name
         out = Path("results") / f"{name}-sweep"
     limit = budget.parse_size(max_output) if isinstance(max_output, str) else max_output
+    the_plan = campaign.prepare_out(the_plan, Path(out), append)
     campaign.run_campaign(the_plan, Path(out), executor, jobs, scheduler, None, limit)
     return campaign.read_table(Path(out))
 

@@ -11,13 +11,18 @@ link). :func:`estimate_run` bounds both from the scenario echo alone:
   most :data:`PCAP_BLOCK_BYTES` plus the snap length (default 128: headers
   and the start of the payload), twice with ``pcap_point = "both"``; each
   flow's wired link runs at most at the slower of the wired and wireless
-  rates.
+  rates;
+- the signal log (``signals.jsonl``, an 802.11 hop's signals to the
+  schemes' agents): a line of at most :data:`SIGNAL_LINE_BYTES` bytes per
+  SNR report (``snr_report``) at each end of the hop and per start and end
+  of a DSA sensing period, at most :data:`SIGNAL_LOG_MAX` lines.
 
-The core stops writing traces at ``[output] max_bytes`` (default 1 GiB) on
-its own; :func:`check` refuses, before anything runs, a run whose estimate
-exceeds the limit (``--max-output``, default :data:`DEFAULT_LIMIT`), a set of
-runs whose total (each capped at its ``max_bytes``) does, or one that does not
-fit in the free space of the output filesystem.
+The core stops writing traces at ``[output] max_bytes`` (default 1 GiB, the
+time series, pcaps and signal log together) on its own; :func:`check`
+refuses, before anything runs, a run whose estimate exceeds the limit
+(``--max-output``, default :data:`DEFAULT_LIMIT`), a set of runs whose total
+(each capped at its ``max_bytes``) does, or one that does not fit in the free
+space of the output filesystem.
 """
 
 from __future__ import annotations
@@ -39,6 +44,12 @@ PCAP_DEFAULT_SNAPLEN = 128
 
 #: Bytes of one pcap record at the default snap length.
 PCAP_RECORD_BYTES = PCAP_BLOCK_BYTES + PCAP_DEFAULT_SNAPLEN
+
+#: Bytes of one line of ``signals.jsonl``, an upper bound (a typical line is ~75 bytes).
+SIGNAL_LINE_BYTES = 110
+
+#: The most signals the core logs in a run (``xltcp_core::sim::SIGNAL_LOG_MAX``).
+SIGNAL_LOG_MAX = 1 << 20
 
 #: The core's trace budget of a run without ``[output] max_bytes``.
 CORE_MAX_BYTES = 1 << 30
@@ -111,11 +122,12 @@ class Estimate:
     timeseries: int
     pcap: int
     max_bytes: int
+    signals: int = 0
 
     @property
     def total(self) -> int:
         """What the traces would take with no budget."""
-        return self.timeseries + self.pcap
+        return self.timeseries + self.pcap + self.signals
 
     @property
     def written(self) -> int:
@@ -158,7 +170,28 @@ def estimate_run(echo: dict) -> Estimate:
         packets = 2 * links / (8 * (mss + 40)) * duration
         pcap = int(packets * per_packet)
     max_bytes = int(output.get("max_bytes") or CORE_MAX_BYTES)
-    return Estimate(timeseries, pcap, max_bytes)
+    return Estimate(timeseries, pcap, max_bytes, signal_log_bytes(echo, duration, flows))
+
+
+def signal_log_bytes(echo: dict, duration: float, flows: list[dict]) -> int:
+    """The signal log's bytes (module doc): the periodic signals of 802.11 hops."""
+    hosts = len({str(f.get("host") or f.get("name")) for f in flows}) or 1
+    hops = echo.get("wireless", {})
+    hops = [h for h in (hops if isinstance(hops, list) else [hops]) if isinstance(h, dict)]
+    lines = 0.0
+    for hop in hops:
+        if hop.get("kind") != "wifi":
+            continue
+        report = seconds(hop.get("snr_report"))
+        if report:
+            lines += duration / report * (hosts + 1)
+        dsa = hop.get("dsa")
+        if isinstance(dsa, dict):
+            for key in ("node_sensing_every", "cell_sensing_every"):
+                every = seconds(dsa.get(key))
+                if every:
+                    lines += 2 * duration / every * (hosts + 1)
+    return int(min(lines, SIGNAL_LOG_MAX) * SIGNAL_LINE_BYTES)
 
 
 def mss_bytes(text: object) -> int:
@@ -183,10 +216,11 @@ def check(estimates: Sequence[Estimate], out_dir: Path, limit: int = DEFAULT_LIM
         "turn pcap off or set output.pcap_snaplen, or raise the limit with --max-output"
     )
     if worst is not None and worst.total > limit:
+        signals = f", {human_size(worst.signals)} signal log" if worst.signals else ""
         raise BudgetError(
             f"a run would write about {human_size(worst.total)} of traces "
-            f"({human_size(worst.timeseries)} time series, {human_size(worst.pcap)} pcap), "
-            f"over the output limit of {human_size(limit)}: {advice}"
+            f"({human_size(worst.timeseries)} time series, {human_size(worst.pcap)} pcap"
+            f"{signals}), over the output limit of {human_size(limit)}: {advice}"
         )
     total = sum(e.written for e in estimates)
     if total > limit:

@@ -3,20 +3,31 @@ core or on a Dask cluster, into a results store that resumes.
 
 A campaign folder holds:
 
-- ``campaign.json``: the plan (scenario, fixed overrides, swept keys and
-  values, seeds, every run with its point, seed and key);
+- ``campaign.json``: xltcp's marker (``"schema"``: :data:`SCHEMA`), the plan
+  (scenario, fixed overrides, swept keys and values, seeds, every run with
+  its point, seed and key, the xltcp version) and ``status`` (``running``,
+  then ``complete``, ``interrupted`` or ``failed``);
 - ``runs/<key>/``: one folder per run (``summary.json``, time series, ...,
   and ``run.json``: its point, seed and overrides). The key is a hash of the
   scenario after overrides (the core's validated echo), the seed and the
-  xltcp version. A run is written into ``runs/.<key>.tmp-<random>/`` and
-  renamed when complete, so a folder named by its key is always whole; a
-  campaign run again runs only the keys it lacks;
+  xltcp version. A run is written into
+  ``runs/.<key>.tmp-<host>-<pid>-<random>/`` and renamed when complete, so a
+  folder named by its key is always whole; a campaign run again runs only
+  the keys it lacks, after removing the temporary folders of dead
+  processes;
 - ``results.parquet`` (``results.csv`` without pyarrow): one row per run and
   flow, with the point, every swept key as a column, the seed, the run key,
   the flow's scalar metrics and the run's (dotted names such as
   ``accounting.dropped``). ``wall_seconds`` is left out: it is the one value
   that differs between two runs of the same seed, and the table is the same
-  bytes whichever executor ran the campaign.
+  bytes whichever executor ran the campaign. It is written once every run
+  is in the store (a stale one is removed when runs are still to come).
+
+``xltcp sweep`` (and :func:`xltcp.sweep`) write only into a folder that is
+new, empty, or holds a campaign with the same plan (:func:`prepare_out`):
+a folder with other files is refused, and so is a campaign with another
+plan, unless ``--append`` adds the new plan's points and seeds to it (same
+scenario, fixed overrides, swept keys and xltcp version).
 """
 
 from __future__ import annotations
@@ -25,18 +36,16 @@ import contextlib
 import hashlib
 import itertools
 import json
+import math
 import os
 import shutil
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
-from xltcp import budget, runner
+from xltcp import budget, files, results, runner
 from xltcp.values import Value, ValueSpecError, parse_vary, values_from_toml
 
 #: Executors: a pool of threads or processes on this machine, or a Dask cluster.
@@ -44,6 +53,9 @@ EXECUTORS = ("threads", "processes", "dask")
 
 #: The default executor (measured faster than processes on this core: see the README).
 DEFAULT_EXECUTOR = "threads"
+
+#: xltcp's marker in ``campaign.json``: a campaign folder is xltcp's only if it says so.
+SCHEMA = "xltcp.campaign/1"
 
 RESULTS_PARQUET = "results.parquet"
 RESULTS_CSV = "results.csv"
@@ -92,8 +104,9 @@ class Plan:
         return ", ".join(f"{k}={v.toml}" for k, v in self.points[index].items()) or "(base)"
 
     def to_json(self) -> dict:
-        """What ``campaign.json`` holds."""
+        """What ``campaign.json`` holds (but its ``status``)."""
         return {
+            "schema": SCHEMA,
             "scenario": str(self.scenario),
             "set": self.base,
             "vary": {k: [p[k].value for p in self.points] for k in self.keys},
@@ -101,8 +114,48 @@ class Plan:
             "seeds": self.seeds,
             "xltcp_version": self.version,
             "points": [{k: v.value for k, v in p.items()} for p in self.points],
+            "points_toml": [{k: v.toml for k, v in p.items()} for p in self.points],
             "runs": [{"key": r.key, "point": r.point, "seed": r.seed} for r in self.runs],
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Plan:
+        """The plan ``campaign.json`` records, its points validated again.
+
+        Raises CampaignError when ``data`` is not a plan, or when the
+        scenario no longer gives the runs' keys (it changed since).
+        """
+        try:
+            keys = list(data["vary"])
+            points = [
+                {k: Value(p[k], t[k]) for k in keys}
+                for p, t in zip(data["points"], data["points_toml"], strict=True)
+            ]
+            the_plan = cls(
+                Path(data["scenario"]), list(data["set"]), keys, points,
+                list(data["seeds"]), bool(data["zip"]), str(data["xltcp_version"]),
+            )  # fmt: skip
+            runs = [(str(r["key"]), int(r["point"]), int(r["seed"])) for r in data["runs"]]
+        except (KeyError, IndexError, TypeError, ValueError) as e:
+            raise CampaignError(f"{PLAN_FILE}: not a campaign plan ({e!r})") from None
+        for index in range(len(points)):
+            echo = runner.validate(the_plan.scenario, the_plan.point_overrides(index))
+            the_plan.echoes.append(echo)
+        for key, point, seed in runs:
+            the_plan.add_stored_run(key, point, seed)
+        return the_plan
+
+    def add_stored_run(self, key: str, point: int, seed: int) -> None:
+        """Add a run ``campaign.json`` lists, checking that its key still holds."""
+        if not 0 <= point < len(self.points):
+            raise CampaignError(f"{PLAN_FILE}: run {key} names point {point}, not in the plan")
+        if run_key(self.echoes[point], seed, self.version) != key:
+            raise CampaignError(
+                f"{self.scenario}: the scenario (or a file it extends) changed since the "
+                "campaign ran (its runs' keys differ): give another --out"
+            )
+        overrides = tuple(self.point_overrides(point))
+        self.runs.append(RunSpec(key, point, seed, str(self.scenario), overrides))
 
     def estimates(self) -> list[budget.Estimate]:
         """The output estimate of each run."""
@@ -133,8 +186,18 @@ def _core_version() -> str:
     return str(_core.version())
 
 
-def points_of(vary: Sequence[tuple[str, list[Value]]], zip_: bool) -> list[dict[str, Value]]:
-    """The cartesian product of the values (or, with ``zip_``, their pairing)."""
+#: Most points one campaign validates (each is checked by the core and its
+#: scenario echo kept: about a millisecond and some 30 kB each).
+MAX_POINTS = 10_000
+
+#: Most runs (points x seeds) in one campaign.
+MAX_RUNS = 100_000
+
+
+def point_count(vary: Sequence[tuple[str, list[Value]]], zip_: bool) -> int:
+    """How many points the values make, from their counts alone (nothing is
+    built); CampaignError for a key varied twice or ``--zip`` lists of
+    different lengths."""
     keys = [k for k, _ in vary]
     if len(set(keys)) != len(keys):
         twice = next(k for k in keys if keys.count(k) > 1)
@@ -145,6 +208,16 @@ def points_of(vary: Sequence[tuple[str, list[Value]]], zip_: bool) -> list[dict[
         if len(lengths) > 1:
             sizes = ", ".join(f"{k} has {len(v)}" for k, v in vary)
             raise CampaignError(f"--zip needs as many values for every key: {sizes}")
+        return lengths.pop() if lengths else 1
+    return math.prod(len(v) for v in lists)
+
+
+def points_of(vary: Sequence[tuple[str, list[Value]]], zip_: bool) -> list[dict[str, Value]]:
+    """The cartesian product of the values (or, with ``zip_``, their pairing)."""
+    point_count(vary, zip_)
+    keys = [k for k, _ in vary]
+    lists = [values for _, values in vary]
+    if zip_:
         combos = list(zip(*lists, strict=True)) if lists else [()]
     else:
         combos = list(itertools.product(*lists))
@@ -157,17 +230,35 @@ def plan(
     seeds: Sequence[int] | None = None,
     zip_: bool = False,
     base: Sequence[str] = (),
-    max_runs: int = 1_000_000,
+    max_runs: int = MAX_RUNS,
+    max_points: int = MAX_POINTS,
 ) -> Plan:
     """Validate every point of the sweep and list its runs.
 
     ``seeds`` None runs the scenario's own ``sim.seed``. Raises
     CampaignError, or ``_core.ScenarioError`` naming the point, for a sweep
-    that cannot run.
+    that cannot run. The sizes are checked first, from the counts of values
+    and seeds: at most ``max_points`` points and ``max_runs`` runs.
     """
     from xltcp import _core
 
     scenario = Path(scenario).absolute()
+    count = point_count(vary, zip_)
+    shape = " x ".join(str(len(v)) for _, v in vary) or "1"
+    if count > max_points:
+        what = "paired" if zip_ else "crossed"
+        raise CampaignError(
+            f"--vary: {shape} values {what} make {count} points; at most {max_points} "
+            "in one campaign (each is validated before anything runs): vary fewer values"
+        )
+    if seeds is not None and len(seeds) == 0:
+        raise CampaignError("no seeds; give at least one (e.g. --seeds 1..10)")
+    runs = count * (1 if seeds is None else len(seeds))
+    if runs > max_runs:
+        raise CampaignError(
+            f"{count} points x {len(seeds or [1])} seeds = {runs} runs; "
+            f"at most {max_runs} in one campaign"
+        )
     points = points_of(vary, zip_)
     the_plan = Plan(scenario, list(base), [k for k, _ in vary], points, [], zip_, _core_version())
     for index in range(len(points)):
@@ -180,11 +271,6 @@ def plan(
     if seeds is None:
         seeds = [int(the_plan.echoes[0].get("sim", {}).get("seed", 1))]
     the_plan.seeds = list(seeds)
-    if len(points) * len(seeds) > max_runs:
-        raise CampaignError(
-            f"{len(points)} points x {len(seeds)} seeds = {len(points) * len(seeds)} runs; "
-            f"at most {max_runs} in one campaign"
-        )
     for index, echo in enumerate(the_plan.echoes):
         for seed in the_plan.seeds:
             key = run_key(echo, seed, the_plan.version)
@@ -198,9 +284,9 @@ def load_campaign_file(path: Path) -> dict:
     """The ``[sweep]`` table of a campaign file, checked: scenario (relative to
     the file), vary ({key: "values" or [values]}), seeds, zip, set, out."""
     try:
-        doc = tomllib.loads(Path(path).read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise CampaignError(f"{path}: {e}") from None
+        doc = files.read_toml(path)
+    except files.FileError as e:
+        raise CampaignError(str(e)) from None
     sweep = doc.get("sweep")
     if not isinstance(sweep, dict):
         raise CampaignError(f"{path}: no [sweep] table")
@@ -224,19 +310,7 @@ def load_campaign_file(path: Path) -> dict:
             vary.append((key, values_from_toml(key, raw)))
         except ValueSpecError as e:
             raise CampaignError(f"{path}: sweep.vary.{e}") from None
-    seeds = sweep.get("seeds")
-    if isinstance(seeds, int):
-        seeds = [seeds]
-    elif isinstance(seeds, str):
-        try:
-            seeds = runner.parse_seeds(seeds)
-        except runner.SeedSpecError as e:
-            raise CampaignError(f"{path}: sweep.seeds: {e}") from None
-    elif isinstance(seeds, list):
-        if not all(isinstance(s, int) and s >= 0 for s in seeds):
-            raise CampaignError(f"{path}: sweep.seeds: seeds are integers >= 0")
-    elif seeds is not None:
-        raise CampaignError(f'{path}: sweep.seeds: expected "1..10", a list or an integer')
+    seeds = _campaign_seeds(path, sweep.get("seeds"))
     base = sweep.get("set", [])
     if isinstance(base, dict):
         from xltcp.values import toml_value
@@ -257,6 +331,41 @@ def load_campaign_file(path: Path) -> dict:
     }
 
 
+def _campaign_seeds(path: Path, seeds: Any) -> list[int] | None:
+    """``sweep.seeds``: "1..10", "1,2,5", a list of seeds or one seed (each
+    an integer from 0 to runner.MAX_SEED, none twice, at least one)."""
+    allowed = (
+        f'"1..10", "1,2,5", a non-empty list of seeds or one seed; seeds are integers '
+        f"from 0 to {runner.MAX_SEED}"
+    )
+    where = f"{path}: sweep.seeds"
+    if seeds is None:
+        return None
+    if isinstance(seeds, str):
+        try:
+            return runner.parse_seeds(seeds)
+        except runner.SeedSpecError as e:
+            raise CampaignError(f"{where}: {e}") from None
+    listed = seeds if isinstance(seeds, list) else [seeds]
+    if not listed:
+        raise CampaignError(f"{where}: an empty list, no run at all (allowed: {allowed})")
+    if len(listed) > runner.MAX_SEED_COUNT:
+        raise CampaignError(
+            f"{where}: {len(listed)} seeds; at most {runner.MAX_SEED_COUNT} (allowed: {allowed})"
+        )
+    for seed in listed:
+        # TOML's true is not a seed (Python's bool is an int).
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            got = "a boolean" if isinstance(seed, bool) else f"{type(seed).__name__} {seed!r}"
+            raise CampaignError(f"{where}: {got} is not a seed (allowed: {allowed})")
+        if not 0 <= seed <= runner.MAX_SEED:
+            raise CampaignError(f"{where}: {seed} is out of range (allowed: {allowed})")
+    if len(set(listed)) != len(listed):
+        twice = next(s for s in listed if listed.count(s) > 1)
+        raise CampaignError(f"{where}: seed {twice} is listed twice (allowed: {allowed})")
+    return list(listed)
+
+
 def _dotted(table: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     # {wireless = {rate = ...}} and "wireless.rate" = ... both name wireless.rate.
     for key, value in table.items():
@@ -271,23 +380,210 @@ def parse_vary_options(texts: Sequence[str]) -> list[tuple[str, list[Value]]]:
     return [parse_vary(text) for text in texts]
 
 
+# --- The campaign folder ---------------------------------------------------------
+
+#: Fields of ``campaign.json`` that are not the plan.
+_NOT_PLAN = ("schema", "status")
+
+
+def stored_plan(out_dir: Path) -> dict | None:
+    """``out_dir/campaign.json`` when xltcp wrote it (its schema marker), else None."""
+    try:
+        data = json.loads((Path(out_dir) / PLAN_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("schema") == SCHEMA else None
+
+
+def _same_plan(stored: dict, the_plan: Plan) -> bool:
+    new = the_plan.to_json()
+    fields = {k for k in {*stored, *new} if k not in _NOT_PLAN and k != "scenario"}
+    return _resolved(stored.get("scenario")) == _resolved(new["scenario"]) and all(
+        stored.get(k) == new.get(k) for k in fields
+    )
+
+
+def _resolved(path: Any) -> str | None:
+    return str(Path(path).resolve()) if isinstance(path, str) else None
+
+
+def prepare_out(the_plan: Plan, out_dir: Path, append: bool = False) -> Plan:
+    """The plan to run into ``out_dir``: ``the_plan`` when the folder is
+    missing, empty, or holds a campaign with the same plan; with ``append``
+    the folder's plan extended by this one (:func:`extend`).
+
+    Raises CampaignError for a folder with other files, or one with another
+    plan (saying what differs and how to go on).
+    """
+    out_dir = Path(out_dir)
+    if not out_dir.exists() or (out_dir.is_dir() and not any(out_dir.iterdir())):
+        return the_plan
+    if not out_dir.is_dir():
+        raise CampaignError(f"{out_dir}: exists and is not a folder; give another --out")
+    stored = stored_plan(out_dir)
+    if stored is None:
+        held = ", ".join(sorted(p.name for p in out_dir.iterdir())[:4])
+        raise CampaignError(
+            f"{out_dir}: not empty (it holds {held}) and not a campaign folder xltcp wrote "
+            f'(no {PLAN_FILE} with "schema": "{SCHEMA}"); give another --out'
+        )
+    if _same_plan(stored, the_plan):
+        return the_plan
+    if not append:
+        differs = "; ".join(plan_differences(stored, the_plan.to_json()))
+        raise CampaignError(
+            f"{out_dir}: holds a campaign with another plan ({differs}); give --append to "
+            "add this plan's runs to it (its table then holds both), or another --out"
+        )
+    try:
+        _check_appendable(stored, the_plan)
+        return extend(Plan.from_json(stored), the_plan)
+    except CampaignError as e:
+        raise CampaignError(f"{out_dir}: {e}") from None
+
+
+def plan_differences(stored: dict, new: dict) -> list[str]:
+    """What differs between two plans as ``campaign.json`` records them, in words."""
+    fields = (
+        ("scenario", "scenario"),
+        ("set", "--set"),
+        ("seeds", "seeds"),
+        ("zip", "--zip"),
+        ("xltcp_version", "xltcp version"),
+    )
+    found = []
+    for field_name, what in fields:
+        there, here = stored.get(field_name), new.get(field_name)
+        if field_name == "scenario":
+            there, here = _resolved(there), _resolved(here)
+        if there != here:
+            found.append(f"{what} {_brief(there)} there, {_brief(here)} here")
+    found += _vary_differences(stored.get("vary"), new.get("vary"))
+    if found:
+        return found
+    if _run_keys(stored) == _run_keys(new):
+        return ["the order of the points (of the --vary keys or values)"]
+    return ["the scenario (or a file it extends) changed since: the runs' keys differ"]
+
+
+def _run_keys(data: dict) -> set:
+    runs = data.get("runs")
+    return {r.get("key") for r in runs if isinstance(r, dict)} if isinstance(runs, list) else set()
+
+
+def _vary_differences(there: Any, here: Any) -> list[str]:
+    there = there if isinstance(there, dict) else {}
+    found = []
+    for key in [*there, *(k for k in here if k not in there)]:
+        old, new = _distinct(there.get(key)), _distinct(here.get(key))
+        if old != new:
+            found.append(
+                f"--vary {key}: {_brief(old) if old else 'not varied'} there, "
+                f"{_brief(new) if new else 'not varied'} here"
+            )
+    return found
+
+
+def _distinct(values: Any) -> list:
+    if not isinstance(values, list):
+        return []
+    seen: dict[str, Any] = {}
+    for value in values:
+        seen.setdefault(json.dumps(value, sort_keys=True), value)
+    return list(seen.values())
+
+
+def _brief(value: Any, most: int = 60) -> str:
+    ints = isinstance(value, list) and value and all(type(v) is int for v in value)
+    if ints and len(value) > 1 and value == list(range(value[0], value[0] + len(value))):
+        return f"{value[0]}..{value[-1]}"
+    text = json.dumps(value)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def extend(old: Plan, new: Plan) -> Plan:
+    """``old`` with the points and seeds of ``new`` added, each run once.
+
+    Both must sweep the same keys of the same scenario with the same fixed
+    overrides and xltcp version (else CampaignError): the old runs keep
+    their points, a new point is numbered after them.
+    """
+    _check_appendable(old.to_json(), new)
+    merged = Plan(
+        old.scenario, old.base, old.keys, list(old.points),
+        [*old.seeds, *(s for s in new.seeds if s not in old.seeds)],
+        old.zip, old.version, list(old.runs), list(old.echoes),
+    )  # fmt: skip
+    index = {_point_id(p, old.keys): i for i, p in enumerate(old.points)}
+    have = {(r.point, r.seed) for r in old.runs}
+    for spec in new.runs:
+        point = new.points[spec.point]
+        found = _point_id(point, old.keys)
+        if found not in index:
+            index[found] = len(merged.points)
+            merged.points.append({k: point[k] for k in old.keys})
+            merged.echoes.append(new.echoes[spec.point])
+        where = index[found]
+        if (where, spec.seed) not in have:
+            have.add((where, spec.seed))
+            merged.runs.append(replace(spec, point=where))
+    return merged
+
+
+def _check_appendable(stored: dict, new: Plan) -> None:
+    """Refuse to extend the plan ``stored`` (as ``campaign.json`` holds it)
+    with ``new`` unless both sweep the same keys of the same scenario with
+    the same fixed overrides and xltcp version."""
+    vary = stored.get("vary")
+    checks = (
+        ("scenario", _resolved(stored.get("scenario")), _resolved(str(new.scenario))),
+        ("--set", stored.get("set"), new.base),
+        ("swept keys", sorted(vary) if isinstance(vary, dict) else None, sorted(new.keys)),
+        ("xltcp version", stored.get("xltcp_version"), new.version),
+    )
+    mismatch = [what for what, there, here in checks if there != here]
+    if mismatch:
+        raise CampaignError(
+            "--append adds points or seeds to the same sweep, but this one differs in "
+            f"{', '.join(mismatch)}: give another --out"
+        )
+
+
+def _point_id(point: Mapping[str, Value], keys: Sequence[str]) -> tuple[str, ...]:
+    return tuple(point[k].toml for k in keys)
+
+
 # --- Running ---------------------------------------------------------------------
+
+
+#: Stores whose campaign was interrupted: runs on other threads stop early.
+_STOPPING: set[str] = set()
+
+
+def _stop_check(runs_dir: str) -> runner.Progress:
+    def check(done_s: float, total_s: float) -> None:
+        if runs_dir in _STOPPING:
+            raise KeyboardInterrupt
+
+    return check
 
 
 def execute(spec: RunSpec, runs_dir: str) -> tuple[str, bool, float]:
     """Run ``spec`` into ``runs_dir/<key>/`` unless it is there already.
 
     Returns (key, ran, wall seconds). The run is written under a temporary
-    name and renamed when complete; a failed or interrupted run leaves nothing.
-    Module-level so that process pools and Dask workers can call it.
+    name (which names this host and process) and renamed when complete; a
+    failed or interrupted run leaves nothing. Module-level so that process
+    pools and Dask workers can call it.
     """
     final = Path(runs_dir) / spec.key
     if (final / "summary.json").is_file():
         return spec.key, False, 0.0
-    tmp = Path(runs_dir) / f".{spec.key}.tmp-{uuid.uuid4().hex[:8]}"
+    tmp = results.temp_path(final)
     started = time.perf_counter()
     try:
-        runner.run_one(spec.scenario, spec.seed, tmp, spec.overrides, atomic=False)
+        stop = _stop_check(runs_dir)
+        runner.run_one(spec.scenario, spec.seed, tmp, spec.overrides, stop, atomic=False)
         about = {"key": spec.key, "seed": spec.seed, "set": list(spec.overrides)}
         (tmp / "run.json").write_text(json.dumps(about, indent=2) + "\n")
         try:
@@ -304,12 +600,12 @@ def execute(spec: RunSpec, runs_dir: str) -> tuple[str, bool, float]:
 
 
 def clean_partial(runs_dir: Path) -> int:
-    """Remove the temporary folders of runs that never completed; how many."""
-    removed = 0
-    for path in runs_dir.glob(".*.tmp-*"):
-        shutil.rmtree(path, ignore_errors=True)
-        removed += 1
-    return removed
+    """Remove the temporary folders of runs whose process died; how many.
+
+    Those of live processes (another campaign into the same store) and of
+    other hosts (Dask workers) are left alone.
+    """
+    return results.clean_stale(runs_dir)
 
 
 def pending(the_plan: Plan, runs_dir: Path) -> list[RunSpec]:
@@ -339,16 +635,21 @@ def run_local(
             _, _, wall = execute(spec, str(runs_dir))
             done(spec, wall)
         return
-    with pool_type(max_workers=jobs) as pool:
-        futures = {pool.submit(execute, spec, str(runs_dir)): spec for spec in todo}
-        try:
-            for future in cf.as_completed(futures):
-                _, _, wall = future.result()
-                done(futures[future], wall)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    try:
+        with pool_type(max_workers=jobs) as pool:
+            futures = {pool.submit(execute, spec, str(runs_dir)): spec for spec in todo}
+            try:
+                for future in cf.as_completed(futures):
+                    _, _, wall = future.result()
+                    done(futures[future], wall)
+            except BaseException:
+                # Ctrl-C, SIGTERM, SIGHUP or a failed run: the threads' runs stop too.
+                _STOPPING.add(str(runs_dir))
+                for future in futures:
+                    future.cancel()
+                raise
+    finally:
+        _STOPPING.discard(str(runs_dir))
 
 
 def run_dask(todo: Sequence[RunSpec], runs_dir: Path, scheduler: Any, done: Done) -> None:
@@ -362,7 +663,12 @@ def run_dask(todo: Sequence[RunSpec], runs_dir: Path, scheduler: Any, done: Done
             "--executor dask needs the distributed package (pip install 'xltcp[dask]')"
         ) from None
     own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
+    try:
+        client = Client(scheduler) if own else scheduler
+    except (ValueError, OSError, TimeoutError) as e:
+        raise CampaignError(
+            f"--scheduler {scheduler}: cannot reach a Dask scheduler: {e}"
+        ) from None
     try:
         futures = {
             client.submit(execute, spec, str(runs_dir.absolute()), key=f"xltcp-{spec.key}"): spec
@@ -503,7 +809,13 @@ def run_campaign(
     done: Done | None = None,
     max_output: int = budget.DEFAULT_LIMIT,
 ) -> Outcome:
-    """Run what the store lacks, then write the table. ``jobs`` None: every core."""
+    """Run what the store lacks, then write the table. ``jobs`` None: every core.
+
+    ``campaign.json`` is written first (``status`` ``running``) and again at
+    the end: ``complete``, or ``interrupted`` (Ctrl-C, SIGTERM, SIGHUP) or
+    ``failed``. This writes into ``out_dir`` whatever it holds: see
+    :func:`prepare_out` for the checks ``xltcp sweep`` makes first.
+    """
     if executor not in EXECUTORS:
         raise CampaignError(f"executor {executor!r}: allowed {', '.join(EXECUTORS)}")
     if executor == "dask" and scheduler is None:
@@ -515,9 +827,11 @@ def run_campaign(
     budget.check(
         [budget.estimate_run(the_plan.echoes[spec.point]) for spec in todo], out_dir, max_output
     )
+    write_plan(the_plan, out_dir, "running")
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_partial(runs_dir)
-    (out_dir / PLAN_FILE).write_text(json.dumps(the_plan.to_json(), indent=2) + "\n")
+    if todo:
+        remove_table(out_dir)
     jobs = jobs or cores()
     started = time.perf_counter()
     run_seconds = [0.0]
@@ -527,22 +841,36 @@ def run_campaign(
         if done is not None:
             done(spec, wall)
 
-    if todo:
-        if executor == "dask":
+    try:
+        if todo and executor == "dask":
             run_dask(todo, runs_dir, scheduler, finished)
-        else:
+        elif todo:
             run_local(todo, runs_dir, min(jobs, len(todo)), executor == "processes", finished)
-    path = write_table(table(the_plan, runs_dir), out_dir)
+        path = write_table(table(the_plan, runs_dir), out_dir)
+    except KeyboardInterrupt:
+        write_plan(the_plan, out_dir, "interrupted")
+        raise
+    except BaseException:
+        write_plan(the_plan, out_dir, "failed")
+        raise
+    write_plan(the_plan, out_dir, "complete")
     skipped = len({spec.key for spec in the_plan.runs} - keys)
-    return Outcome(
-        path,
-        len(todo),
-        skipped,
-        time.perf_counter() - started,
-        run_seconds[0],
-        jobs,
-        executor,
-    )
+    wall = time.perf_counter() - started
+    return Outcome(path, len(todo), skipped, wall, run_seconds[0], jobs, executor)
+
+
+def write_plan(the_plan: Plan, out_dir: Path, status: str) -> None:
+    """Write ``campaign.json`` whole: the plan and its ``status``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({**the_plan.to_json(), "status": status}, indent=2) + "\n"
+    results.write_whole(out_dir / PLAN_FILE, text)
+
+
+def remove_table(out_dir: Path) -> None:
+    """Remove the campaign's table (it is written again once every run is in)."""
+    for name in (RESULTS_PARQUET, RESULTS_CSV):
+        with contextlib.suppress(FileNotFoundError):
+            (out_dir / name).unlink()
 
 
 def run_specs(

@@ -6,13 +6,21 @@ wrong (e.g. a results folder that cannot be written), and for ``reproduce``
 3 when it ran but missed one of the paper's targets (``--no-check`` reports
 the targets and exits 0).
 
-Results go to ``--out DIR`` (refused when it holds files, unless ``--force``),
+Results go to ``--out DIR`` (refused when it holds files, unless
+``--force``, which empties only a folder of xltcp's own files that its
+manifest marks as xltcp's; never the current folder or one that holds it),
 by default the first free one of ``results/<scenario name>``, ``-2``, ``-3``,
-... under the current directory: ``manifest.json`` (command, overrides,
-scenario hash, version, host), ``run.log``, ``summary.json``,
+... under the current directory: ``manifest.json`` (xltcp's marker, command,
+overrides, scenario hash, version, host), ``run.log``, ``summary.json``,
 ``timeseries/<flow>.csv`` and, with ``--pcap``, packet captures. With several
 seeds each run goes to ``DIR/seed-<n>/``, ``DIR/runs.csv`` gets a row per
-flow as each seed finishes and ``DIR/aggregate.json`` is added at the end.
+flow as each seed finishes and ``DIR/aggregate.json`` is added at the end;
+``--resume`` finishes such a run that was interrupted. ``sweep`` writes into
+a new or empty folder or one holding a campaign with the same plan
+(``--append`` extends one with another). See :mod:`xltcp.results`.
+
+SIGTERM and SIGHUP stop a command as Ctrl-C does (exit status 130): the
+run's temporary folder is removed and its manifest says ``interrupted``.
 Progress bars (stderr, terminals only) appear once a run has taken 2 s.
 """
 
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import sys
@@ -34,10 +43,12 @@ from rich.table import Table
 from rich.text import Text
 
 import xltcp
-from xltcp import budget, runner, table
+from xltcp import budget, files, runner, table
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from xltcp.results import Manifest
 
 app = typer.Typer(
     name="xltcp",
@@ -62,6 +73,50 @@ class UserError(Exception):
     """A problem with the user's input: reported without a traceback, exit 2."""
 
 
+def refusals() -> tuple[type[BaseException], ...]:
+    """The errors that refuse the user's input (exit status 2, the message
+    alone): UserError and those of xltcp's modules loaded so far (a module
+    not loaded raised none)."""
+    found: list[type[BaseException]] = [
+        UserError,
+        files.FileError,
+        budget.BudgetError,
+        runner.SeedSpecError,
+    ]
+    for module, name in (
+        ("xltcp._core", "ScenarioError"),
+        ("xltcp.values", "ValueSpecError"),
+        ("xltcp.campaign", "CampaignError"),
+        ("xltcp.report", "ReportError"),
+        ("xltcp.results", "OutDirError"),
+    ):
+        kind = getattr(sys.modules.get(module), name, None)
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            found.append(kind)
+    return tuple(found)
+
+
+def last_resort(e: Exception) -> int:
+    """What every command does with an exception nothing else handled: a
+    refusal of the input or an OS error is reported as such, anything else
+    as an internal error with how to report it; never a traceback (unless
+    XLTCP_TRACEBACK=1). Returns the exit status."""
+    if isinstance(e, refusals()):
+        _error(str(e), 2)
+        return 2
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}", 1)
+        return 1
+    _error(
+        f"internal error: {type(e).__name__}: {e}\n"
+        "This is a bug in xltcp. Please report it with the command line and the files "
+        "it names (run it again with XLTCP_TRACEBACK=1 to see the traceback).",
+        1,
+    )
+    return 1
+
+
 def _error(message: str, code: int) -> typer.Exit:
     # The message is printed verbatim: no markup, highlighting or wrapping.
     err_console.print(
@@ -82,9 +137,18 @@ def user_errors() -> Iterator[None]:
         raise _error(
             f"the xltcp core extension lacks {', '.join(missing)}: rebuild it (maturin develop)", 1
         )
+    with refused():
+        yield
+
+
+@contextlib.contextmanager
+def refused() -> Iterator[None]:
+    """:func:`user_errors` for commands that do without the core (plot, report)."""
     try:
         yield
-    except (_core.ScenarioError, UserError, budget.BudgetError) as e:
+    except typer.Exit:
+        raise  # an exit status already chosen (typer.Exit is a RuntimeError)
+    except refusals() as e:
         raise _error(str(e), 2) from None
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
@@ -189,7 +253,7 @@ def _parse_seeds_option(value: Optional[str]) -> Optional[List[int]]:
     try:
         return runner.parse_seeds(value)
     except runner.SeedSpecError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise typer.BadParameter(str(e), param_hint="'--seeds'") from None
 
 
 def _check_overrides(values: Optional[List[str]]) -> List[str]:
@@ -256,8 +320,8 @@ QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Print nothing but errors.
 FORCE_OPT = typer.Option(
     False,
     "--force",
-    help="Replace a non-empty --out folder (only one xltcp wrote: with a manifest.json, "
-    "summary.json or aggregate.json).",
+    help="Replace a non-empty --out folder that xltcp wrote (its manifest.json says so) and "
+    "that holds only xltcp's files; never the current folder or one that holds it.",
 )
 JSON_OPT = typer.Option(False, "--json", help="Print the summary (or aggregate) as JSON.")
 
@@ -301,6 +365,12 @@ def run(
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
     force: bool = FORCE_OPT,
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Finish an interrupted --seeds run in --out: keep the seeds it completed, run "
+        "the others (same scenario, overrides, seeds and version; else exit 2).",
+    ),
     quiet: bool = QUIET_OPT,
     json_: bool = JSON_OPT,
 ) -> None:
@@ -313,9 +383,15 @@ def run(
     """
     if seed is not None and seeds is not None:
         raise typer.BadParameter("give either --seed or --seeds, not both", param_hint="'--seeds'")
+    if resume and (force or out is None or seeds is None or len(seeds) < 2):
+        raise typer.BadParameter(
+            "--resume finishes a --seeds run in --out DIR: give --seeds A..B and --out, "
+            "not --force",
+            param_hint="'--resume'",
+        )
     overrides = list(set_ or []) + (["output.pcap=true"] if pcap else [])
     limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
-    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit, force)
+    run_scenario(scenario, seed, seeds, out, overrides, quiet, json_, limit, force, resume)
 
 
 def run_scenario(
@@ -328,6 +404,7 @@ def run_scenario(
     as_json: bool,
     max_output: int = budget.DEFAULT_LIMIT,
     force: bool = False,
+    resume: bool = False,
 ) -> Path:
     """What ``run`` and ``demo`` share: validate, check the output budget, run, report.
 
@@ -338,44 +415,101 @@ def run_scenario(
 
     with user_errors():
         echo = runner.validate(scenario, overrides)
-        if out is not None:
-            try:
-                results.prepare(out, force)
-            except results.OutDirError as e:
-                raise UserError(str(e)) from None
-            out_dir = out
-        else:
-            out_dir = results.fresh(default_out_dir(echo, scenario))
         many = seeds is not None and len(seeds) > 1
+        out_dir = _results_folder(out, echo, scenario, force, seeds if resume else None)
         budget.check([budget.estimate_run(echo)] * (len(seeds) if many else 1), out_dir, max_output)
         if seeds is not None and not many:
             seed = seeds[0]
         manifest = results.Manifest(
             out_dir, scenario, echo, overrides, seeds if many else [seed_of(echo, seed)]
         )
-        if many:
-            manifest.write()
         view = ProgressView(
             err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
         )
         try:
             if many:
-                result = runner.run_seeds(scenario, seeds, out_dir, overrides, view)
+                result = _run_seeds(scenario, seeds, out_dir, overrides, view, manifest, resume)
             else:
-                view.run_started(0, seed)
-                result = runner.run_one(scenario, seed, out_dir, overrides, view.progress)
-                results.log(out_dir, results.summary_line(result))
-        except KeyboardInterrupt:
-            if many:
-                manifest.finish("interrupted")
-            raise
-        except BaseException as e:
-            if many:
-                manifest.finish("failed", error=str(e))
-            raise
+                result = _run_single(scenario, seed, out_dir, overrides, view, manifest)
         finally:
             view.close()
-        manifest.finish("complete")
+    _print_results(result, out_dir, many, quiet, as_json)
+    return out_dir
+
+
+def _results_folder(
+    out: Optional[Path],
+    echo: dict,
+    scenario: Path,
+    force: bool,
+    resume_seeds: Optional[List[int]],
+) -> Path:
+    """``out`` made ready (emptied with ``force``; checked for ``--resume``),
+    or the first free default folder."""
+    from xltcp import results
+
+    if out is None:
+        return results.fresh(default_out_dir(echo, scenario))
+    try:
+        if resume_seeds is not None:
+            results.check_resume(out, echo, resume_seeds)
+        else:
+            results.prepare(out, force)
+    except results.OutDirError as e:
+        raise UserError(str(e)) from None
+    return out
+
+
+def _run_single(
+    scenario: Path,
+    seed: Optional[int],
+    out_dir: Path,
+    overrides: List[str],
+    view: ProgressView,
+    manifest: Manifest,
+) -> dict:
+    """One run: its folder appears, with its manifest and log, once it is whole."""
+    from xltcp import results
+
+    def seal(folder: Path, summary: dict) -> None:
+        results.log(folder, results.summary_line(summary))
+        manifest.finish("complete", folder)
+
+    view.run_started(0, seed)
+    return runner.run_one(scenario, seed, out_dir, overrides, view.progress, seal=seal)
+
+
+def _run_seeds(
+    scenario: Path,
+    seeds: List[int],
+    out_dir: Path,
+    overrides: List[str],
+    view: ProgressView,
+    manifest: Manifest,
+    resume: bool,
+) -> dict:
+    """Several seeds, the manifest saying ``running`` until they end; with
+    ``resume``, the seeds already whole in ``out_dir`` are kept."""
+    from xltcp import results
+
+    keep = runner.completed_seeds(out_dir, seeds) if resume else []
+    if resume:
+        manifest.data["kept_seeds"] = keep
+        results.log(out_dir, f"resumed: kept seeds {', '.join(map(str, keep)) or 'none'}")
+    manifest.write()
+    try:
+        result = runner.run_seeds(scenario, seeds, out_dir, overrides, view, keep=keep)
+    except KeyboardInterrupt:
+        manifest.finish("interrupted")
+        raise
+    except BaseException as e:
+        manifest.finish("failed", error=str(e))
+        raise
+    manifest.finish("complete")
+    return result
+
+
+def _print_results(result: dict, out_dir: Path, many: bool, quiet: bool, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2))
     elif not quiet:
@@ -389,7 +523,6 @@ def run_scenario(
                 if line is not None:
                     out_console.print(line)
         out_console.print(Text(f"results in {out_dir}"), soft_wrap=True)
-    return out_dir
 
 
 def seed_of(echo: dict, seed: Optional[int]) -> Optional[int]:
@@ -405,12 +538,18 @@ def seed_of(echo: dict, seed: Optional[int]) -> Optional[int]:
 
 
 def _is_campaign_file(path: Path) -> bool:
-    import tomllib
-
+    # Not TOML, too large or not a regular file: the core says why as it
+    # reads the file as a scenario.
     try:
-        return isinstance(tomllib.loads(path.read_text()).get("sweep"), dict)
-    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+        return isinstance(files.read_toml(path).get("sweep"), dict)
+    except (files.FileError, OSError):
         return False
+
+
+#: A Dask scheduler's address: PROTOCOL://HOST:PORT or HOST:PORT (or inproc://...).
+SCHEDULER_ADDRESS = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):[0-9]{1,5}|inproc://\S+"
+)
 
 
 class SweepView:
@@ -508,6 +647,12 @@ def sweep(
         None, "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786."
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
+    append: bool = typer.Option(
+        False,
+        "--append",
+        help="OUT holds a campaign with another plan: add this one's points and seeds to it "
+        "(same scenario, --set, swept keys and version); the table then holds both.",
+    ),
     quiet: bool = QUIET_OPT,
 ) -> None:
     """Run a scenario over a grid of parameter values and seeds.
@@ -515,6 +660,9 @@ def sweep(
     Each point x seed is one run, kept in OUT/runs/<key>/; a campaign run
     again runs only what it lacks. OUT/results.parquet holds one row per run
     and flow, with every swept key as a column.
+
+    OUT must be new, empty, or hold a campaign with the same plan (exit 2
+    otherwise, saying what differs); --append extends a campaign instead.
     """
     from xltcp import budget, campaign, values
 
@@ -529,6 +677,12 @@ def sweep(
     if executor == "dask" and scheduler is None:
         raise typer.BadParameter(
             "--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)",
+            param_hint="'--scheduler'",
+        )
+    if scheduler is not None and not SCHEDULER_ADDRESS.fullmatch(scheduler):
+        raise typer.BadParameter(
+            f"{scheduler!r} is not a scheduler's address (allowed: PROTOCOL://HOST:PORT or "
+            "HOST:PORT, e.g. tcp://head:8786)",
             param_hint="'--scheduler'",
         )
     limit = max_output if max_output is not None else budget.DEFAULT_LIMIT
@@ -551,6 +705,10 @@ def sweep(
             raise UserError(str(e)) from None
         name = default_out_dir(the_plan.echoes[0], Path(scenario_path)).name
         out_dir = out if out is not None else Path("results") / f"{name}-sweep"
+        try:
+            the_plan = campaign.prepare_out(the_plan, out_dir, append)
+        except campaign.CampaignError as e:
+            raise UserError(str(e)) from None
         if plan_only:
             _print_plan(the_plan, out_dir, limit)
             return
@@ -824,6 +982,13 @@ def validate(
     """Check a scenario file as xltcp run would, and print a short summary of it."""
     with user_errors():
         echo = runner.validate(scenario, set_ or [], engine="emu" if emu else "sim")
+        if emu:
+            from xltcp import _core
+
+            # What xltcp emu refuses before it looks at the machine.
+            refusal = _core.emu_refusal(str(scenario), set_ or [])
+            if refusal:
+                raise UserError(f"{scenario}: xltcp emu does not run it: {refusal}")
     out_console.print(Text(f"{scenario}: ok"), soft_wrap=True)
     for line in describe(echo):
         out_console.print(Text(f"  {line}"), soft_wrap=True)
@@ -842,7 +1007,10 @@ def demo(
     if not path.is_file():
         raise _error(f"the shipped demo scenario is missing ({path})", 1)
     out_dir = run_scenario(path, seed, None, out, [], quiet, json_, force=force)
-    # The demo also draws its flows (RESULTS/plots/<flow>.png).
+    # The demo also draws its flows (RESULTS/plots/<flow>.png), when the run
+    # wrote time series (xltcp plot refuses a folder without them).
+    if not (out_dir / "timeseries").is_dir():
+        return
     from xltcp.plot import plot_run
 
     written = plot_run(out_dir)
@@ -906,18 +1074,19 @@ def plot(
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r}: allowed {', '.join(FORMATS)}", param_hint="'--format'")
     if against is not None:
-        _plot_against(results, against, fmt)
+        with refused():
+            _plot_against(results, against, fmt)
         return
-    if (results / "timeseries").is_dir():
-        written = plot_run(results, fmt)
-    elif seed_folders(results):
-        written = plot_seeds(results, fmt)
-    else:
-        raise _error(
-            f"{results}: no timeseries/ or seed-<n>/timeseries/ folder here "
-            "(allowed: a folder written by xltcp run, with one seed or --seeds)",
-            2,
-        )
+    with refused():
+        if (results / "timeseries").is_dir():
+            written = plot_run(results, fmt)
+        elif seed_folders(results):
+            written = plot_seeds(results, fmt)
+        else:
+            raise UserError(
+                f"{results}: no timeseries/ or seed-<n>/timeseries/ folder here "
+                "(allowed: a folder written by xltcp run, with one seed or --seeds)"
+            )
     for path in written:
         out_console.print(Text(f"wrote {path}"), soft_wrap=True)
 
@@ -958,7 +1127,7 @@ def report(
         raise _error(f"{results}: no such folder", 2)
     try:
         path = report_module.build(results, out)
-    except report_module.ReportError as e:
+    except (report_module.ReportError, files.FileError) as e:
         raise _error(str(e), 2) from None
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
@@ -1152,9 +1321,34 @@ def _root(
     """TCP over disruptive wireless links: run and check scenarios."""
 
 
+@contextlib.contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt, as Ctrl-C does, so that a
+    run killed by ``timeout`` or a batch scheduler, or whose terminal closed,
+    removes its temporary folder and says ``interrupted`` in its manifest.
+    A signal ignored when xltcp started (``nohup``) stays ignored."""
+    names = ("SIGTERM", "SIGHUP")
+    numbers = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    changed = [n for n in numbers if signal.getsignal(n) is signal.SIG_DFL]
+    for number in changed:
+        signal.signal(number, _interrupt)
+    try:
+        yield
+    finally:
+        for number in changed:
+            signal.signal(number, signal.SIG_DFL)
+
+
 def main() -> None:
-    """Entry point of the ``xltcp`` command."""
-    app(prog_name="xltcp")
+    """Entry point of the ``xltcp`` command: every command's exceptions end
+    here as a message and an exit status (:func:`last_resort`)."""
+    with stop_signals():
+        try:
+            app(prog_name="xltcp")
+        except Exception as e:
+            if os.environ.get("XLTCP_TRACEBACK") == "1":
+                raise
+            sys.exit(last_resort(e))
 
 
 if __name__ == "__main__":

@@ -8,31 +8,50 @@ A folder of several seeds (``xltcp run --seeds``: ``seed-<n>/timeseries/``)
 is drawn per flow as the mean over seeds at each sample time with its 95%
 Student t confidence band, goodput and cwnd, the seeds themselves as thin
 lines behind.
+
+The files are read through :mod:`xltcp.files`: a time series that is not a
+regular file, is larger than ``files.MAX_TABLE_BYTES``, is not CSV text or
+has no samples, a ``summary.json`` that is not a JSON object, and a folder
+with no time series raise ``files.FileError`` naming the file.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from pathlib import Path
 
 import matplotlib
 
+from xltcp import files
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+#: What a time series must be, for messages.
+_SERIES = "a time series written by xltcp run: a header line and a row per sample"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    rows = files.read_csv(path, files.MAX_TABLE_BYTES)
+    if not rows:
+        raise files.FileError(f"{path}: no samples (allowed: {_SERIES})")
+    return rows
 
 
 def _read(path: Path) -> dict[str, list[float]]:
     cols: dict[str, list[float]] = {}
-    with path.open(newline="") as f:
-        for row in csv.DictReader(f):
-            for key, value in row.items():
-                try:
-                    x = float(value) if value != "" else float("nan")
-                except ValueError:
-                    continue  # text columns (congestion state)
-                cols.setdefault(key, []).append(x)
+    for row in _rows(path):
+        for key, value in row.items():
+            if not isinstance(value, str):
+                continue  # a row longer or shorter than the header
+            try:
+                x = float(value) if value != "" else float("nan")
+            except ValueError:
+                continue  # text columns (congestion state)
+            cols.setdefault(key, []).append(x)
+    if "time_s" not in cols:
+        raise files.FileError(f"{path}: no time_s column (allowed: {_SERIES})")
     return cols
 
 
@@ -80,8 +99,7 @@ def _events(t: list[float], states: list[str]) -> dict[str, list[float]]:
 
 
 def _states(csv_path: Path) -> list[str]:
-    with csv_path.open(newline="") as f:
-        return [row.get("congestion_state", "") for row in csv.DictReader(f)]
+    return [str(row.get("congestion_state") or "") for row in _rows(csv_path)]
 
 
 def plot_flow(
@@ -147,12 +165,29 @@ def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = Non
 
 
 def _summary(run_dir: Path) -> dict:
-    import json
-
+    """The run's ``summary.json`` ({} when there is none)."""
+    path = run_dir / "summary.json"
     try:
-        return json.loads((run_dir / "summary.json").read_text())
-    except (OSError, ValueError):
+        return files.read_json(path, dict, "a run's summary, written by xltcp run")
+    except FileNotFoundError:
         return {}
+
+
+def _dicts(value) -> list[dict]:
+    """The objects of a JSON array (none when it is not one)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def series_of(folder: Path) -> list[Path]:
+    """The time series (``timeseries/*.csv``) of a run's folder, sorted;
+    FileError when there is none."""
+    found = sorted(p for p in (folder / "timeseries").glob("*.csv"))
+    if not found:
+        raise files.FileError(
+            f"{folder / 'timeseries'}: no time series (*.csv) here (allowed: a folder written "
+            "by xltcp run, a CSV file per flow)"
+        )
+    return found
 
 
 def overlay_figure(series: list[Path], title: str):
@@ -191,13 +226,9 @@ def plot_run(run_dir: Path, fmt: str = "png") -> list[Path]:
     summary = _summary(run_dir)
     echo = summary.get("scenario", {}) if isinstance(summary.get("scenario"), dict) else {}
     label = f"{echo.get('name', run_dir.name)}, seed {summary.get('seed', '?')}"
-    specs = {
-        str(f.get("name")): f
-        for f in echo.get("flow", echo.get("flows", [])) or []
-        if isinstance(f, dict)
-    }
-    results = {str(f.get("name")): f for f in summary.get("flows", [])}
-    series = sorted((run_dir / "timeseries").glob("*.csv"))
+    specs = {str(f.get("name")): f for f in _dicts(echo.get("flow", echo.get("flows", [])))}
+    results = {str(f.get("name")): f for f in _dicts(summary.get("flows", []))}
+    series = series_of(run_dir)
     written = []
     for p in series:
         marks = {}
@@ -205,7 +236,7 @@ def plot_run(run_dir: Path, fmt: str = "png") -> list[Path]:
         if start:
             marks["start"] = start
         done = results.get(p.stem, {}).get("completion_s")
-        if done is not None:
+        if isinstance(done, (int, float)) and not isinstance(done, bool):
             marks["completed"] = (start or 0.0) + float(done)
         out = run_dir / "plots" / f"{p.stem}.{fmt}"
         written.append(plot_flow(p, out, f"{label}: flow {p.stem}", marks))
@@ -375,6 +406,11 @@ def plot_seeds(folder: Path, fmt: str = "png") -> list[Path]:
     runs = seed_folders(folder)
     seeds = [int(p.name.split("-")[1]) for p in runs]
     names = sorted({p.stem for run in runs for p in (run / "timeseries").glob("*.csv")})
+    if not names:
+        raise files.FileError(
+            f"{folder}: no time series (*.csv) in its seed-<n>/timeseries/ folders "
+            "(allowed: a folder written by xltcp run --seeds)"
+        )
     echo = _summary(runs[0]).get("scenario") if runs else None
     scenario = echo.get("name") if isinstance(echo, dict) and echo.get("name") else folder.name
     written = []

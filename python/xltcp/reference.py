@@ -118,8 +118,11 @@ TABLE_NOTES: dict[str, list[str]] = {
         "gives the reason (`xltcp drop: queue full`, `... lost on the air`, ...).",
         "`pcap_snaplen = 0` means 128 bytes (the IPv4 and TCP headers with every",
         "option, and the start of the payload); values below 80 are raised to 80,",
-        "65535 keeps whole datagrams. Records past `max_bytes` (default 1 GiB for",
-        "all traces together) are counted in `summary.json`, not written.",
+        "65535 keeps whole datagrams. `max_bytes` (default 1 GiB) bounds a run's",
+        "whole results folder: the traces (time series, captures, `signals.jsonl`)",
+        "get what is left after a reserve for `summary.json` and the other files",
+        "(some 32 KiB, twice the scenario's echo and 4 KiB per flow and agent);",
+        "records past it are counted in `summary.json`, not written.",
     ],
     "hosts": [
         "The hosts' stack latency, for every host (wired and wireless): each segment",

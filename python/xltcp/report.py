@@ -8,6 +8,11 @@ images embedded in the page (no network needed): goodput, cwnd and sequence
 per flow of a run; one curve per swept key with a confidence band for a
 campaign; the paper's figures and its targets, met or missed, for a
 reproduction.
+
+Every file is read through :mod:`xltcp.files` (a regular file, bounded,
+UTF-8, JSON of the right shape); a file that is not as xltcp writes it
+raises ``files.FileError`` or :class:`ReportError` naming it, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from xltcp import campaign  # noqa: E402
-from xltcp.plot import plain_log_axis, style  # noqa: E402
+from xltcp import campaign, files  # noqa: E402
+from xltcp.plot import plain_log_axis, series_of, style  # noqa: E402
 from xltcp.stats import mean_ci  # noqa: E402
 
 #: Metrics of the tables: (column, title, scale, format).
@@ -54,6 +59,61 @@ class ReportError(ValueError):
     """Not a folder a report can be made of."""
 
 
+#: What each JSON file of a results folder is, for messages.
+_WHAT = {
+    "summary.json": "a run's summary, written by xltcp run",
+    "aggregate.json": "the aggregate of a --seeds run, written by xltcp run --seeds",
+    campaign.PLAN_FILE: "a campaign's plan, written by xltcp sweep",
+    "reproduce.json": "a reproduction's report, written by xltcp reproduce",
+    "reproduce-all.json": "the report of every reproduction, written by xltcp reproduce all",
+}
+
+
+def _json(path: Path) -> dict:
+    """A JSON object of a results folder (``_WHAT`` says which files)."""
+    return files.read_json(path, dict, _WHAT.get(path.name, "a JSON object"))
+
+
+def _list_of_dicts(data: dict, key: str, path: Path, required: bool = True) -> list[dict]:
+    """``data[key]``, a list of objects (FileError naming ``path`` otherwise)."""
+    value = data.get(key, None if required else [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise files.FileError(
+            f"{path}: {key}: expected a list of objects (allowed: {_WHAT.get(path.name)})"
+        )
+    return value
+
+
+def _csv_frame(path: Path, **options):
+    """A CSV table of a results folder as a DataFrame (``files`` rules)."""
+    import pandas as pd
+
+    text = files.read_text(path, files.MAX_TABLE_BYTES, "a CSV table written by xltcp")
+    try:
+        return pd.read_csv(io.StringIO(text), **options)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
+        raise files.FileError(f"{path}: not a CSV table ({e})") from None
+
+
+def _table_of(folder: Path):
+    """A campaign's results table (``files`` rules; ReportError when missing)."""
+    parquet = folder / campaign.RESULTS_PARQUET
+    if parquet.exists():
+        import pandas as pd
+
+        files.check(parquet, files.MAX_TABLE_BYTES)
+        try:
+            return pd.read_parquet(parquet)
+        except Exception as e:  # pyarrow's errors are its own
+            raise files.FileError(f"{parquet}: not a Parquet table ({e})") from None
+    if (folder / campaign.RESULTS_CSV).exists():
+        return _csv_frame(folder / campaign.RESULTS_CSV)
+    raise ReportError(
+        f"{folder}: no {campaign.RESULTS_PARQUET} or {campaign.RESULTS_CSV} here: the campaign "
+        "has not finished (xltcp sweep writes its table once every run is done)"
+    )
+
+
 def _png(fig) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
@@ -63,7 +123,7 @@ def _png(fig) -> str:
 
 
 def _png_file(path: Path, alt: str) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
+    data = base64.b64encode(files.read_bytes(path, files.MAX_TABLE_BYTES)).decode()
     return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
@@ -96,21 +156,26 @@ def _flow_plots(run_dir: Path) -> list[str]:
     from xltcp.plot import flow_figure
 
     parts = []
-    for path in sorted((run_dir / "timeseries").glob("*.csv")):
+    if not (run_dir / "timeseries").is_dir():
+        return parts
+    for path in series_of(run_dir):
         parts.append(f"<h3>flow {html.escape(path.stem)}</h3>")
         parts.append(_png(flow_figure(path, path.stem)))
     return parts
 
 
 def _run_section(summary: dict, run_dir: Path) -> list[str]:
+    flows = _list_of_dicts(summary, "flows", run_dir / "summary.json")
     rows = [
-        [f["name"], f.get("direction", "")]
+        [f.get("name", "?"), f.get("direction", "")]
         + [_cell([f.get(m)], s, fmt) if f.get(m) is not None else "n/a" for m, _, s, fmt in METRICS]
-        for f in summary.get("flows", [])
+        for f in flows
     ]
+    events = summary.get("events")
+    events = f"{events:,}" if isinstance(events, int) else "?"
     parts = [
         f"<p>seed {summary.get('seed')}, {summary.get('duration_s')} s simulated, "
-        f"{summary.get('events'):,} events</p>",
+        f"{events} events</p>",
         _table(["flow", "direction", *(t for _, t, _, _ in METRICS)], rows),
         _scenario(summary.get("scenario")),
         "<h2>Time series</h2>",
@@ -119,10 +184,17 @@ def _run_section(summary: dict, run_dir: Path) -> list[str]:
 
 
 def _seeds_section(folder: Path) -> list[str]:
-    import pandas as pd
-
-    frame = pd.read_csv(folder / "runs.csv")
-    aggregate = json.loads((folder / "aggregate.json").read_text())
+    frame = _csv_frame(folder / "runs.csv")
+    if "name" not in frame:
+        raise files.FileError(
+            f"{folder / 'runs.csv'}: no name column (allowed: a table written by xltcp run --seeds)"
+        )
+    aggregate = _json(folder / "aggregate.json")
+    if not isinstance(aggregate.get("seeds", []), list):
+        what = _WHAT["aggregate.json"]
+        raise files.FileError(
+            f"{folder / 'aggregate.json'}: seeds: expected a list (allowed: {what})"
+        )
     rows = []
     for name, group in frame.groupby("name", sort=False):
         rows.append(
@@ -135,7 +207,7 @@ def _seeds_section(folder: Path) -> list[str]:
         _table(["flow", "runs", *titles], rows),
         _scenario(aggregate.get("scenario")),
     ]
-    first = aggregate.get("seeds", [None])[0]
+    first = (aggregate.get("seeds") or [None])[0]
     if first is not None and (folder / f"seed-{first}" / "timeseries").is_dir():
         parts.append(f"<h2>Time series, seed {first}</h2>")
         parts += _flow_plots(folder / f"seed-{first}")
@@ -184,9 +256,10 @@ def _sweep_curves(frame, keys: list[str], metric: str, title: str, scale: float)
     return _png(fig)
 
 
-def _campaign_section(folder: Path) -> list[str]:
-    plan = json.loads((folder / campaign.PLAN_FILE).read_text())
-    frame = campaign.read_table(folder)
+def _campaign_section(folder: Path, plan: dict) -> list[str]:
+    frame = _table_of(folder)
+    if frame.empty or "point" not in frame or "flow" not in frame:
+        raise ReportError(f"{folder}: the campaign's table has no runs: nothing to report")
     keys = list(plan.get("vary", {}))
     rows = []
     for _, group in frame.groupby(["point", "flow"], sort=True):
@@ -204,9 +277,9 @@ def _campaign_section(folder: Path) -> list[str]:
         "mean ± 95 % confidence half width (Student t)</p>",
         _table([*keys, "flow", "runs", *titles], rows),
     ]
-    first = plan["runs"][0]["key"] if plan.get("runs") else None
-    if first and (folder / "runs" / first / "summary.json").is_file():
-        summary = json.loads((folder / "runs" / first / "summary.json").read_text())
+    first = plan["runs"][0].get("key") if plan.get("runs") else None
+    if isinstance(first, str) and (folder / "runs" / first / "summary.json").is_file():
+        summary = _json(folder / "runs" / first / "summary.json")
         parts.append(_scenario(summary.get("scenario")))
     if keys:
         parts.append("<h2>Sweep curves</h2>")
@@ -216,14 +289,12 @@ def _campaign_section(folder: Path) -> list[str]:
 
 
 def _reproduction_section(folder: Path) -> list[str]:
-    report = json.loads((folder / "reproduce.json").read_text())
+    report = _json(folder / "reproduce.json")
     parts = []
     if (folder / "table.csv").is_file():
-        import pandas as pd
-
-        table = pd.read_csv(folder / "table.csv", keep_default_na=False)
+        table = _csv_frame(folder / "table.csv", keep_default_na=False)
         parts.append(_table(list(table.columns), table.values.tolist()))
-    checks = report.get("checks", [])
+    checks = _list_of_dicts(report, "checks", folder / "reproduce.json", required=False)
     met = sum(1 for c in checks if c["met"])
     parts.append(f"<h2>Targets: {met} met, {len(checks) - met} missed</h2>")
     rows = [["met" if c["met"] else "missed", c["target"], c["measured"]] for c in checks]
@@ -235,7 +306,7 @@ def _reproduction_section(folder: Path) -> list[str]:
     )
     parts.append(f"<table>{head}{body}</table>")
     if (folder / "table.md").is_file():
-        text = html.escape((folder / "table.md").read_text())
+        text = html.escape(files.read_text(folder / "table.md"))
         parts.append(f"<details><summary>table.md</summary><pre>{text}</pre></details>")
     figures = sorted(folder.glob("fig*.png")) + sorted(folder.glob("sweep_*.png"))
     if figures:
@@ -245,7 +316,7 @@ def _reproduction_section(folder: Path) -> list[str]:
 
 
 def _all_section(folder: Path) -> list[str]:
-    summary = json.loads((folder / "reproduce-all.json").read_text())
+    summary = _json(folder / "reproduce-all.json")
     rows = []
     for name, paper in summary["papers"].items():
         met = sum(1 for c in paper["checks"] if c["met"])
@@ -279,28 +350,50 @@ def kind(folder: Path) -> str:
     )
 
 
+def _name(value: Any, fallback: str) -> str:
+    """``value["name"]`` of a scenario echo, else ``fallback``."""
+    name = value.get("name") if isinstance(value, dict) else None
+    return str(name) if name else fallback
+
+
+def _sections(folder: Path, what: str) -> tuple[str, list[str]]:
+    """The report's title and body of a folder of kind ``what``."""
+    if what == "run":
+        summary = _json(folder / "summary.json")
+        return _name(summary.get("scenario"), folder.name), _run_section(summary, folder)
+    if what == "seeds":
+        aggregate = _json(folder / "aggregate.json")
+        return _name(aggregate.get("scenario"), folder.name), _seeds_section(folder)
+    if what == "campaign":
+        plan = _json(folder / campaign.PLAN_FILE)
+        scenario = plan.get("scenario")
+        if not isinstance(scenario, str) or not isinstance(plan.get("vary", {}), dict):
+            raise files.FileError(
+                f"{folder / campaign.PLAN_FILE}: no scenario or vary table "
+                f"(allowed: {_WHAT[campaign.PLAN_FILE]})"
+            )
+        _list_of_dicts(plan, "runs", folder / campaign.PLAN_FILE, required=False)
+        return f"sweep of {Path(scenario).stem}", _campaign_section(folder, plan)
+    if what == "all":
+        return "every paper's reproduction", _all_section(folder)
+    paper = _json(folder / "reproduce.json").get("paper", folder.name)
+    return f"reproduction of {paper}", _reproduction_section(folder)
+
+
 def build(folder: str | Path, out: str | Path | None = None) -> Path:
     """Write the report of ``folder`` to ``out`` (default ``folder/report.html``)."""
     folder = Path(folder)
     what = kind(folder)
-    if what == "run":
-        summary = json.loads((folder / "summary.json").read_text())
-        name = (summary.get("scenario") or {}).get("name", folder.name)
-        body = _run_section(summary, folder)
-    elif what == "seeds":
-        name = json.loads((folder / "aggregate.json").read_text()).get("scenario", {}).get("name")
-        body = _seeds_section(folder)
-    elif what == "campaign":
-        plan = json.loads((folder / campaign.PLAN_FILE).read_text())
-        name = f"sweep of {Path(plan['scenario']).stem}"
-        body = _campaign_section(folder)
-    elif what == "all":
-        name = "every paper's reproduction"
-        body = _all_section(folder)
-    else:
-        paper = json.loads((folder / "reproduce.json").read_text()).get("paper", folder.name)
-        name = f"reproduction of {paper}"
-        body = _reproduction_section(folder)
+    try:
+        name, body = _sections(folder, what)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+        if isinstance(e, (files.FileError, ReportError)):
+            raise
+        # A file whose shape the checks above did not foresee.
+        raise ReportError(
+            f"{folder}: a file of this {what} folder is not as xltcp writes it "
+            f"({type(e).__name__}: {e})"
+        ) from None
     title = html.escape(f"xltcp report: {name or folder.name}")
     page = (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'

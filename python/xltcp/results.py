@@ -1,20 +1,32 @@
-"""Results folders that say what made them and never mix two runs.
+"""Results folders that say what made them, never mix two runs, and never
+lose a file xltcp did not write.
 
 ``xltcp run`` writes into a folder that is new or empty: an explicit
-``--out`` that already holds files is refused unless ``--force`` (which
-replaces it, but only when it is a folder xltcp wrote: one with a
-``manifest.json``, ``summary.json`` or ``aggregate.json``); the default
-folder, ``results/<scenario name>``, moves on to ``results/<name>-2``,
-``-3``, ... when taken, and the command says which it used.
+``--out`` that already holds files is refused unless ``--force``, which
+empties it, but only when xltcp's own marker says xltcp wrote it (a
+``manifest.json`` whose ``"schema"`` is :data:`SCHEMA`, with the xltcp
+version) and every entry in it is one xltcp writes (:func:`foreign`);
+anything else is named and nothing is deleted. ``--out`` may never be the
+current folder or one that holds it. ``--resume`` finishes an interrupted
+``--seeds`` run made by the same command (:func:`check_resume`). The
+default folder, ``results/<scenario name>``, moves on to
+``results/<name>-2``, ``-3``, ... when taken, and the command says which it
+used.
 
 Every folder gets ``manifest.json``: the command line, the overrides, the
 scenario file's path and SHA-256 (and that of the scenario as validated,
 which covers the files it extends), the seeds, the xltcp version, the host,
-when it started and finished, and whether it completed. It is written when
-the run starts (``"status": "running"``) and rewritten at the end
-(``"complete"``, ``"interrupted"`` or ``"failed"``), so a folder left by a
-killed run says so. ``run.log`` beside it has a line per run started,
+when it started and finished, and whether it completed. A single run's
+folder is written whole under a temporary name and renamed when complete
+(:func:`temp_path`, :func:`publish`); a ``--seeds`` folder's manifest is
+written when the run starts (``"status": "running"``) and rewritten at the
+end (``"complete"``, ``"interrupted"`` or ``"failed"``), so a folder left
+by a killed run says so. ``run.log`` beside it has a line per run started,
 finished or failed.
+
+A temporary folder is named ``.NAME.tmp-<host>-<pid>-<random>``: the next
+run into the same parent folder removes those whose process is dead
+(:func:`clean_stale`), never one of a live process or of another host.
 """
 
 from __future__ import annotations
@@ -22,18 +34,47 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import os
 import platform
+import re
 import shutil
 import sys
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-#: Files whose presence marks a folder as written by xltcp (what --force may replace).
-MARKERS = ("manifest.json", "summary.json", "aggregate.json")
+#: xltcp's marker in ``manifest.json``: a folder is xltcp's only if its manifest says so.
+SCHEMA = "xltcp.results/1"
 
 #: The per-folder log of runs started, finished and failed.
 LOG_NAME = "run.log"
+
+#: Files xltcp writes at the top of a results folder (or of a ``seed-<n>/`` in it).
+OWN_FILES = frozenset(
+    {
+        "manifest.json",
+        LOG_NAME,
+        "summary.json",
+        "signals.jsonl",
+        "runs.csv",
+        "aggregate.json",
+        "report.html",
+    }
+)
+
+#: Folders xltcp writes in a results folder, and the suffixes of the files in them.
+OWN_FOLDERS = {
+    "timeseries": (".csv",),
+    "pcap": (".pcapng",),
+    "plots": (".png", ".pdf", ".svg"),
+}
+
+_SEED_FOLDER = re.compile(r"seed-[0-9]+")
+
+#: ``.NAME.tmp-<host>-<pid>-<8 hex>``; older versions wrote ``.NAME.tmp-<8 hex>``.
+_TEMP = re.compile(r"\.(?P<name>.+)\.tmp-(?P<host>[A-Za-z0-9._-]+)-(?P<pid>[0-9]+)-[0-9a-f]{8}")
+_OLD_TEMP = re.compile(r"\..+\.tmp-[0-9a-f]{8}")
 
 
 class OutDirError(Exception):
@@ -45,35 +86,6 @@ def is_empty(folder: Path) -> bool:
     return not folder.exists() or (folder.is_dir() and not any(folder.iterdir()))
 
 
-def _listing(folder: Path, most: int = 4) -> str:
-    names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir())
-    more = f", ... ({len(names)} entries)" if len(names) > most else ""
-    return ", ".join(names[:most]) + more
-
-
-def prepare(folder: Path, force: bool) -> None:
-    """Make sure a run may write into ``folder`` (an explicit ``--out``).
-
-    A missing or empty folder is fine. A folder with files is refused unless
-    ``force``; with ``force`` it is removed first, provided xltcp wrote it.
-    """
-    if is_empty(folder):
-        return
-    if not folder.is_dir():
-        raise OutDirError(f"{folder}: exists and is not a folder; give another --out")
-    if not force:
-        raise OutDirError(
-            f"{folder}: the folder is not empty (it holds {_listing(folder)}); "
-            "give --force to replace it, or another --out"
-        )
-    if not any((folder / name).is_file() for name in MARKERS):
-        raise OutDirError(
-            f"{folder}: not a results folder written by xltcp (no {', '.join(MARKERS)}); "
-            "--force replaces only those: give another --out"
-        )
-    shutil.rmtree(folder)
-
-
 def fresh(folder: Path) -> Path:
     """``folder`` if missing or empty, else the first free ``folder-2``, ``-3``, ..."""
     if is_empty(folder):
@@ -82,6 +94,252 @@ def fresh(folder: Path) -> Path:
     while not is_empty(folder.with_name(f"{folder.name}-{n}")):
         n += 1
     return folder.with_name(f"{folder.name}-{n}")
+
+
+def _listing(names: Sequence[str], most: int = 4) -> str:
+    names = sorted(names)
+    more = f", ... ({len(names)} entries)" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _entries(folder: Path) -> list[str]:
+    return [p.name + ("/" if p.is_dir() else "") for p in folder.iterdir()]
+
+
+# --- Temporary folders ------------------------------------------------------------
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9.-]", "_", platform.node()) or "host"
+
+
+def temp_path(final: Path) -> Path:
+    """A new temporary sibling of ``final`` that names this host and process."""
+    tag = f"{_host()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    return final.parent / f".{final.name}.tmp-{tag}"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def temp_owner(name: str) -> str | None:
+    """Who holds a temporary folder: ``"dead"`` (removable), ``"live"`` (a
+    running process of this host), ``"other"`` (another host's), or None when
+    ``name`` is not an xltcp temporary folder."""
+    match = _TEMP.fullmatch(name)
+    if match is None:
+        return "dead" if _OLD_TEMP.fullmatch(name) else None
+    if match["host"] != _host():
+        return "other"
+    return "live" if _alive(int(match["pid"])) else "dead"
+
+
+def clean_stale(parent: Path) -> int:
+    """Remove the temporary folders in ``parent`` of runs whose process is
+    dead; returns how many. Those of live processes and other hosts stay."""
+    removed = 0
+    if not parent.is_dir():
+        return removed
+    for entry in parent.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and temp_owner(entry.name) == "dead":
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def live_temps(folder: Path) -> list[str]:
+    """Temporary folders in ``folder`` that an xltcp process may be writing:
+    a live one of this host, or one of another host (which cannot be told)."""
+    return [
+        p.name for p in folder.iterdir() if p.is_dir() and temp_owner(p.name) in ("live", "other")
+    ]
+
+
+def holds_cwd(folder: Path) -> bool:
+    """Whether ``folder`` is the current folder or one that holds it."""
+    if not folder.exists():
+        return False
+    here, there = Path.cwd().resolve(), folder.resolve()
+    return here == there or there in here.parents
+
+
+def publish(tmp: Path, final: Path) -> None:
+    """Rename the finished ``tmp`` to ``final`` (missing or an empty folder)."""
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        # An empty folder that cannot be replaced (a mount point): move into it.
+        if not (final.is_dir() and is_empty(final)):
+            raise
+        for entry in tmp.iterdir():
+            shutil.move(str(entry), str(final / entry.name))
+        tmp.rmdir()
+
+
+# --- Whose folder ---------------------------------------------------------------
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """``folder/manifest.json`` when xltcp wrote it (its schema marker), else None."""
+    try:
+        data = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        return None
+    return data if isinstance(data.get("xltcp_version"), str) else None
+
+
+def foreign(folder: Path, prefix: str = "") -> list[str]:
+    """Entries of a results folder that xltcp does not write (paths from
+    ``folder``): anything but :data:`OWN_FILES`, :data:`OWN_FOLDERS` holding
+    their kind of files, ``seed-<n>/`` folders of the same, and temporary
+    folders. Symbolic links are never xltcp's."""
+    found = []
+    for entry in sorted(folder.iterdir()):
+        name, path = entry.name, prefix + entry.name
+        if entry.is_symlink():
+            found.append(path)
+        elif entry.is_file() and (name in OWN_FILES or _half_written(name)):
+            continue
+        elif entry.is_dir() and name in OWN_FOLDERS:
+            found += _foreign_in(entry, OWN_FOLDERS[name], path + "/")
+        elif entry.is_dir() and not prefix and _SEED_FOLDER.fullmatch(name):
+            found += foreign(entry, path + "/")
+        elif not (entry.is_dir() and temp_owner(name) is not None):
+            found.append(path + ("/" if entry.is_dir() else ""))
+    return found
+
+
+def _half_written(name: str) -> bool:
+    # What write_whole leaves when killed midway: .manifest.json.tmp
+    return name.startswith(".") and name.endswith(".tmp") and name[1:-4] in OWN_FILES
+
+
+def _foreign_in(folder: Path, suffixes: Sequence[str], prefix: str) -> list[str]:
+    return [
+        prefix + p.name
+        for p in sorted(folder.iterdir())
+        if p.is_symlink() or not p.is_file() or p.suffix not in suffixes
+    ]
+
+
+def _refuse_cwd(folder: Path) -> None:
+    if holds_cwd(folder):
+        here = folder.resolve() == Path.cwd().resolve()
+        what = "the current folder" if here else "a folder that holds the current one"
+        raise OutDirError(
+            f"{folder}: {what}; xltcp writes a results folder of its own and never "
+            "empties this one: give a new folder, e.g. --out results/NAME"
+        )
+
+
+def prepare(folder: Path, force: bool) -> None:
+    """Make sure a run may write into ``folder`` (an explicit ``--out``).
+
+    A missing or empty folder is fine (but never the current one or one that
+    holds it). A folder with files is refused unless ``force``; with
+    ``force`` its entries are removed, provided xltcp's marker says xltcp
+    wrote it, every entry is one xltcp writes and no xltcp process is
+    writing into it. Raises OutDirError naming what stands in the way.
+    """
+    if not _holds_files(folder):
+        return
+    if not force:
+        raise OutDirError(
+            f"{folder}: the folder is not empty (it holds {_listing(_entries(folder))}); "
+            + _not_empty_hint(read_manifest(folder))
+        )
+    _ours(folder, "--force replaces")
+    others = foreign(folder)
+    if others:
+        raise OutDirError(
+            f"{folder}: holds {_listing(others)}, which xltcp did not write; --force "
+            "replaces only folders of xltcp's own files: move them away, or give another --out"
+        )
+    _refuse_busy(folder)
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def check_resume(folder: Path, echo: dict, seeds: Sequence[int]) -> None:
+    """Make sure ``--resume`` may finish the ``--seeds`` run in ``folder``:
+    xltcp's, made for the same seeds, scenario (as validated) and version.
+    A missing or empty folder starts afresh. Raises OutDirError saying what
+    differs."""
+    if not _holds_files(folder):
+        return
+    differs = _resume_differences(_ours(folder, "--resume finishes"), echo, seeds)
+    if differs:
+        raise OutDirError(
+            f"{folder}: holds another run ({'; '.join(differs)}); --resume finishes the "
+            "same command only: give --force to replace it, or another --out"
+        )
+    _refuse_busy(folder)
+
+
+def _holds_files(folder: Path) -> bool:
+    # False for a missing or empty folder; refuses the current folder and a file.
+    _refuse_cwd(folder)
+    if is_empty(folder):
+        return False
+    if not folder.is_dir():
+        raise OutDirError(f"{folder}: exists and is not a folder; give another --out")
+    return True
+
+
+def _ours(folder: Path, doing: str) -> dict:
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise OutDirError(
+            f"{folder}: not a results folder written by xltcp (no manifest.json with "
+            f'"schema": "{SCHEMA}"); {doing} only those: give another --out'
+        )
+    return manifest
+
+
+def _not_empty_hint(manifest: dict | None) -> str:
+    seeds = (manifest or {}).get("seeds")
+    several = isinstance(seeds, list) and len(seeds) > 1
+    if manifest is not None and manifest.get("status") != "complete" and several:
+        return (
+            f"it holds a --seeds run that did not finish (status {manifest.get('status')}): "
+            "give --resume to finish it, --force to replace it, or another --out"
+        )
+    return "give --force to replace it, or another --out"
+
+
+def _refuse_busy(folder: Path) -> None:
+    busy = live_temps(folder)
+    if busy:
+        raise OutDirError(
+            f"{folder}: another xltcp process is writing into it ({_listing(busy)}); "
+            "wait for it to end, or give another --out"
+        )
+
+
+def _resume_differences(manifest: dict, echo: dict, seeds: Sequence[int]) -> list[str]:
+    scenario = manifest.get("scenario") if isinstance(manifest.get("scenario"), dict) else {}
+    pairs = [
+        ("seeds", manifest.get("seeds"), list(seeds)),
+        ("the scenario as validated (SHA-256)", scenario.get("validated_sha256"),
+         sha256_json(echo)),
+        ("xltcp version", manifest.get("xltcp_version"), _version()),
+        ("core version", manifest.get("core_version"), _core_version()),
+    ]  # fmt: skip
+    return [f"{what}: {there} there, {here} here" for what, there, here in pairs if there != here]
 
 
 def sha256_file(path: Path) -> str:
@@ -132,6 +390,7 @@ class Manifest:
         argv = list(sys.argv if argv is None else argv)
         self.folder = Path(folder)
         self.data: dict[str, Any] = {
+            "schema": SCHEMA,
             "command": " ".join(["xltcp", *argv[1:]]),
             "argv": argv[1:],
             "overrides": list(overrides),
@@ -154,16 +413,25 @@ class Manifest:
             "status": "running",
         }
 
-    def write(self) -> None:
-        """Write (or rewrite) ``manifest.json``."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.data, indent=2) + "\n"
-        (self.folder / "manifest.json").write_text(text)
+    def write(self, folder: Path | None = None) -> None:
+        """Write (or rewrite, whole) ``manifest.json`` in its folder, or in
+        ``folder`` (the temporary folder of a run not yet renamed)."""
+        folder = self.folder if folder is None else Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_whole(folder / "manifest.json", json.dumps(self.data, indent=2) + "\n")
 
-    def finish(self, status: str, **extra: Any) -> None:
+    def finish(self, status: str, folder: Path | None = None, **extra: Any) -> None:
         """Record the end: ``complete``, ``interrupted`` or ``failed``."""
         self.data.update(status=status, finished_at=_now(), **extra)
-        self.write()
+        self.write(folder)
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``path`` under a temporary name and rename it, so that it is
+    never left half written."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def log(folder: Path, line: str) -> None:

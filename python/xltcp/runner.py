@@ -1,8 +1,16 @@
 """Running a scenario for one seed or many, and aggregating over seeds.
 
+A run into a missing or empty folder is written into a temporary sibling
+(``.NAME.tmp-<host>-<pid>-<random>``) and renamed when complete, so a run
+that fails or is killed leaves no folder that looks whole; the next run
+into the same parent removes the temporary folders of dead processes.
+
 A run with several seeds writes each run into ``OUT/seed-<n>/`` and adds
 ``OUT/runs.csv`` (one row per run and flow) and ``OUT/aggregate.json``
-(mean and Student t confidence interval over seeds, per flow).
+(mean and Student t confidence interval over seeds, per flow). Given the
+seeds to keep (:func:`completed_seeds`), it reads their summaries instead
+of running them again, so a resumed run writes the tables an uninterrupted
+one writes (but for the wall times).
 """
 
 from __future__ import annotations
@@ -10,11 +18,9 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import re
 import shutil
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +53,9 @@ RUN_COLUMNS = (
 RUN_LEVEL_COLUMNS = ("duration_s", "events", "wall_seconds")
 
 Progress = Callable[[float, float], None]
+
+#: ``seal(folder, summary)``: the last files of a run, written before it is renamed.
+Seal = Callable[[Path, dict], None]
 
 
 class SeedSpecError(ValueError):
@@ -135,32 +144,45 @@ def run_one(
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
     atomic: bool = True,
+    seal: Seal | None = None,
 ) -> dict:
     """Run the scenario once; returns the summary (also in out_dir/summary.json).
 
-    When ``out_dir`` does not exist yet (and ``atomic``), the run is written
+    When ``out_dir`` is missing or empty (and ``atomic``), the run is written
     into a temporary sibling folder renamed to ``out_dir`` once complete, so a
-    run that fails or is killed midway leaves no results folder at all. An
-    existing folder is written in place.
+    run that fails or is killed midway leaves no results folder at all; the
+    temporary folders of dead runs in the same parent are removed first. A
+    folder with files (or the current folder) is written in place.
+    ``seal(folder, summary)``, when given, adds files to the finished run
+    before it is renamed.
     """
+    from xltcp import results
+
     core = _core()
     if out_dir is None:
         return json.loads(core.run(str(path), seed, None, list(overrides), progress))
     out = Path(out_dir)
-    if not atomic or out.exists():
-        return json.loads(core.run(str(path), seed, str(out), list(overrides), progress))
+    if not atomic or not results.is_empty(out) or results.holds_cwd(out):
+        summary = json.loads(core.run(str(path), seed, str(out), list(overrides), progress))
+        if seal is not None:
+            seal(out, summary)
+        return summary
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+    results.clean_stale(out.parent)
+    tmp = results.temp_path(out)
     try:
         try:
             text = core.run(str(path), seed, str(tmp), list(overrides), progress)
         except RuntimeError as e:
             raise RuntimeError(str(e).replace(str(tmp), str(out))) from None
-        os.rename(tmp, out)
+        summary = json.loads(text)
+        if seal is not None:
+            seal(tmp, summary)
+        results.publish(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return json.loads(text)
+    return summary
 
 
 class Observer:
@@ -183,12 +205,15 @@ def run_seeds(
     overrides: Sequence[str] = (),
     observer: Observer | None = None,
     confidence: float = 0.95,
+    keep: Collection[int] = (),
 ) -> dict:
     """Run every seed into ``out_dir/seed-<n>/``; write and return the aggregate.
 
-    ``runs.csv`` gets its rows as each seed finishes, so an interrupted
-    sweep keeps the seeds it completed; ``run.log`` (in ``out_dir`` and in
-    each seed's folder) has a line per run started, finished or failed.
+    ``runs.csv`` is written anew, its rows added as each seed finishes, so an
+    interrupted sweep keeps the seeds it completed; ``run.log`` (in
+    ``out_dir`` and in each seed's folder) has a line per run started,
+    finished or failed. The seeds in ``keep`` are not run again: their
+    ``seed-<n>/summary.json`` is read back (see :func:`completed_seeds`).
     """
     from xltcp import results
 
@@ -197,23 +222,51 @@ def run_seeds(
     summaries = []
     table = RunsCsv(out_dir / "runs.csv")
     for index, seed in enumerate(seeds):
-        observer.run_started(index, seed)
-        results.log(out_dir, f"started seed {seed}")
         run_dir = out_dir / f"seed-{seed}"
-        try:
-            summary = run_one(path, seed, run_dir, overrides, observer.progress)
-        except BaseException as e:
-            results.log(out_dir, f"failed seed {seed}: {type(e).__name__}: {e}")
-            raise
-        line = results.summary_line(summary)
-        results.log(run_dir, line)
-        results.log(out_dir, line)
+        if seed in keep:
+            summary = json.loads((run_dir / "summary.json").read_text())
+        else:
+            summary = _run_seed(path, seed, run_dir, overrides, observer, index)
         table.append(summary)
         summaries.append(summary)
         observer.run_finished(index, seed, summary)
     result = aggregate(summaries, confidence)
-    (out_dir / "aggregate.json").write_text(json.dumps(result, indent=2) + "\n")
+    results.write_whole(out_dir / "aggregate.json", json.dumps(result, indent=2) + "\n")
     return result
+
+
+def _run_seed(
+    path: str | Path,
+    seed: int,
+    run_dir: Path,
+    overrides: Sequence[str],
+    observer: Observer,
+    index: int,
+) -> dict:
+    from xltcp import results
+
+    observer.run_started(index, seed)
+    results.log(run_dir.parent, f"started seed {seed}")
+
+    def seal(folder: Path, summary: dict) -> None:
+        results.log(folder, results.summary_line(summary))
+
+    try:
+        summary = run_one(path, seed, run_dir, overrides, observer.progress, seal=seal)
+    except BaseException as e:
+        results.log(run_dir.parent, f"failed seed {seed}: {type(e).__name__}: {e}")
+        raise
+    results.log(run_dir.parent, results.summary_line(summary))
+    return summary
+
+
+def completed_seeds(out_dir: str | Path, seeds: Sequence[int]) -> list[int]:
+    """The seeds whose run is whole in ``out_dir`` (``seed-<n>/summary.json``).
+
+    A seed's folder appears only when its run completed (it is written under
+    a temporary name), so these are the seeds a resumed run keeps.
+    """
+    return [s for s in seeds if (Path(out_dir) / f"seed-{s}" / "summary.json").is_file()]
 
 
 def _is_scalar(value: Any) -> bool:

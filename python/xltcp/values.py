@@ -13,7 +13,11 @@
 
 The ends of a range carry the same kind of unit (durations ns, us, ms, s,
 min, h; rates bps, kbps, Mbps, Gbps, Tbps, also bit/s forms; sizes B, kB,
-MB, GB, KiB, MiB, GiB) or none; values are written in the unit of A.
+MB, GB, KiB, MiB, GiB) or none; values are written in the unit of A. The
+durations of a range are rounded to whole nanoseconds, the core's
+resolution (``1ms..2ms/4`` gives 1ms, 1.333333ms, 1.666667ms, 2ms), and
+written in seconds where the unit of A cannot say them exactly (minutes,
+hours).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import tomli_w
@@ -61,6 +67,10 @@ _UNITS: dict[str, tuple[str, float]] = {
     "GiB": ("size", 1024.0**3),
     "TiB": ("size", 1024.0**4),
 }
+
+#: Nanoseconds in a duration unit.
+_NS = {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9, "min": 60 * 10**9}
+_NS["h"] = 60 * _NS["min"]
 
 _QUANTITY = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*")
 
@@ -132,6 +142,8 @@ def _quantity(text: str, whole: str) -> tuple[float, str]:
     if unit and unit not in _UNITS:
         known = ", ".join(_UNITS)
         raise ValueSpecError(f"{whole!r}: unknown unit {unit!r} (units: {known})")
+    if not math.isfinite(float(number)):
+        raise ValueSpecError(f"{whole!r}: {text.strip()!r} is not a finite number")
     return float(number), unit
 
 
@@ -141,6 +153,20 @@ def _format(number: float, digits: int) -> str:
         mantissa, _, exponent = text.partition("e")
         text = f"{float(text):.{max(0, -int(exponent) + digits)}f}".rstrip("0").rstrip(".")
     return text
+
+
+def _duration_text(ns: int, unit: str) -> str:
+    """``ns`` nanoseconds written exactly: in ``unit`` when a decimal number of
+    them says it (not 80 s in minutes), else in seconds."""
+    exact = Fraction(ns, _NS[unit])
+    denominator = exact.denominator
+    for factor in (2, 5):
+        while denominator % factor == 0:
+            denominator //= factor
+    if denominator != 1:
+        unit, exact = "s", Fraction(ns, 10**9)
+    text = format((Decimal(exact.numerator) / Decimal(exact.denominator)).normalize(), "f")
+    return text + unit
 
 
 def _range(text: str, whole: str) -> list[Value]:
@@ -195,7 +221,14 @@ def _range(text: str, whole: str) -> list[Value]:
         digits = 12
     points[0], points[-1] = lo, hi
     numbers = [float(_format(point / scale, digits)) for point in points]
-    if a_unit:
+    nanoseconds = a_unit and _UNITS[a_unit][0] == "duration"
+    if nanoseconds:
+        # Whole nanoseconds: of the rounded values of a log range, of the
+        # exact points of a linear one.
+        seconds = [number * scale for number in numbers] if log else points
+        texts = [_duration_text(round(s * 1e9), a_unit) for s in seconds]
+        values = [Value(text, toml_value(text)) for text in texts]
+    elif a_unit:
         texts = [_format(number, digits) + a_unit for number in numbers]
         values = [Value(text, toml_value(text)) for text in texts]
     elif integers and not log and all(number.is_integer() for number in numbers):
@@ -203,7 +236,10 @@ def _range(text: str, whole: str) -> list[Value]:
     else:
         values = [Value(number, toml_value(number)) for number in numbers]
     if len({v.toml for v in values}) != len(values):
-        raise ValueSpecError(f"{whole!r}: {n} values would repeat at this precision; use fewer")
+        finest = " (durations are whole nanoseconds)" if nanoseconds else ""
+        raise ValueSpecError(
+            f"{whole!r}: {n} values would repeat at this precision{finest}; use fewer"
+        )
     return values
 
 
@@ -250,6 +286,8 @@ def values_from_toml(key: str, raw: Any) -> list[Value]:
             return parse_values(raw)
         except ValueSpecError as e:
             raise ValueSpecError(f"{key}: {e}") from None
+    if isinstance(raw, list) and len(raw) > MAX_VALUES:
+        raise ValueSpecError(f"{key}: {len(raw)} values; at most {MAX_VALUES} for one key")
     if isinstance(raw, list) and raw:
         values = [Value(v, toml_value(v)) for v in raw]
         if len({v.toml for v in values}) != len(values):

@@ -57,7 +57,13 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
     report = json.loads((out / "reproduce.json").read_text())
     targets = [c["target"] for c in report["checks"]]
     assert targets[0].startswith("paper: ordering")
-    assert sum(t.startswith("standard: ") for t in targets) == 7
+    assert sum(t.startswith("standard: ") for t in targets) == 8
+    text = (out / "table.md").read_text()
+    # The paper's own figures beside ours, in both families.
+    assert text.count("| NewReno, packets in 600 s | 26 |") == 2
+    assert text.count("| PHY-LR, packets in 600 s | 163 |") == 2
+    # Three seeds are too few to run more: no step is taken further.
+    assert all(not r["more_seeds"] for r in report["families"]["paper"]["ordering"])
     for family, _ in byun2016.FAMILIES:
         for name, _ in byun2016.CONFIGS:
             key = report["families"][family]["runs"][name]["2"]
@@ -65,7 +71,11 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
             assert summary["seed"] == 2
             assert summary["scenario"]["name"] == name
             schemes = summary["scenario"].get("schemes", {})
-            assert schemes.get("mac_hold", False) == (family == "paper")
+            # Only the CR variants of the paper family hold the MAC: the paper's
+            # non-CR TCPs "continue to transmit ... even though the physical
+            # channel is blocked".
+            held = family == "paper" and name.endswith("-cr")
+            assert schemes.get("mac_hold", False) == held, (family, name)
     assert "NewReno+CR (paper)" in result.output
     # Run again: every run is in the store, nothing runs, the same table.
     table = (out / "table.csv").read_text()
@@ -104,10 +114,15 @@ def test_sensitivity_runs_the_six_configurations_per_value_and_family(tmp_path):
     values = sum(len(v) for _, _, v, _ in byun2016.SENSITIVITY)
     assert len(rows) == values * len(byun2016.CONFIGS) * 2
     assert {r["family"] for r in rows} == {"paper", "standard"}
+    text = (tmp_path / "sensitivity.md").read_text()
     for sweep, _, _, _ in byun2016.SENSITIVITY:
         for family in ("paper", "standard"):
             assert (tmp_path / f"sensitivity_{family}_{sweep}.png").stat().st_size > 0
+            assert f"## {family}: {sweep} (" in text
     assert all(0.0 <= r["efficiency_mean"] <= 1.0 for r in rows)
+    # Each CR variant's row has its ratio to its twin, paired by seed.
+    cr = [r for r in rows if r["config"].endswith("-cr")]
+    assert all(r["ratio_to_twin_mean"] is not None for r in cr)
 
 
 def test_sensitivity_is_for_byun2016_only(tmp_path):
@@ -139,8 +154,9 @@ def test_checks_read_the_ordering_and_the_short_t_idle_sweep():
         "tcp-lr-cr": 60.0,
     }
     found = byun2016.checks(_synthetic(packets))
-    # ordering, its significance, three ratios, 70 % of the bound (missed).
-    assert [met for _, met, _ in found] == [True, True, True, True, True, False]
+    # ordering, its significance, three ratios, CR above its twin (paired),
+    # 70 % of the bound (missed).
+    assert [met for _, met, _ in found] == [True, True, True, True, True, True, False]
     packets["phy-lr-cr"] = 70.0  # PHY-LR+CR above TCP-LR+CR breaks the order
     sweep = [
         {
@@ -203,3 +219,68 @@ def test_normalised_target_needs_a_working_no_pu_link():
         row["no_pu_efficiency"] = 0.1  # the PU-free run collapsed
     target = [c for c in byun2016.checks(results) if "t_idle allows" in c[0]]
     assert target[0][1] is False
+
+
+class _Spec:
+    def __init__(self, seed):
+        self.seed = seed
+        self.key = f"k{seed}"
+
+
+def test_an_undecided_step_runs_again_over_more_seeds(monkeypatch, tmp_path):
+    # Ten seeds on which TCP-LR+CR and PHY-LR+CR tie (+5, -5, ...); from
+    # seed 11 on TCP-LR+CR is 10 packets ahead. The other steps are clear.
+    base = {
+        "newreno": 10.0,
+        "phy-lr": 11.0,
+        "tcp-lr": 20.0,
+        "newreno-cr": 40.0,
+        "phy-lr-cr": 100.0,
+        "tcp-lr-cr": 100.0,
+    }
+
+    def packets(name, seed):
+        if name == "tcp-lr-cr":
+            return 100.0 + (10.0 if seed > 10 else (5.0 if seed % 2 else -5.0))
+        return base[name] + seed % 3
+
+    results = {
+        name: [{"seed": s, "packets": packets(name, s), "efficiency": 0.5} for s in range(1, 11)]
+        for name in base
+    }
+    names = {label: name for name, label in byun2016.CONFIGS}
+    calls = []
+
+    def fake_runs(groups, seeds, out, progress, jobs):
+        calls.append((sorted(groups), list(seeds)))
+        return {g: [(_Spec(s), {"group": g, "seed": s}) for s in seeds] for g in groups}
+
+    def fake_metrics(summary):
+        label = summary["group"].split(" ", 1)[1].rsplit(" (", 1)[0]
+        return {"packets": packets(names[label], summary["seed"])}
+
+    monkeypatch.setattr(byun2016, "_runs", fake_runs)
+    monkeypatch.setattr(byun2016, "_flow_metrics", fake_metrics)
+    rows = byun2016.decide_ordering(results, list(range(1, 11)), tmp_path, family="paper")
+    # Only the two configurations of the undecided step ran, over 50 seeds.
+    assert calls == [
+        (["paper PHY-LR+CR (50 seeds)", "paper TCP-LR+CR (50 seeds)"], list(range(1, 51)))
+    ]
+    top = rows[0]
+    assert (top["better"], top["worse"], top["verdict"]) == ("tcp-lr-cr", "phy-lr-cr", "undecided")
+    assert (top["more_seeds"], top["more_verdict"]) == (50, "holds")
+    assert all(r["verdict"] == "holds" and r["more_seeds"] is None for r in rows[1:])
+    found = byun2016.checks(results, (), "paper", rows)
+    assert found[1][1] is True, found[1]
+    # Fewer than ten seeds asked for: nothing runs again.
+    calls.clear()
+    short = {name: rows_[:3] for name, rows_ in results.items()}
+    again = byun2016.decide_ordering(short, [1, 2, 3], tmp_path, family="paper")
+    assert calls == [] and all(r["more_seeds"] is None for r in again)
+
+
+def test_a_verdict_reads_the_paired_interval():
+    assert byun2016.verdict(byun2016.Cell(5.0, 2.0)) == "holds"
+    assert byun2016.verdict(byun2016.Cell(-5.0, 2.0)) == "reversed"
+    assert byun2016.verdict(byun2016.Cell(1.0, 2.0)) == "undecided"
+    assert byun2016.verdict(byun2016.Cell(1.0, float("nan"))) == "undecided"

@@ -32,6 +32,19 @@ def test_reproduce_writes_table_and_checks(tmp_path):
     ]
     # Energy is the mobile host's and positive; efficiency is bits per joule.
     assert all(float(r["mh_energy_j"]) > 0 for r in rows)
+    # The paper's per-packet model and our time-based one differ only where
+    # frames overlap; Eq. 2's efficiency is kbit/s per joule.
+    for r in rows:
+        assert abs(float(r["mh_energy_time_j"]) / float(r["mh_energy_j"]) - 1) < 0.05
+        assert float(r["bs_energy_j"]) > 0
+        # (a mean of per-seed ratios, near the ratio of the means)
+        want = float(r["goodput_bps"]) / 1e3 / float(r["mh_energy_j"])
+        assert abs(float(r["eta_kbps_per_j"]) / want - 1) < 0.05
+    table = (out / "table.md").read_text()
+    assert "## Energy at 5 % burst loss" in table
+    assert "26, 80.8" in table
+    summary = json.loads((out / "runs" / "snoop-down" / "seed-1" / "summary.json").read_text())
+    assert summary["scenario"]["wireless"]["energy"]["model"] == "per_packet"
     report = json.loads((out / "reproduce.json").read_text())
     assert len(report["checks"]) == 8
     assert report["paper"] == "kim-chung"

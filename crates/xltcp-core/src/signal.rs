@@ -162,6 +162,49 @@ pub struct SignalRecord {
     pub signal: Signal,
 }
 
+impl SignalRecord {
+    /// An upper bound of the bytes of this record's line in
+    /// `signals.jsonl` (its newline included), worked out from its fields
+    /// without formatting it: the exact digits of its integers, the longest
+    /// name of its cause and the longest text of an `f64` (24 bytes, e.g.
+    /// `-2.2250738585072014e-308`). Cheap enough to charge every logged
+    /// signal to the output budget (`[output] max_bytes`).
+    pub fn line_bound(&self) -> usize {
+        /// The longest `TfpCause` name (`node_sensing`, `cell_sensing`).
+        const CAUSE: usize = 12;
+        /// The longest text serde_json writes for an `f64` (or `null`).
+        const F64: usize = 24;
+        let node = |n: Option<u32>| n.map_or(0, |n| r#","node":"#.len() + digits(n.into()));
+        // {"t_ns":T,"node":N[,"hop":H],"type":"NAME"...}\n
+        let mut bytes = r#"{"t_ns":,"node":,"type":""}"#.len() + 1;
+        bytes += digits(self.at.as_nanos()) + digits(self.node.into());
+        if self.iface != 0 {
+            bytes += r#","hop":"#.len() + digits(self.iface.into());
+        }
+        bytes += self.signal.name().len();
+        bytes += match self.signal {
+            Signal::PuStart | Signal::PuStop => 0,
+            Signal::TfpStart { node: n, .. } | Signal::TfpEnd { node: n, .. } => {
+                r#","cause":"""#.len() + CAUSE + node(n)
+            }
+            Signal::Delivered { frame } | Signal::Undelivered { frame } => {
+                r#","frame":"#.len() + digits(frame)
+            }
+            Signal::Snr { iface, node: n, .. } => {
+                r#","iface":"#.len() + digits(iface.into()) + r#","db":"#.len() + F64 + node(n)
+            }
+            Signal::Capacity { bps } => r#","bps":"#.len() + digits(bps),
+            Signal::ChannelSwitch { channel } => r#","channel":"#.len() + digits(channel.into()),
+        };
+        bytes
+    }
+}
+
+/// The decimal digits of `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 fn is_zero(v: &u8) -> bool {
     *v == 0
 }
@@ -415,5 +458,63 @@ mod tests {
         let text = "{\"t_ns\":1,\"node\":0,\"type\":\"pu_stop\"}\n\n{\"type\":\"warp\"}\n";
         let err = SignalLog::from_jsonl(text).unwrap_err();
         assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn a_records_line_bound_bounds_its_line() {
+        let causes = [
+            TfpCause::PuOn,
+            TfpCause::CellSensing,
+            TfpCause::NodeSensing,
+            TfpCause::Switching,
+        ];
+        let mut signals = vec![Signal::PuStart, Signal::PuStop];
+        for cause in causes {
+            for node in [None, Some(0), Some(u32::MAX)] {
+                signals.push(Signal::TfpStart { cause, node });
+                signals.push(Signal::TfpEnd { cause, node });
+            }
+        }
+        for frame in [0, 9, 10, u64::MAX] {
+            signals.push(Signal::Delivered { frame });
+            signals.push(Signal::Undelivered { frame });
+        }
+        for db in [
+            0.0,
+            12.25,
+            -0.1,
+            f64::MIN,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -1.234_567_890_123_456_7e-300,
+            f64::NAN,
+        ] {
+            for node in [None, Some(u32::MAX)] {
+                signals.push(Signal::Snr {
+                    iface: u8::MAX,
+                    db,
+                    node,
+                });
+                signals.push(Signal::Snr { iface: 0, db, node });
+            }
+        }
+        signals.push(Signal::Capacity { bps: u64::MAX });
+        signals.push(Signal::Capacity { bps: 0 });
+        signals.push(Signal::ChannelSwitch { channel: u16::MAX });
+        for signal in signals {
+            for (at, node, iface) in [(0, 0, 0), (999, 10, 1), (u64::MAX, u32::MAX, u8::MAX)] {
+                let r = SignalRecord {
+                    at: Time(at),
+                    node,
+                    iface,
+                    signal,
+                };
+                let line = serde_json::to_string(&r).unwrap().len() + 1;
+                let bound = r.line_bound();
+                assert!(line <= bound, "{line} > {bound}: {r:?}");
+                // Tight but for the f64 and the cause's name.
+                assert!(bound - line <= 24 + 12, "{bound} for {line}: {r:?}");
+            }
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! Paper 000's claims, enforced on the model over several seeds (paired: a
 //! seed gives the six configurations the same PU schedule), with 95 %
-//! Student t intervals. Only the claims the model reproduces are here; the
-//! ones it does not (the full ordering, 1.5x for every CR variant in the
-//! `paper` family) are measured and reported by `xltcp reproduce byun2016`.
+//! Student t intervals. Only the claims the model reproduces at ten seeds
+//! are here; the others (the full ordering, whose top step needs more
+//! seeds in the `paper` family and does not hold in the `standard` one)
+//! are measured and reported by `xltcp reproduce byun2016`.
 //!
 //! Runs are shorter than the paper's 600 s where the claim holds as well
 //! (the `standard` family: 200 s; its no-PU reference: 60 s).
@@ -125,9 +126,13 @@ fn standard_family_cr_gains_and_normalised_efficiency() {
     );
 }
 
-/// `paper` family (no MAC retries, the MAC held): CR-aware TCP improves
-/// every variant, local recovery improves both NewReno and NewReno+CR, each
-/// at 95 %, over the paper's 600 s.
+/// `paper` family (no MAC retries; the CR variants' MAC held, the others'
+/// contending through the PU's periods), over the paper's 600 s: every CR
+/// variant delivers at least 1.5x its twin (mean of the per-seed ratios,
+/// the interval above 1) and more than it at 95 % (paired); the steps of
+/// the paper's ordering that ten seeds decide (PHY-LR+CR > NewReno+CR >
+/// TCP-LR > NewReno) hold at 95 %, and local recovery improves both
+/// NewReno and NewReno+CR.
 #[test]
 fn paper_family_cr_and_local_recovery_gains() {
     let d = sets("600s", &[]);
@@ -142,12 +147,15 @@ fn paper_family_cr_and_local_recovery_gains() {
         ("PHY-LR", &phy_cr, &phy),
         ("TCP-LR", &tcp_cr, &tcp),
     ] {
+        let (m, h) = ratios(cr, twin);
         assert!(
-            beats(cr, twin),
-            "{name}+CR > {name}: {:?}",
-            ratios(cr, twin)
+            m >= 1.5 && m - h > 1.0,
+            "{name}+CR / {name} = {m:.2} ± {h:.2}"
         );
+        assert!(beats(cr, twin), "{name}+CR > {name}: {m:.2} ± {h:.2}");
     }
+    assert!(beats(&phy_cr, &nr_cr), "PHY-LR+CR > NewReno+CR");
+    assert!(beats(&nr_cr, &tcp), "NewReno+CR > TCP-LR");
     for (lr, base) in [
         (&phy, &nr),
         (&tcp, &nr),

@@ -86,7 +86,7 @@ fn six_configurations_paper_family_snapshot() {
 
 /// The presets load, share the PU schedule, and differ only in `[schemes]`;
 /// the `paper` family differs from `standard` only in the MAC's retries
-/// (none) and its hold.
+/// (none) and, for the CR variants, its hold.
 #[test]
 fn presets_differ_only_in_their_schemes() {
     for family in ["standard", "paper"] {
@@ -98,7 +98,8 @@ fn presets_differ_only_in_their_schemes() {
             assert_eq!(s.pu_detection, base.pu_detection, "{name}");
             assert_eq!(s.sim.duration, xltcp_core::time::Dur::from_secs(600));
             assert_eq!(s.schemes.cr_aware, name.ends_with("-cr"), "{name}");
-            assert_eq!(s.schemes.mac_hold, family == "paper", "{name}");
+            let cr = name.ends_with("-cr");
+            assert_eq!(s.schemes.mac_hold, family == "paper" && cr, "{name}");
             let standard = family_preset("standard", name, &["wireless.max_frame_retries=0"]);
             if family == "paper" {
                 assert_eq!(s.wireless, standard.wireless, "{name}");
@@ -107,5 +108,31 @@ fn presets_differ_only_in_their_schemes() {
                 assert_eq!(schemes, standard.schemes, "{name}");
             }
         }
+    }
+}
+
+/// Paper 000, §5.1: "TCP-implementations with no CR-aware scheme continue
+/// to transmit or retransmit the user data, even though the physical
+/// channel is blocked". No non-CR preset of the `paper` family holds its
+/// MAC: its sender contends while the PU is on and loses frames to the
+/// busy channel, which a held MAC never does (it waits for `pu_stop`).
+#[test]
+fn paper_family_non_cr_presets_do_not_hold_the_mac() {
+    for name in CONFIGS.iter().filter(|n| !n.ends_with("-cr")) {
+        let s = family_preset("paper", name, &["sim.duration=\"120s\""]);
+        assert!(!s.schemes.cr_aware, "{name}");
+        assert!(!s.schemes.mac_hold, "paper/{name}.toml holds its MAC");
+        let up = run_seed(&s, 1).lrwpan().expect("802.15.4 hop").up;
+        assert!(
+            up.drop_channel_access > 0,
+            "paper/{name}: no frame met the blocked channel ({up:?})"
+        );
+        let held = family_preset(
+            "paper",
+            name,
+            &["sim.duration=\"120s\"", "schemes.mac_hold=true"],
+        );
+        let up = run_seed(&held, 1).lrwpan().expect("802.15.4 hop").up;
+        assert_eq!(up.drop_channel_access, 0, "paper/{name} held: {up:?}");
     }
 }

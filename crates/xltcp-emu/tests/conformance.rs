@@ -870,7 +870,9 @@ fn c_snoop_resent(_: &Scenario, o: &Outcome) {
     let c = o.c_snoop().expect("C-Snoop ran");
     eprintln!("{e}: {c:?}");
     let r = c.local_retransmissions;
-    assert!(c.cached > 1000, "{e}: {c:?}");
+    // A 20-segment window over a link that loses bursts both ways (the
+    // presets, as ns-2's agents): some 90 segments a second.
+    assert!(c.cached > 400, "{e}: {c:?}");
     assert!(r.undelivered + r.delivered_priority >= 10, "{e}: {c:?}");
     assert!(c.dupacks_suppressed > 0, "{e}: {c:?}");
     real_bytes_intact(o);
@@ -893,11 +895,11 @@ fn snack_resent_at_the_host(_: &Scenario, o: &Outcome) {
     let e = o.engine;
     let s = o.snack().expect("SNACK ran");
     eprintln!("{e}: {s:?}");
-    assert!(s.cache.cached > 1000, "{e}: {s:?}");
-    assert!(s.snacks_sent >= 10, "{e}: {s:?}");
+    assert!(s.cache.cached > 400, "{e}: {s:?}");
+    assert!(s.snacks_sent >= 5, "{e}: {s:?}");
     assert!(s.snacks_received > 0, "{e}: {s:?}");
     assert!(s.snacks_received <= s.snacks_sent, "{e}: {s:?}");
-    assert!(s.cache.local_retransmissions.snack >= 10, "{e}: {s:?}");
+    assert!(s.cache.local_retransmissions.snack >= 5, "{e}: {s:?}");
     assert!(s.cache.dupacks_suppressed > 0, "{e}: {s:?}");
     real_bytes_intact(o);
 }
@@ -916,9 +918,9 @@ fn snack_resent_at_the_bs(_: &Scenario, o: &Outcome) {
     let e = o.engine;
     let s = o.snack().expect("SNACK ran");
     eprintln!("{e}: {s:?}");
-    assert!(s.cache.cached > 1000, "{e}: {s:?}");
+    assert!(s.cache.cached > 400, "{e}: {s:?}");
     assert!(s.holes_reported > 0, "{e}: {s:?}");
-    assert!(s.cache.local_retransmissions.snack >= 10, "{e}: {s:?}");
+    assert!(s.cache.local_retransmissions.snack >= 5, "{e}: {s:?}");
     assert!(s.cache.dupacks_suppressed > 0, "{e}: {s:?}");
     real_bytes_intact(o);
 }

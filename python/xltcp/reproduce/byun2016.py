@@ -4,9 +4,13 @@ Runs the six presets ({NewReno, PHY-LR, TCP-LR} x {without, with CR-aware
 TCP}) of two families over several seeds:
 
 - ``paper`` (``scenarios/byun2016/paper``): as the paper's USRP prototype,
-  no MAC retransmission (``max_frame_retries = 0``) and the sender's MAC
-  held from ``pu_start`` to ``pu_stop`` with its queue kept
-  (``[schemes] mac_hold``);
+  no MAC retransmission (``max_frame_retries = 0``); with CR-aware TCP the
+  sender's MAC is held from ``pu_start`` to ``pu_stop`` with its queue kept
+  (``[schemes] mac_hold``: the paper's PHY stops on the signal), without
+  it the MAC keeps contending while the PU is on (the paper's non-CR TCPs
+  "continue to transmit or retransmit the user data, even though the
+  physical channel is blocked"); every value of its presets cites the
+  paper or says it is our choice;
 - ``standard`` (``scenarios/byun2016``): 802.15.4 as the standard has it,
   three MAC retries, the sender's MAC contending while a PU is on.
 
@@ -25,7 +29,11 @@ costs. Writes, into OUT:
   interval over seeds; the ratio of each CR-aware configuration to its twin
   (per-seed ratios: the PU schedule of a seed is the same for all six); and
   the checks of the reproduction targets per family, the ordering with a
-  paired 95 % test of each step;
+  paired 95 % test of each step; the paper's own figures (NewReno 26 and
+  PHY-LR 163 packets in 600 s, its peak goodput, NewReno+CR "slightly"
+  above TCP-LR) beside ours; and, for every step of the ordering that the
+  seeds leave undecided (when at least 10 were asked for), the same step
+  over :data:`DECIDE_SEEDS` seeds (``ordering.csv``);
 - ``fig3_goodput_<family>.png``: the paper's Fig. 3 layout, three panels
   (NewReno, PHY-LR, TCP-LR) with and without CR overlaid, the mean over
   seeds of the 10 s moving average with its 95 % confidence band (the PU
@@ -36,10 +44,14 @@ costs. Writes, into OUT:
   cwnd, RTO and the freeze/resume signals marked;
 - with ``sweeps=True``, ``sweeps.csv`` and ``sweep_<name>.png``: ``t_idle``,
   PU means and missed detection on the standard family;
-- with ``sensitivity=True``, ``sensitivity.csv`` and
+- with ``sensitivity=True``, ``sensitivity.csv``, ``sensitivity.md`` and
   ``sensitivity_<family>_<name>.png``: the six configurations of each
-  family over max RTO, MAC retries, frame loss, signalling delay, ``t_idle``,
-  the PU ON/OFF means and the wired link's delay and jitter.
+  family over each value the paper leaves open or gives (:data:`SENSITIVITY`:
+  max RTO, MAC retries, frame loss, signalling delay, ``t_idle``, the PU
+  ON/OFF means, the wired link's delay and jitter, the hosts' stack latency
+  at Linux's and at a USRP's scale), with per value the packets of each
+  configuration, each CR variant over its twin (paired by seed) and whether
+  the paper's ordering holds by mean.
 
 Every run goes through the campaign layer (:mod:`xltcp.campaign`): on every
 core (``jobs``), into the store ``OUT/runs/<key>/`` (summary.json, time
@@ -80,13 +92,34 @@ TWINS: tuple[tuple[str, str], ...] = (
 
 #: The preset families: (name, what sets it apart), the paper's first.
 FAMILIES: tuple[tuple[str, str], ...] = (
-    ("paper", "no MAC retries, the sender's MAC held from pu_start to pu_stop"),
+    (
+        "paper",
+        "no MAC retries; with CR-aware TCP the sender's MAC held from pu_start to "
+        "pu_stop, without it contending while the PU is on",
+    ),
     ("standard", "802.15.4 MAC retries (3), the MAC contending while a PU is on"),
 )
 
 #: The paper's ordering of the sequence traces, best first; the last two
 #: are tied in the paper ("{PHY-LR, NewReno}").
 PAPER_ORDER: tuple[str, ...] = ("tcp-lr-cr", "phy-lr-cr", "newreno-cr", "tcp-lr")
+
+#: The paper's own figures for the configurations (§5.1, on Fig. 3: "Over
+#: the course of 600 seconds, they only succeeded in delivering 26 packets
+#: (TCP-NewReno) and 163 packets (PHY-LR scheme), respectively"): packets
+#: delivered in one 600 s run each.
+PAPER_PACKETS: dict[str, float] = {"newreno": 26.0, "phy-lr": 163.0}
+
+#: The paper's other result figure (§5.1): "we observed poor goodput over
+#: all the TCP implementations (at most up to 780 kB/s)". As printed; an
+#: 802.15.4 channel carries at most 250 kbit/s = 31.25 kB/s.
+PAPER_PEAK_GOODPUT = "at most up to 780 kB/s"
+
+#: How many seeds, at most, the reproduction runs to decide a step of the
+#: ordering the requested seeds leave undecided (paired 95 % interval
+#: across zero); only when at least :data:`DECIDE_FROM` seeds were asked for.
+DECIDE_SEEDS = 50
+DECIDE_FROM = 10
 
 #: Metrics of the table: (key, column title, format).
 METRICS: tuple[tuple[str, str, str], ...] = (
@@ -138,6 +171,9 @@ def t_idle_share(t_idle_s: float = PAPER_T_IDLE_S, mean_off_s: float = PAPER_PU_
 def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     """How many runs :func:`reproduce` makes (for a progress bar)."""
     n = 2 * len(CONFIGS) * len(FAMILIES) * seeds
+    if DECIDE_FROM <= seeds < DECIDE_SEEDS:
+        # At most: every configuration of both families to DECIDE_SEEDS.
+        n += len(CONFIGS) * len(FAMILIES) * (DECIDE_SEEDS - seeds)
     if sweeps:
         n += sum(len(values) for _, _, values, _ in SWEEPS) * len(SWEEP_CONFIGS) * seeds
     if sensitivity:
@@ -264,9 +300,21 @@ def run_configs(
             ceiling = free["flows"][0]["efficiency"]
             m["no_pu_efficiency"] = ceiling
             m["normalised"] = m["efficiency"] / ceiling if ceiling > 0 else math.nan
+            m["peak_Bps"] = _peak_goodput(Path(out) / "runs" / spec.key)
             rows.append({"seed": spec.seed, "key": spec.key, "no_pu_key": free_spec.key, **m})
         results[name] = rows
     return results
+
+
+def _peak_goodput(run_dir: Path, window: int = 10) -> float:
+    """The run's highest goodput over ``window`` samples (10 s: what Fig. 3
+    draws), in bytes per second; NaN without a time series."""
+    try:
+        series = _series(run_dir)
+    except (IndexError, OSError):
+        return math.nan
+    values = series.get("goodput_bps") or []
+    return max(_moving_average(values, window), default=math.nan) / 8
 
 
 def ratios(results: dict[str, list[dict]], metric: str = "packets") -> dict[str, Cell]:
@@ -296,12 +344,100 @@ def ordering_steps(results: dict[str, list[dict]]) -> list[tuple[str, str, Cell]
     return steps
 
 
+def verdict(cell: Cell) -> str:
+    """A paired difference's verdict at 95 %: "holds" (interval above zero),
+    "reversed" (below) or "undecided" (across zero, or no interval)."""
+    if math.isnan(cell.half):
+        return "undecided"
+    if cell.mean - cell.half > 0:
+        return "holds"
+    if cell.mean + cell.half < 0:
+        return "reversed"
+    return "undecided"
+
+
+def _more_seeds(seeds: Sequence[int], n: int) -> list[int]:
+    """``seeds`` and the next integers above the largest of them, ``n`` in all."""
+    extended = list(seeds)
+    nxt = max(extended) + 1
+    while len(extended) < n:
+        extended.append(nxt)
+        nxt += 1
+    return extended
+
+
+def decide_ordering(
+    results: dict[str, list[dict]],
+    seeds: Sequence[int],
+    out: Path,
+    overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    family: str = "standard",
+    upto: int = DECIDE_SEEDS,
+) -> list[dict]:
+    """Each step of the paper's ordering at the requested seeds and, for a
+    step they leave undecided (when at least :data:`DECIDE_FROM` seeds were
+    asked for), over ``upto`` seeds (the requested ones and those after):
+    only the configurations of those steps run again, through the campaign
+    store (the requested seeds' runs are found there). Two looks at the
+    data, at ``len(seeds)`` and at ``upto``; a step is reported at both."""
+    steps = ordering_steps(results)
+    undecided = [(a, b) for a, b, cell in steps if verdict(cell) == "undecided"]
+    extended: dict[str, list[dict]] = {}
+    if undecided and DECIDE_FROM <= len(seeds) < upto:
+        names = sorted({n for step in undecided for n in step})
+        label = dict(CONFIGS)
+        groups = {
+            f"{family} {label[n]} ({upto} seeds)": (preset(n, family), overrides) for n in names
+        }
+        runs = _runs(groups, _more_seeds(seeds, upto), Path(out), progress, jobs)
+        for n in names:
+            extended[n] = [
+                {"seed": spec.seed, "key": spec.key, **_flow_metrics(summary)}
+                for spec, summary in runs[f"{family} {label[n]} ({upto} seeds)"]
+            ]
+    rows = []
+    for a, b, cell in steps:
+        row = {
+            "family": family,
+            "better": a,
+            "worse": b,
+            "seeds": len(seeds),
+            "mean": cell.mean,
+            "ci95": None if math.isnan(cell.half) else cell.half,
+            "verdict": verdict(cell),
+            "more_seeds": None,
+            "more_mean": None,
+            "more_ci95": None,
+            "more_verdict": None,
+        }
+        if (a, b) in undecided and extended:
+            more = paired_step(extended, a, b)
+            row.update(
+                more_seeds=len(extended[a]),
+                more_mean=more.mean,
+                more_ci95=None if math.isnan(more.half) else more.half,
+                more_verdict=verdict(more),
+            )
+        rows.append(row)
+    return rows
+
+
+def _final_verdict(row: dict) -> str:
+    return row["more_verdict"] or row["verdict"]
+
+
 def checks(
-    results: dict[str, list[dict]], sweep_rows: Sequence[dict] = (), family: str | None = None
+    results: dict[str, list[dict]],
+    sweep_rows: Sequence[dict] = (),
+    family: str | None = None,
+    decisions: Sequence[dict] = (),
 ) -> list[tuple[str, bool, str]]:
     """The reproduction targets: (target, met, measured), each target named
     with its family when one is given; the t_idle = 0.1 s target only when
-    the sweeps ran."""
+    the sweeps ran; with ``decisions`` (:func:`decide_ordering`), a step the
+    requested seeds left undecided is judged over the seeds it took."""
     prefix = f"{family}: " if family else ""
     label = dict(CONFIGS)
     mean = {name: _cell([r["packets"] for r in rows]).mean for name, rows in results.items()}
@@ -313,11 +449,24 @@ def checks(
     target = "ordering TCP-LR+CR > PHY-LR+CR > NewReno+CR > TCP-LR > {PHY-LR, NewReno}"
     found.append((prefix + target, ok, measured))
     steps = ordering_steps(results)
-    significant = all(cell.low() > 0 for _, _, cell in steps)
-    text = "; ".join(f"{label[a]} - {label[b]} {cell.text('{:.0f}')}" for a, b, cell in steps)
-    found.append(
-        (prefix + "each step of the ordering significant at 95 % (paired)", significant, text)
-    )
+    if decisions:
+        significant = all(_final_verdict(r) == "holds" for r in decisions)
+        parts = []
+        for r in decisions:
+            step = f"{label[r['better']]} - {label[r['worse']]} {_diff_text(r, '')}"
+            if r["more_seeds"]:
+                step += f" ({r['verdict']}), at {r['more_seeds']} seeds {_diff_text(r, 'more_')}"
+            parts.append(f"{step} ({_final_verdict(r)})")
+        text = "; ".join(parts)
+        what = (
+            "each step of the ordering significant at 95 % (paired), with up to "
+            f"{DECIDE_SEEDS} seeds where the first leave it undecided"
+        )
+    else:
+        significant = all(cell.low() > 0 for _, _, cell in steps)
+        text = "; ".join(f"{label[a]} - {label[b]} {cell.text('{:.0f}')}" for a, b, cell in steps)
+        what = "each step of the ordering significant at 95 % (paired)"
+    found.append((prefix + what, significant, text))
     for cr, cell in ratios(results).items():
         twin = dict(TWINS)[cr]
         found.append(
@@ -327,6 +476,17 @@ def checks(
                 f"x{cell.mean:.2f} ± {cell.half:.2f}",
             )
         )
+    twin_steps = [(cr, twin, paired_step(results, cr, twin)) for cr, twin in TWINS]
+    found.append(
+        (
+            prefix + "each CR-aware variant delivers more than its twin, at 95 % (paired by seed)",
+            all(cell.low() > 0 for _, _, cell in twin_steps),
+            "; ".join(
+                f"{label[cr]} - {label[twin]} {cell.text('{:.0f}')}"
+                for cr, twin, cell in twin_steps
+            ),
+        )
+    )
     eff = _cell([r["efficiency"] for r in results["tcp-lr-cr"]])
     found.append(
         (prefix + "TCP-LR+CR >= 70 % of the oracle bound", eff.mean >= 0.70, eff.text("{:.3f}"))
@@ -364,13 +524,23 @@ def checks(
     return found
 
 
+def _diff_text(row: dict, prefix: str) -> str:
+    half = row[f"{prefix}ci95"]
+    mean = row[f"{prefix}mean"]
+    return f"{mean:.0f}" if half is None else f"{mean:.0f} ± {half:.0f}"
+
+
 def write_table(
     results: dict[str, dict[str, list[dict]]],
     out: Path,
     seeds: Sequence[int],
     sweep_rows: Sequence[dict] = (),
+    decisions: dict[str, list[dict]] | None = None,
 ) -> None:
-    """``table.csv`` and ``table.md``: a row per family and configuration."""
+    """``table.csv`` and ``table.md``: a row per family and configuration;
+    with ``decisions`` (per family, :func:`decide_ordering`), the ordering
+    step by step in ``table.md`` and ``ordering.csv``."""
+    decisions = decisions or {}
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "table.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -419,6 +589,9 @@ def write_table(
             lines.append(f"| {label} ({family}) | " + " | ".join(cells) + f" | {ratio} |")
         free = _cell([r["no_pu_efficiency"] for r in results[family]["tcp-lr-cr"]])
         lines += ["", f"TCP-LR+CR with no primary user: efficiency {free.text('{:.3f}')}."]
+        lines += _paper_figures(results[family], family)
+        if decisions.get(family):
+            lines += _ordering_lines(decisions[family], family)
         lines += [
             "",
             f"RTOs by cause ({family}): what kept the ACK of the oldest unacknowledged "
@@ -436,9 +609,82 @@ def write_table(
     lines += ["", "## Targets", ""]
     for family, _ in FAMILIES:
         rows = sweep_rows if family == "standard" else ()
-        for target, met, measured in checks(results[family], rows, family):
+        for target, met, measured in checks(
+            results[family], rows, family, decisions.get(family, ())
+        ):
             lines.append(f"- [{'x' if met else ' '}] {target}: {measured}")
     (out / "table.md").write_text("\n".join(lines) + "\n")
+    every = [r for family, _ in FAMILIES for r in decisions.get(family, [])]
+    if every:
+        _write_rows(every, out / "ordering.csv")
+
+
+def _paper_figures(results: dict[str, list[dict]], family: str) -> list[str]:
+    """The paper's result figures beside this family's (the paper's are one
+    600 s run each, so ours are given per seed as well)."""
+    label = dict(CONFIGS)
+    lines = [
+        "",
+        f"The paper's figures beside ours ({family}; the paper's are one 600 s run each):",
+        "",
+        "| figure | paper | ours: mean ± 95 % CI | ours per seed: min / median / max "
+        "| seeds at or below the paper's |",
+        "|---|---|---|---|---|",
+    ]
+    for name, figure in PAPER_PACKETS.items():
+        values = [r["packets"] for r in results[name]]
+        below = sum(v <= figure for v in values)
+        lines.append(
+            f"| {label[name]}, packets in 600 s | {figure:.0f} | {_cell(values).text('{:.0f}')} "
+            f"| {min(values):.0f} / {_median(values):.0f} / {max(values):.0f} "
+            f"| {below} of {len(values)} |"
+        )
+    peaks = {
+        name: _cell([r.get("peak_Bps", math.nan) for r in rows]) for name, rows in results.items()
+    }
+    best = max(peaks, key=lambda n: -math.inf if math.isnan(peaks[n].mean) else peaks[n].mean)
+    lines.append(
+        f'| peak goodput (10 s average), best of the six | "{PAPER_PEAK_GOODPUT}" (as printed: '
+        "802.15.4 carries at most 31.25 kB/s) "
+        f"| {label[best]}: {peaks[best].text('{:.0f}')} B/s | | |"
+    )
+    means = {name: _cell([r["goodput_bps"] / 8 for r in rows]) for name, rows in results.items()}
+    top = max(means, key=lambda n: means[n].mean)
+    lines.append(
+        "| goodput over the 600 s, best of the six | (the same figure, if it is a "
+        f"run's average) | {label[top]}: {means[top].text('{:.0f}')} B/s | | |"
+    )
+    pairs = zip(results["newreno-cr"], results["tcp-lr"], strict=True)
+    step = _cell([a["packets"] / b["packets"] for a, b in pairs])
+    lines.append(
+        '| NewReno+CR over TCP-LR | "slightly outperforms" (Fig. 4) '
+        f"| x{step.text('{:.2f}')} (per seed) | | |"
+    )
+    return lines
+
+
+def _ordering_lines(rows: Sequence[dict], family: str) -> list[str]:
+    label = dict(CONFIGS)
+    lines = [
+        "",
+        f"The paper's ordering step by step ({family}): paired differences of delivered "
+        f"packets, 95 %; a step the first seeds leave undecided runs again over up to "
+        f"{DECIDE_SEEDS} seeds.",
+        "",
+        "| step | seeds | difference | verdict | more seeds | difference | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        more = (
+            f"| {r['more_seeds']} | {_diff_text(r, 'more_')} | {r['more_verdict']} |"
+            if r["more_seeds"]
+            else "| | | |"
+        )
+        lines.append(
+            f"| {label[r['better']]} > {label[r['worse']]} | {r['seeds']} "
+            f"| {_diff_text(r, '')} | {r['verdict']} {more}"
+        )
+    return lines
 
 
 def _series(run_dir: Path) -> dict[str, list[float]]:
@@ -652,7 +898,12 @@ SWEEPS: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str]]], 
 
 #: The sensitivity of both families: name, axis label, values, overrides.
 SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str]]], ...] = (
-    ("max_rto", "max RTO (s)", (4.0, 10.0, 60.0, 120.0), lambda v: [f'tcp.max_rto="{v}s"']),
+    (
+        "max_rto",
+        "max RTO (s)",
+        (4.0, 10.0, 60.0, 120.0, 600.0),
+        lambda v: [f'tcp.max_rto="{v}s"'],
+    ),
     (
         "mac_retries",
         "macMaxFrameRetries",
@@ -662,7 +913,7 @@ SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str
     (
         "frame_loss",
         "random frame loss each way",
-        (0.0, 0.02, 0.05, 0.1, 0.2),
+        (0.0, 0.02, 0.05, 0.1, 0.2, 0.3),
         lambda v: [f"wireless.loss.up.p={v}", f"wireless.loss.down.p={v}"],
     ),
     (
@@ -675,7 +926,7 @@ SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str
     (
         "pu_mean",
         "PU mean ON = mean OFF (s)",
-        (1.0, 2.0, 4.0, 8.0),
+        (1.0, 2.0, 4.0, 8.0, 16.0),
         lambda v: [
             f'wireless.availability.on="exp({v}s)"',
             f'wireless.availability.off="exp({v}s)"',
@@ -698,6 +949,14 @@ SENSITIVITY: tuple[tuple[str, str, tuple[float, ...], Callable[[float], list[str
         "hosts' stack latency: v µs + up to 3v µs",
         (0.0, 5.0, 10.0, 20.0, 50.0, 100.0),
         lambda v: [f'hosts.stack_delay="{int(v)}us"', f'hosts.stack_jitter="{int(3 * v)}us"'],
+    ),
+    (
+        # The paper's hosts: TCP and 802.15.4 as user processes on a USRP
+        # E100's ARM core, talking over Unix domain sockets (§4.1, §4.2).
+        "usrp_stack",
+        "hosts' stack latency: v ms + up to v ms",
+        (0.0, 1.0, 5.0, 10.0, 20.0, 50.0, 100.0),
+        lambda v: [f'hosts.stack_delay="{int(v)}ms"', f'hosts.stack_jitter="{int(v)}ms"'],
     ),
 )
 
@@ -730,8 +989,24 @@ def _grid(
                     c = _cell([m[key] for m in per_seed])
                     row[f"{key}_mean"] = c.mean
                     row[f"{key}_ci95"] = None if math.isnan(c.half) else c.half
+                packets = [m["packets"] for m in per_seed]
+                row["packets_min"], row["packets_max"] = min(packets), max(packets)
+                row["ratio_to_twin_mean"] = row["ratio_to_twin_ci95"] = None
+                twin = dict(TWINS).get(name)
+                if twin in configs:
+                    other = f"{family} {sweep}={value} {dict(CONFIGS)[twin]}"
+                    pairs = zip(runs[label], runs[other], strict=True)
+                    r = _cell([_ratio(a, b) for (_, a), (_, b) in pairs])
+                    row["ratio_to_twin_mean"] = r.mean
+                    row["ratio_to_twin_ci95"] = None if math.isnan(r.half) else r.half
                 rows.append(row)
     return rows
+
+
+def _ratio(summary: dict, twin: dict) -> float:
+    a = summary["flows"][0]["bytes_delivered"]
+    b = twin["flows"][0]["bytes_delivered"]
+    return a / b if b > 0 else math.inf
 
 
 def run_sweeps(
@@ -768,7 +1043,78 @@ def run_sensitivity(
         _plot_grid(mine, SENSITIVITY, names, out, f"sensitivity_{family}", family)
         rows += mine
     _write_rows(rows, out / "sensitivity.csv")
+    write_sensitivity_md(rows, out / "sensitivity.md", seeds)
     return rows
+
+
+def _pm(row: dict, key: str, fmt: str) -> str:
+    half = row[f"{key}_ci95"]
+    mean = fmt.format(row[f"{key}_mean"])
+    return mean if half is None or math.isnan(half) else f"{mean} ± {fmt.format(half)}"
+
+
+def write_sensitivity_md(rows: Sequence[dict], path: Path, seeds: Sequence[int]) -> None:
+    """``sensitivity.md``: per family and parameter, a line per value with
+    the mean packets of the six configurations, each CR variant over its
+    twin (mean of the per-seed ratios) and whether the paper's ordering
+    holds by mean; the paper's NewReno and PHY-LR figures head the columns."""
+    label = dict(CONFIGS)
+    heads = [
+        label[n] + (f" (paper {PAPER_PACKETS[n]:.0f})" if n in PAPER_PACKETS else "")
+        for n, _ in CONFIGS
+    ]
+    lines = [
+        "# Byun 2016: sensitivity, packets delivered per run",
+        "",
+        f"Seeds {', '.join(map(str, seeds))}: mean ± 95 % half width over seeds; `x twin`: "
+        "a CR variant over its twin, mean of the per-seed ratios; `ordering`: TCP-LR+CR > "
+        "PHY-LR+CR > NewReno+CR > TCP-LR > max(PHY-LR, NewReno) by mean, or the steps it "
+        "misses; per seed: the lowest and highest run. The paper's figures are one 600 s "
+        "run each.",
+    ]
+    for family, _ in FAMILIES:
+        for sweep, axis, values, _ in SENSITIVITY:
+            cells = {
+                (r["value"], r["config"]): r
+                for r in rows
+                if r["family"] == family and r["sweep"] == sweep
+            }
+            if not cells:
+                continue
+            lines += [
+                "",
+                f"## {family}: {sweep} ({axis})",
+                "",
+                "| value | "
+                + " | ".join(heads)
+                + " | x twin (NR / PHY / TCP) | ordering | per seed, NewReno / PHY-LR |",
+                "|---|" + "---|" * (len(heads) + 3),
+            ]
+            for value in values:
+                if (value, CONFIGS[0][0]) not in cells:
+                    continue
+                mean = {n: cells[(value, n)]["packets_mean"] for n, _ in CONFIGS}
+                gains = " / ".join(
+                    _pm(cells[(value, cr)], "ratio_to_twin", "{:.2f}") for cr, _ in TWINS
+                )
+                chain = [*PAPER_ORDER, max(("phy-lr", "newreno"), key=lambda n: mean[n])]
+                broken = [
+                    f"{label[a]} < {label[b]}"
+                    for a, b in zip(chain, chain[1:], strict=False)
+                    if not mean[a] > mean[b]
+                ]
+                lines.append(
+                    f"| {value:g} | "
+                    + " | ".join(_pm(cells[(value, n)], "packets", "{:.0f}") for n, _ in CONFIGS)
+                    + f" | {gains} | {'no: ' + ', '.join(broken) if broken else 'yes'} | "
+                    + " / ".join(
+                        f"{cells[(value, n)]['packets_min']:.0f}-"
+                        f"{cells[(value, n)]['packets_max']:.0f}"
+                        for n in PAPER_PACKETS
+                    )
+                    + " |"
+                )
+    path.write_text("\n".join(lines) + "\n")
 
 
 def _write_rows(rows: list[dict], path: Path) -> None:
@@ -841,9 +1187,13 @@ def reproduce(
     results = {
         family: run_configs(seeds, out, overrides, progress, jobs, family) for family, _ in FAMILIES
     }
+    decisions = {
+        family: decide_ordering(results[family], seeds, out, overrides, progress, jobs, family)
+        for family, _ in FAMILIES
+    }
     sweep_rows = run_sweeps(seeds, out, overrides, progress, jobs) if sweeps else []
     sens_rows = run_sensitivity(seeds, out, overrides, progress, jobs) if sensitivity else []
-    write_table(results, out, seeds, sweep_rows)
+    write_table(results, out, seeds, sweep_rows, decisions)
     for family, _ in FAMILIES:
         figures(out, results[family], family)
     report = {
@@ -867,6 +1217,13 @@ def reproduce(
                     k: {"mean": v.mean, "ci95": None if math.isnan(v.half) else v.half}
                     for k, v in ratios(results[family]).items()
                 },
+                "peak_goodput_Bps": {
+                    name: {"mean": c.mean, "ci95": None if math.isnan(c.half) else c.half}
+                    for name, _ in CONFIGS
+                    for c in [_cell([r.get("peak_Bps", math.nan) for r in results[family][name]])]
+                },
+                "paper_packets": PAPER_PACKETS,
+                "ordering": decisions[family],
             }
             for family, _ in FAMILIES
         },
@@ -874,7 +1231,10 @@ def reproduce(
             {"target": t, "met": m, "measured": s}
             for family, _ in FAMILIES
             for t, m, s in checks(
-                results[family], sweep_rows if family == "standard" else (), family
+                results[family],
+                sweep_rows if family == "standard" else (),
+                family,
+                decisions[family],
             )
         ],
     }

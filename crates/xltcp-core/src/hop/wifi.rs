@@ -43,7 +43,10 @@
 //!
 //! Energy: each radio is in Tx while its own frame is on the air, in Rx
 //! while another station's frame is, Idle otherwise (no power save: never
-//! Sleep). The summary section ([`WifiStats`]) gives each station's time
+//! Sleep); `[wireless.energy] model = "per_packet"` charges instead each
+//! frame in full when it starts, `tx_w` times its airtime to its sender
+//! and `rx_w` times it to every other station (ns-2's accounting, paper
+//! 002). The summary section ([`WifiStats`]) gives each station's time
 //! per state and joules up to the end of the run, when its battery ran out,
 //! and the TCP payload bits received per joule. A battery that runs out is
 //! reported (`on_empty = "report"`, the default: the radio goes on) or
@@ -277,7 +280,8 @@ impl WifiHop {
                     Addr(i as u16),
                     stream(seed, &format!("wifi.{i}.backoff")),
                 ),
-                energy: EnergyMeter::new(spec.power, spec.battery_j),
+                energy: EnergyMeter::new(spec.power, spec.battery_j)
+                    .per_packet(spec.energy_per_packet),
                 fate: stream(seed, &format!("wifi.{i}.fate")),
                 held: VecDeque::new(),
                 next_id: 0,
@@ -668,6 +672,7 @@ impl WifiHop {
             HopEv::TxStart { tx } => {
                 if let Some(k) = self.air.iter().position(|a| a.tx == tx) {
                     self.begin(now, k);
+                    self.charge_frame(now, k, q);
                     self.update_channel(now, q, out);
                 }
             }
@@ -699,6 +704,27 @@ impl WifiHop {
         a.blocked |= frozen;
         let from = a.t.from.0 as usize;
         self.stations[from].last_tx = (a.t.start, a.t.end());
+    }
+
+    /// Per-packet energy (`[wireless.energy] model = "per_packet"`): the
+    /// frame `k` starting now costs its sender `tx_w` and every other
+    /// station `rx_w` times its airtime, in full.
+    fn charge_frame(&mut self, now: Time, k: usize, q: &mut dyn TimerSink) {
+        if !self.spec.energy_per_packet {
+            return;
+        }
+        let (from, airtime) = (self.air[k].t.from.0 as usize, self.air[k].t.airtime);
+        let off = self.spec.battery_off;
+        for (i, s) in self.stations.iter_mut().enumerate() {
+            let state = if i == from {
+                RadioState::Tx
+            } else {
+                RadioState::Rx
+            };
+            if s.energy.charge(now, state, airtime) && off && !s.dead {
+                q.schedule(now, HopEv::Battery { station: i as u32 }.into());
+            }
+        }
     }
 
     /// Reports the channel to every station whose view changed and moves
@@ -920,6 +946,7 @@ impl WifiHop {
         if t.start <= now {
             let k = self.air.len() - 1;
             self.begin(now, k);
+            self.charge_frame(now, k, q);
             self.update_channel(now, q, out);
         } else {
             q.schedule(t.start, HopEv::TxStart { tx }.into());

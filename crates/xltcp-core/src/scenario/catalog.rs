@@ -126,7 +126,9 @@ pub fn catalog(files: &[PathBuf]) -> std::io::Result<Vec<KeyInfo>> {
         texts: BTreeMap::new(),
     };
     for f in files {
-        ex.texts.insert(f.clone(), std::fs::read_to_string(f)?);
+        let text = super::files::read_named(f, super::files::MAX_SCENARIO_BYTES)
+            .map_err(std::io::Error::other)?;
+        ex.texts.insert(f.clone(), text);
     }
     let mut queue: Vec<Context> = files
         .iter()

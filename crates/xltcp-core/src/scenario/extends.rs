@@ -78,7 +78,7 @@ pub(crate) fn resolve(cx: &mut Cx, mut doc: Node, dir: &Path, chain: &mut Vec<Pa
         cx.err(&entry.node.loc, "extends", msg, None);
         return doc;
     }
-    let text = match std::fs::read_to_string(&path) {
+    let text = match super::files::read_text(&path, super::files::MAX_SCENARIO_BYTES) {
         Ok(text) => text,
         Err(e) => {
             let msg = format!("cannot read {}: {e}", path.display());

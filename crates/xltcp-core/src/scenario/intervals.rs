@@ -13,18 +13,10 @@ use crate::time::Dur;
 /// Most lines an interval file may have (keeps memory bounded).
 const MAX_LINES: usize = 1_000_000;
 
-/// Largest interval file read (bytes).
-const MAX_FILE_BYTES: u64 = 64 << 20;
-
-/// The text of a scenario's side file (bounded in size).
+/// The text of a scenario's side file: a regular file of at most
+/// [`super::files::MAX_TRACE_BYTES`].
 pub(crate) fn read_side_file(path: &Path) -> Result<String, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read \"{}\": {e}", path.display()))?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        let why = "not a regular file of at most 64 MiB";
-        return Err(format!("cannot read \"{}\": {why}", path.display()));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read \"{}\": {e}", path.display()))
+    super::files::read_named(path, super::files::MAX_TRACE_BYTES)
 }
 
 /// Reads and checks the interval file at `path`.

@@ -17,18 +17,23 @@ pub const MAX_FLOWS: usize = 10_000;
 /// Longest flow name, count suffix included.
 const MAX_NAME: usize = 64;
 
+/// Names no wireless host may take: `[[agent]] at` gives them a meaning.
+const RESERVED_HOSTS: &[&str] = &["bs", "hosts"];
+
 /// Loads the scenario file at `path` and applies `overrides`
 /// (`dotted.key=value`, see the module doc of `scenario`).
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        errors: vec![Diagnostic {
-            origin: origin.clone(),
-            location: Location::Whole,
-            key: String::new(),
-            message: format!("cannot read the scenario file: {e}"),
-            allowed: None,
-        }],
+    let text = super::files::read_text(path, super::files::MAX_SCENARIO_BYTES).map_err(|e| {
+        ScenarioError {
+            errors: vec![Diagnostic {
+                origin: origin.clone(),
+                location: Location::Whole,
+                key: String::new(),
+                message: format!("cannot read the scenario file: {e}"),
+                allowed: None,
+            }],
+        }
     })?;
     let base_dir = path.parent().unwrap_or(Path::new("."));
     load_str(&text, &origin, base_dir, overrides)
@@ -225,11 +230,13 @@ fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
         );
     }
     let seed = t.read(cx, "seed", d.seed, rd::seed);
-    let sample_interval = t.read(cx, "sample_interval", d.sample_interval, rd::dur);
-    if sample_interval == Dur::ZERO {
-        let allowed = "a duration > 0, e.g. \"100ms\"";
-        t.invalid(cx, "sample_interval", "must be longer than 0", allowed);
-    }
+    // Sampling goes on past the trace budget: its period bounds the events.
+    let sample_interval = t.read(
+        cx,
+        "sample_interval",
+        d.sample_interval,
+        rd::dur_at_least(rd::MIN_PERIOD),
+    );
     SimSpec {
         duration,
         seed,
@@ -703,16 +710,15 @@ fn intervals_or_error(
 
 /// `model = "onoff"`.
 fn read_onoff(cx: &mut Cx, t: &mut Tab) -> AvailabilitySpec {
-    let on = t.required(cx, "on", "\"exp(4s)\"", rd::period);
-    let off = t.required(cx, "off", "\"exp(1s)\"", rd::period);
+    // Each period is an event: at least rd::MIN_PERIOD.
+    let on = t.required(cx, "on", "\"exp(4s)\"", rd::period_at_least(rd::MIN_PERIOD));
+    let off = t.required(
+        cx,
+        "off",
+        "\"exp(1s)\"",
+        rd::period_at_least(rd::MIN_PERIOD),
+    );
     let start_blocked = t.read(cx, "start", false, rd::choice(START_STATES));
-    for (key, p) in [("on", on), ("off", off)] {
-        if let Some(Period::Exp(d) | Period::Fixed(d)) = p {
-            if d == Dur::ZERO {
-                t.invalid(cx, key, "a period must be longer than 0", "a duration > 0");
-            }
-        }
-    }
     let zero = Period::Fixed(Dur::ZERO);
     AvailabilitySpec::OnOff {
         on: on.unwrap_or(zero),
@@ -769,6 +775,22 @@ fn read_flows(cx: &mut Cx, root: &mut Tab, tcp: &TcpSpec, sim: &SimSpec) -> Vec<
             if !names.insert(flow.name.clone()) {
                 let msg = format!("flow name \"{}\" is used twice", flow.name);
                 t.invalid(cx, "name", msg, "unique names");
+            }
+            if k == 0 && RESERVED_HOSTS.contains(&flow.host_name()) {
+                // `[[agent]] at = "bs"` / `"hosts"` could not name this host.
+                let (key, msg) = match &flow.host {
+                    Some(h) => ("host", format!("\"{h}\" is reserved")),
+                    None => (
+                        "name",
+                        format!(
+                            "\"{}\" is reserved, and the flow's host takes its name (no host key)",
+                            flow.name
+                        ),
+                    ),
+                };
+                let msg = format!("{msg}: [[agent]] at = \"bs\" and at = \"hosts\" mean the base station and every wireless host");
+                let allowed = "a host name other than \"bs\" and \"hosts\" (or a host key)";
+                t.invalid(cx, key, msg, allowed);
             }
             flows.push(flow);
         }

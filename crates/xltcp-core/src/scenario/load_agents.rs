@@ -81,6 +81,8 @@ pub(super) fn read_agents(
     let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
     let mut secured = Vec::new();
+    // Each secured ucl entry's tamper_every: where, its key, at the BS, value.
+    let mut tampers = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
         if let Some(a) = read_agent(cx, &mut t, flows, hop, hops, base_dir) {
@@ -91,6 +93,14 @@ pub(super) fn read_agents(
                     a.at.clone(),
                     c.security.is_some(),
                 ));
+                if let Some(s) = &c.security {
+                    tampers.push((
+                        t.loc_of("tamper_every"),
+                        t.key("tamper_every"),
+                        a.at == AgentPlace::Bs,
+                        s.tamper_every,
+                    ));
+                }
             }
             agents.push(a);
         }
@@ -114,6 +124,25 @@ pub(super) fn read_agents(
                     msg,
                     Some("[[agent]] scheme = \"ucl\" at = \"bs\" and at = \"hosts\""),
                 );
+            }
+        }
+    }
+    // The pair's halves share one air, which tampers both ways: the entries
+    // must agree on how often (the first BS entry's value is the reference).
+    let reference = tampers
+        .iter()
+        .find(|x| x.2)
+        .or(tampers.first())
+        .map(|x| (x.1.clone(), x.3));
+    if let Some((first, every)) = reference {
+        for (loc, key, _, value) in &tampers {
+            if *value != every {
+                let msg = format!(
+                    "{value}, but {first} is {every}: the BS and host halves share one air, \
+                     which tampers frames both ways"
+                );
+                let allowed = format!("the same tamper_every on every secured ucl entry ({every})");
+                cx.err(loc, key, msg, Some(&allowed));
             }
         }
     }
@@ -274,11 +303,11 @@ fn read_ucl(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> UclConfig {
     let d = UclConfig::ours();
     let db = t.read(cx, "threshold", 25.0, rd::number);
     let margin = t.read(cx, "hysteresis_db", 3.0, rd::number);
-    if !(db.is_finite() && margin.is_finite() && margin >= 0.0) {
-        let allowed = "finite numbers, hysteresis_db >= 0, e.g. threshold = 25, hysteresis_db = 3";
-        t.invalid(cx, "threshold", "must be finite dB values", allowed);
+    if margin < 0.0 {
+        let msg = format!("{margin} dB: the band's half-width cannot be negative");
+        t.invalid(cx, "hysteresis_db", msg, "dB >= 0, e.g. hysteresis_db = 3");
     }
-    let gain = t.read(cx, "gain", 0.1, rd::prob);
+    let gain = fraction(cx, t, "gain", 0.1, false);
     let fade = t.read(cx, "margin_db", 0.0, rd::number);
     if !(fade.is_finite() && fade >= 0.0) {
         t.invalid(cx, "margin_db", "must be a margin in dB", ">= 0, e.g. 3");
@@ -325,13 +354,24 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
         ];
         let identity = identity.map(|f| base_dir.join(f));
         let trusted = trusted.map(|f| base_dir.join(f));
-        if let Some(Err(e)) = identity.as_ref().map(|p| Identity::load(p)) {
+        // A key file is checked (a regular file, bounded) before it is read.
+        let checked = |p: &Path| {
+            super::files::check(p, super::files::MAX_SCENARIO_BYTES)
+                .map_err(|e| format!("cannot read \"{}\": {e}", p.display()))
+        };
+        if let Some(p) = identity.as_ref() {
             let allowed = "a file holding one X25519 private key, 64 hex digits";
-            t.invalid(cx, "identity", e.to_string(), allowed);
+            if let Err(e) = checked(p).and_then(|_| Identity::load(p).map_err(|e| e.to_string())) {
+                t.invalid(cx, "identity", e, allowed);
+            }
         }
-        if let Some(Err(e)) = trusted.as_ref().map(|p| TrustedPeers::load(p)) {
+        if let Some(p) = trusted.as_ref() {
             let allowed = "a file of X25519 public keys, 64 hex digits each, one a line";
-            t.invalid(cx, "trusted", e.to_string(), allowed);
+            if let Err(e) =
+                checked(p).and_then(|_| TrustedPeers::load(p).map_err(|e| e.to_string()))
+            {
+                t.invalid(cx, "trusted", e, allowed);
+            }
         }
         KeySource::Files {
             identity: identity.unwrap_or_default(),
@@ -411,17 +451,11 @@ fn read_dsasync(cx: &mut Cx, t: &mut Tab) -> DsaSyncConfig {
             "e.g. buffer = \"500MB\", b_low = \"400MB\", b_high = \"500MB\"",
         );
     }
-    let alpha_min = t.read(cx, "alpha_min", d.alpha_min, rd::prob);
-    if alpha_min == 0.0 {
-        t.invalid(
-            cx,
-            "alpha_min",
-            "must be above 0 (it bounds the pacing delay)",
-            "0 < alpha_min <= 1",
-        );
-    }
+    // alpha_min bounds the pacing delay: above 0.
+    let alpha_min = fraction(cx, t, "alpha_min", d.alpha_min, true);
     let window = positive(cx, t, "window", d.window);
-    let efficiency = t.read(cx, "efficiency", d.efficiency, rd::prob);
+    // TCP's share of the PHY rate.
+    let efficiency = fraction(cx, t, "efficiency", d.efficiency, true);
     let smoothing = t.read(cx, "smoothing", d.smoothing, rd::choice(SMOOTHINGS));
     let tx_window = t.read(cx, "tx_window", d.tx_window as i128, rd::int_in(1, 100_000)) as usize;
     DsaSyncConfig {
@@ -457,6 +491,23 @@ fn read_clamp(cx: &mut Cx, t: &mut Tab) -> ClampConfig {
         min_window,
         initial_window,
     }
+}
+
+/// A fraction `key` in [0, 1], or (0, 1] when `above_zero`; the default
+/// when absent or refused.
+fn fraction(cx: &mut Cx, t: &mut Tab, key: &'static str, default: f64, above_zero: bool) -> f64 {
+    let v = t.read(cx, key, default, rd::prob);
+    let low_ok = if above_zero { v > 0.0 } else { v >= 0.0 };
+    if low_ok && v <= 1.0 {
+        return v;
+    }
+    let allowed = if above_zero {
+        format!("0 < {key} <= 1, e.g. {key} = {default}")
+    } else {
+        format!("0 <= {key} <= 1, e.g. {key} = {default}")
+    };
+    t.invalid(cx, key, format!("{v} is out of range"), &allowed);
+    default
 }
 
 fn positive(cx: &mut Cx, t: &mut Tab, key: &'static str, default: Dur) -> Dur {

@@ -9,6 +9,10 @@ use crate::radio::wifi::{ErrorModel, Preamble, Standard};
 use crate::time::{Dur, Time};
 use std::path::Path;
 
+/// The least `shadowing_time`: its 16 steps (`radio::snr`) of at least
+/// [`rd::MIN_PERIOD`] each.
+const MIN_SHADOWING_TIME: Dur = Dur::from_micros(16);
+
 const STANDARDS: &[(&str, Standard)] = &[("11a", Standard::A11), ("11b", Standard::B11)];
 const RATE_CONTROLS: &[(&str, bool)] = &[("fixed", false), ("arf", true)];
 const PREAMBLES: &[(&str, Preamble)] = &[("long", Preamble::Long), ("short", Preamble::Short)];
@@ -86,12 +90,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
     spec.snr = read_snr(cx, t, base_dir).unwrap_or(spec.snr);
     spec.stations = read_stations(cx, t, base_dir);
     spec.loss_per_packet = t.read(cx, "loss_per", false, rd::choice(LOSS_UNITS));
-    spec.snr_report = t.read_opt(cx, "snr_report", rd::dur);
-    if spec.snr_report == Some(Dur::ZERO) {
-        let allowed = "a period > 0, e.g. \"100ms\" (leave it out for no reports)";
-        t.invalid(cx, "snr_report", "must be longer than 0", allowed);
-        spec.snr_report = None;
-    }
+    spec.snr_report = t.read_opt(cx, "snr_report", rd::dur_at_least(rd::MIN_PERIOD));
     spec.scheduler = read_scheduler(cx, t);
     let mut e = t.table(cx, "energy");
     read_energy(cx, &mut e, &mut spec);
@@ -134,6 +133,9 @@ fn read_scheduler(cx: &mut Cx, t: &mut Tab) -> ApScheduler {
 }
 
 const ON_EMPTY: &[(&str, bool)] = &[("report", false), ("off", true)];
+
+/// `[wireless.energy] model`: per packet or not.
+const ENERGY_MODEL: &[(&str, bool)] = &[("time", false), ("per_packet", true)];
 const FADINGS: &[(&str, u8)] = &[("none", 0), ("rayleigh", 1), ("rician", 2)];
 
 /// The keys of an SNR process table (for the trace's conflicts).
@@ -223,11 +225,9 @@ fn read_snr_table(cx: &mut Cx, s: &mut Tab, base_dir: &Path) -> SnrSpec {
         let allowed = ">= 0 (dB), e.g. 4";
         s.invalid(cx, "shadowing_db", "must be a standard deviation", allowed);
     }
-    let shadowing_time = s.read_opt(cx, "shadowing_time", rd::dur);
-    if shadowing_time == Some(Dur::ZERO) {
-        let allowed = "a duration > 0, e.g. \"2s\" (leave it out for fixed shadowing)";
-        s.invalid(cx, "shadowing_time", "must be longer than 0", allowed);
-    }
+    // The shadowing takes 16 steps per correlation time, the fading a draw
+    // per coherence time: each at least rd::MIN_PERIOD.
+    let shadowing_time = s.read_opt(cx, "shadowing_time", rd::dur_at_least(MIN_SHADOWING_TIME));
     let fading = s.read(cx, "fading", 0, rd::choice(FADINGS));
     let k_db = s.read_opt(cx, "k_db", rd::number);
     let fading = match (fading, k_db) {
@@ -255,11 +255,12 @@ fn read_snr_table(cx: &mut Cx, s: &mut Tab, base_dir: &Path) -> SnrSpec {
             }
         }
     };
-    let coherence = s.read(cx, "coherence", Dur::from_millis(10), rd::dur);
-    if coherence == Dur::ZERO {
-        let allowed = "a duration > 0, e.g. \"20ms\"";
-        s.invalid(cx, "coherence", "must be longer than 0", allowed);
-    }
+    let coherence = s.read(
+        cx,
+        "coherence",
+        Dur::from_millis(10),
+        rd::dur_at_least(rd::MIN_PERIOD),
+    );
     match mean_db {
         Some(mean_db) => SnrSpec::Process {
             mean_db,
@@ -363,16 +364,18 @@ fn rates(val: &Val) -> Result<Vec<u64>, String> {
 /// `[wireless.dsa]`; `spec` gives the standard and the first channel's rate.
 fn read_dsa(cx: &mut Cx, t: &mut Tab, spec: &WifiSpec) -> DsaSpec {
     let mut pair = |t: &mut Tab, every: &'static str, dur: &'static str| {
-        let e = t.read_opt(cx, every, rd::dur);
-        let d = t.read_opt(cx, dur, rd::dur);
+        let e = t.read_opt(cx, every, rd::dur_at_least(rd::MIN_PERIOD));
+        let d = t.read_opt(cx, dur, rd::dur_at_least(rd::MIN_PERIOD));
         match (e, d) {
-            (Some(e), Some(d)) if d < e && d > Dur::ZERO => Some((e, d)),
+            (Some(e), Some(d)) if d < e => Some((e, d)),
             (Some(_), Some(_)) => {
-                let msg = "must be longer than 0 and shorter than its period";
-                t.invalid(cx, dur, msg, &format!("0 < {dur} < {every}"));
+                let msg = "must be shorter than its period";
+                t.invalid(cx, dur, msg, &format!("1us <= {dur} < {every}"));
                 None
             }
             (None, None) => None,
+            // Written but refused: its own error says why.
+            (Some(_), None) | (None, Some(_)) if t.has(dur) && t.has(every) => None,
             (Some(_), None) => {
                 t.invalid(cx, dur, "missing", &format!("{dur} with {every}"));
                 None
@@ -391,7 +394,7 @@ fn read_dsa(cx: &mut Cx, t: &mut Tab, spec: &WifiSpec) -> DsaSpec {
         t.invalid(cx, "switch_at", msg, "e.g. [\"5s\", \"12s\"]");
         switch_at.clear();
     }
-    let switch_every = t.read_opt(cx, "switch_every", rd::period);
+    let switch_every = t.read_opt(cx, "switch_every", rd::period_at_least(rd::MIN_PERIOD));
     if switch_every.is_some() && !switch_at.is_empty() {
         let msg = "give switches either at times (switch_at) or at intervals (switch_every)";
         t.invalid(cx, "switch_every", msg, "one of switch_at, switch_every");
@@ -443,6 +446,7 @@ fn read_energy(cx: &mut Cx, t: &mut Tab, spec: &mut WifiSpec) {
         t.invalid(cx, "battery_j", "must be an energy in joules", "> 0");
     }
     spec.battery_off = t.read(cx, "on_empty", false, rd::choice(ON_EMPTY));
+    spec.energy_per_packet = t.read(cx, "model", false, rd::choice(ENERGY_MODEL));
 }
 
 /// The `[wireless]` keys of a wifi hop, for the echo (`rate`, `delay` and
@@ -514,6 +518,10 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
     }
     if w.battery_off {
         energy["on_empty"] = json!("off");
+    }
+    if w.energy_per_packet {
+        // Only when set, so that echoes of earlier scenarios are unchanged.
+        energy["model"] = json!("per_packet");
     }
     v["energy"] = energy;
     if let Some(d) = &w.dsa {

@@ -17,6 +17,7 @@ mod catalog;
 mod diag;
 mod echo;
 mod extends;
+mod files;
 mod intervals;
 mod load;
 mod load_agents;
@@ -31,6 +32,7 @@ pub mod units;
 pub use catalog::{catalog, KeyInfo};
 pub use diag::{Diagnostic, Location, ScenarioError};
 pub use echo::{echo, to_toml};
+pub use files::{MAX_SCENARIO_BYTES, MAX_TRACE_BYTES};
 pub use load::{load_file, load_str, MAX_FLOWS};
 pub use load_cr::frame_layout;
 pub use model::*;
@@ -93,6 +95,8 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod tests_cr;
+#[cfg(test)]
+mod tests_hostile;
 #[cfg(test)]
 mod tests_hygiene;
 #[cfg(test)]

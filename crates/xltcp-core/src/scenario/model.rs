@@ -590,6 +590,12 @@ pub struct WifiSpec {
     /// the summary says when the battery ran out) or "off" (the radio
     /// stops: it neither sends nor receives again).
     pub battery_off: bool,
+    /// `[wireless.energy] model`: "time" (default: each state's power over
+    /// the time in it) or "per_packet" (ns-2's `EnergyModel`, paper 002:
+    /// every frame sent costs `tx_w` and every frame heard `rx_w` times its
+    /// airtime, overlapping frames each in full; see
+    /// `radio::wifi::energy`).
+    pub energy_per_packet: bool,
     /// `snr_report`: every this long, each host's radio reports its link's
     /// SNR (an `snr` signal at the host, and one naming the host at the
     /// AP), as a driver reports the signal quality of the beacons it hears
@@ -689,6 +695,7 @@ impl WifiSpec {
             battery_j: None,
             loss_per_packet: false,
             battery_off: false,
+            energy_per_packet: false,
             snr_report: None,
             scheduler: ApScheduler::Fifo,
         }
@@ -866,9 +873,11 @@ pub struct OutputSpec {
     pub pcap_point: CapturePoint,
     /// `timeseries`: write per-flow time series (default true).
     pub timeseries: bool,
-    /// `max_bytes`: the most bytes a run's traces (time series, pcaps,
-    /// signal log) may take; records past it are counted, not written
-    /// (default [`DEFAULT_MAX_OUTPUT_BYTES`]).
+    /// `max_bytes`: the most bytes a run's results folder may take; its
+    /// traces (time series, pcaps, signal log) get what is left after a
+    /// reserve for `summary.json` and the other files
+    /// ([`crate::sim::reserved_bytes`]), and records past it are counted,
+    /// not written (default [`DEFAULT_MAX_OUTPUT_BYTES`]).
     pub max_bytes: Option<u64>,
 }
 

@@ -313,6 +313,73 @@ pub(crate) fn dur(val: &Val) -> Result<Dur, String> {
     }
 }
 
+/// The least period of a timer the scenario sets (`sample_interval`,
+/// `snr_report`, DSA sensing, `switch_every`, a blockage's `on` and `off`)
+/// and of a process's steps (fading `coherence`): each period is an event
+/// or a draw, so a period of nanoseconds would make a run take minutes per
+/// simulated second. A microsecond keeps it to about a million per
+/// simulated second (a fraction of a second of wall time).
+pub(crate) const MIN_PERIOD: Dur = Dur::from_micros(1);
+
+/// A period's message when it is shorter than `min`.
+fn too_short(text: &str, min: Dur) -> String {
+    format!(
+        "must be at least {}, got \"{text}\" (each period is a step of the simulation: a \
+         shorter one would make the run crawl)",
+        units::format_duration(min)
+    )
+}
+
+/// A duration of at least `min`: the period of a timer.
+pub(crate) fn dur_at_least(min: Dur) -> impl FnOnce(&Val) -> Result<Dur, String> {
+    move |val| {
+        let what = format!("a duration of at least {}", units::format_duration(min));
+        match val {
+            Val::Str(s) => {
+                let d = units::parse_duration(s)?;
+                if d < min {
+                    return Err(too_short(s, min));
+                }
+                Ok(d)
+            }
+            Val::Int(_) | Val::Float(_) => Err(bare_number(
+                val,
+                &what,
+                "100ms",
+                "units: ns, us, ms, s, min, h",
+            )),
+            _ => Err(wrong_type(val, &format!("{what} like \"100ms\""))),
+        }
+    }
+}
+
+/// A period (fixed, or the mean of an exponential) of at least `min`.
+pub(crate) fn period_at_least(min: Dur) -> impl FnOnce(&Val) -> Result<super::Period, String> {
+    move |val| {
+        let what = format!("a period of at least {}", units::format_duration(min));
+        match val {
+            Val::Str(s) => {
+                let p = units::parse_period(s)?;
+                let (super::Period::Exp(d) | super::Period::Fixed(d)) = p;
+                if d < min {
+                    return Err(too_short(s, min));
+                }
+                Ok(p)
+            }
+            Val::Int(_) | Val::Float(_) => Err(bare_number(
+                val,
+                &what,
+                "exp(4s)",
+                "exponential exp(MEAN) or fixed, with a duration unit",
+            )),
+            _ => Err(wrong_type(
+                val,
+                &format!("{what} like \"exp(4s)\" or \"4s\""),
+            )),
+        }
+    }
+}
+
 /// A rate string, in bit/s.
 pub(crate) fn rate(val: &Val) -> Result<u64, String> {
     match val {
@@ -349,20 +416,6 @@ pub(crate) fn queue(val: &Val) -> Result<super::QueueLimit, String> {
             "packets: p; or a size: B, KiB, MiB...",
         )),
         _ => Err(wrong_type(val, "a queue limit like \"100p\" or \"256KiB\"")),
-    }
-}
-
-/// A period string.
-pub(crate) fn period(val: &Val) -> Result<super::Period, String> {
-    match val {
-        Val::Str(s) => units::parse_period(s),
-        Val::Int(_) | Val::Float(_) => Err(bare_number(
-            val,
-            "a period",
-            "exp(4s)",
-            "exponential exp(MEAN) or fixed, with a duration unit",
-        )),
-        _ => Err(wrong_type(val, "a period like \"exp(4s)\" or \"4s\"")),
     }
 }
 

@@ -100,6 +100,7 @@ fn every_wifi_key_is_read_and_echoed() {
             battery_j: Some(100.0),
             loss_per_packet: true,
             battery_off: false,
+            energy_per_packet: false,
             snr_report: None,
             scheduler: ApScheduler::ProportionalFair {
                 time_constant: Dur::from_millis(50),
@@ -262,7 +263,7 @@ fn snr_mistakes_name_the_key() {
         ),
         (
             &["wireless.snr.coherence=\"0s\""],
-            "wireless.snr.coherence: must be longer than 0",
+            "wireless.snr.coherence: must be at least 1us",
         ),
         (
             &["wireless.snr.shadowing_db=-1"],
@@ -344,7 +345,7 @@ fn dsa_keys_load_echo_and_name_their_mistakes() {
                 "wireless.dsa.cell_sensing_every=\"1s\"",
                 "wireless.dsa.cell_sensing_for=\"2s\"",
             ],
-            "wireless.dsa.cell_sensing_for: must be longer than 0 and shorter than its period",
+            "wireless.dsa.cell_sensing_for: must be shorter than its period",
         ),
         (
             &["wireless.dsa.switch_at=[\"9s\", \"5s\"]"],

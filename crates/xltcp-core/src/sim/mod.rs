@@ -83,7 +83,13 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
     let mut world = World::new(scenario.clone(), seed, output);
     let budget = scenario.output.budget();
     world.output.limit(budget);
-    // A signal's line in signals.jsonl takes about 64 bytes.
+    if opts.out_dir.is_some() {
+        // `[output] max_bytes` bounds the whole results folder: the traces
+        // get what is left after the run's other files.
+        world.output.reserve(reserved_bytes(scenario));
+    }
+    // The signal log shares the budget line by line (`Output::admit_signal`);
+    // its records stay in memory until the end: at most SIGNAL_LOG_MAX.
     world.signal_log_max = (budget / 64).min(SIGNAL_LOG_MAX) as usize;
     if let (Some(dir), true) = (opts.out_dir, scenario.output.pcap) {
         let points = world.capture_points();
@@ -118,6 +124,18 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
         }
     }
     Ok(summary)
+}
+
+/// What a run's results folder holds besides the records of its traces,
+/// at most: `summary.json` (the scenario's echo, twice over for its deeper
+/// indentation, and a few KiB per flow and agent for their metrics), the
+/// traces' headers (CSV header lines, pcapng section and interface blocks)
+/// and the command's `manifest.json` and `run.log`. Set aside from
+/// `[output] max_bytes` so that the whole folder stays within it.
+pub fn reserved_bytes(scenario: &Scenario) -> u64 {
+    let echo = serde_json::to_string_pretty(&scenario::echo(scenario)).map_or(0, |t| t.len());
+    let parts = (scenario.flows.len() + scenario.agents.len()) as u64;
+    2 * echo as u64 + 4096 * parts + (32 << 10)
 }
 
 /// Writes `dir/summary.json` (pretty, newline-terminated).

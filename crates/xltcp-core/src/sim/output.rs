@@ -163,6 +163,12 @@ impl Output {
         self.cut = None;
     }
 
+    /// Sets `bytes` of the budget aside for the files a run writes outside
+    /// it ([`super::reserved_bytes`]); none is left when they take it all.
+    pub fn reserve(&mut self, bytes: u64) {
+        self.budget = self.budget.saturating_sub(bytes);
+    }
+
     /// Whether a record of `bytes` at `t` fits the budget (then it is
     /// charged); counts it as not written otherwise.
     fn admit(&mut self, t: Time, bytes: usize) -> bool {
@@ -188,6 +194,19 @@ impl Output {
     /// Counts `n` signals not logged (the signal log is full).
     pub fn signals_not_logged(&mut self, t: Time, n: u64) {
         self.cut_at(t).signals_not_logged += n;
+    }
+
+    /// Whether a line of `bytes` in `signals.jsonl` at `t` fits the budget
+    /// the traces share (then it is charged); counts it as not logged
+    /// otherwise. `[output] max_bytes` bounds all a run writes together.
+    pub fn admit_signal(&mut self, t: Time, bytes: usize) -> bool {
+        let bytes = bytes as u64;
+        if self.cut.is_none() && bytes <= self.budget {
+            self.budget -= bytes;
+            return true;
+        }
+        self.signals_not_logged(t, 1);
+        false
     }
 
     /// Where the traces stopped, if they did.

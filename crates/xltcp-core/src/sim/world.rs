@@ -928,10 +928,18 @@ impl World {
         }
         self.signals.count_delivered(signal.name());
         if let Some(log) = self.signal_log.as_mut() {
-            if log.len() < self.signal_log_max {
-                log.push_on(now, station as u32, s.iface, signal);
-            } else {
+            let record = crate::signal::SignalRecord {
+                at: now,
+                node: station as u32,
+                iface: s.iface,
+                signal,
+            };
+            if log.len() >= self.signal_log_max {
                 self.output.signals_not_logged(now, 1);
+            } else if self.output.admit_signal(now, record.line_bound()) {
+                // Charged a bound of its line in signals.jsonl (no formatting
+                // here): the traces' budget bounds what is written.
+                log.push_on(now, station as u32, s.iface, signal);
             }
         }
         self.drain(now, node);

@@ -19,6 +19,15 @@
 //! defaults. Idle listening costing almost as much as receiving is the
 //! point those measurements make; a model with idle ≈ 0 would overstate
 //! the benefit of short transfers.
+//!
+//! Two accountings ([`EnergyMeter::per_packet`]): by time (the default),
+//! the state's power over the time in it, so overlapping frames (a
+//! collision, a frame heard while sending) cost the radio once; or per
+//! packet, as ns-2's `EnergyModel` behind paper 002's figures: every frame
+//! a station sends costs it `tx_w` times the frame's airtime and every
+//! frame it hears `rx_w` times that airtime, charged whole when the frame
+//! starts ([`EnergyMeter::charge`]), overlaps or not; Idle and Sleep are
+//! still drawn over time.
 
 use crate::time::{Dur, Time};
 
@@ -113,6 +122,9 @@ pub struct EnergyMeter {
     /// Joules used in completed intervals.
     used_j: f64,
     depleted_at: Option<Time>,
+    /// Tx and Rx are charged per frame ([`EnergyMeter::charge`]), not
+    /// over time.
+    per_packet: bool,
 }
 
 impl EnergyMeter {
@@ -127,6 +139,40 @@ impl EnergyMeter {
             time_in: [Dur::ZERO; 4],
             used_j: 0.0,
             depleted_at: None,
+            per_packet: false,
+        }
+    }
+
+    /// The same meter with per-packet accounting (`on`): Tx and Rx cost
+    /// only what [`charge`](EnergyMeter::charge) adds, while the time in
+    /// them is still counted; Idle and Sleep are drawn over time as before.
+    #[must_use]
+    pub fn per_packet(mut self, on: bool) -> EnergyMeter {
+        self.per_packet = on;
+        self
+    }
+
+    /// Per-packet accounting: a frame of `airtime` sent (`Tx`) or heard
+    /// (`Rx`) from `now` costs that state's power times `airtime`, charged
+    /// at once. Returns whether this emptied the battery (then
+    /// [`depleted_at`](EnergyMeter::depleted_at) is `now`). Ignored with
+    /// time accounting, for Idle and Sleep, and on an empty battery.
+    pub fn charge(&mut self, now: Time, state: RadioState, airtime: Dur) -> bool {
+        let now = self.account(now);
+        if !self.per_packet
+            || self.depleted_at.is_some()
+            || !matches!(state, RadioState::Tx | RadioState::Rx)
+        {
+            return false;
+        }
+        self.used_j += airtime.as_secs_f64() * self.profile.watts(state);
+        match self.battery_j {
+            Some(b) if self.used_j >= b => {
+                self.used_j = b;
+                self.depleted_at = Some(now);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -151,7 +197,7 @@ impl EnergyMeter {
             return None;
         }
         let left = self.battery_j? - self.used_j;
-        let w = self.profile.watts(self.state);
+        let w = self.draw(self.state);
         if w <= 0.0 {
             return None;
         }
@@ -201,7 +247,16 @@ impl EnergyMeter {
             (None, None) => now.max(self.since),
         };
         let d = end.saturating_since(self.since);
-        (d, d.as_secs_f64() * self.profile.watts(self.state))
+        (d, d.as_secs_f64() * self.draw(self.state))
+    }
+
+    /// The power drawn over time in `state` (Tx and Rx draw nothing over
+    /// time with per-packet accounting: their frames are charged).
+    fn draw(&self, state: RadioState) -> f64 {
+        match state {
+            RadioState::Tx | RadioState::Rx if self.per_packet => 0.0,
+            _ => self.profile.watts(state),
+        }
     }
 
     /// Closes the open interval at `now` (or at depletion) and returns `now`.
@@ -287,6 +342,58 @@ mod tests {
         m.set_state(at_ms(1000), RadioState::Tx);
         assert_eq!(m.state(), RadioState::Rx);
         assert_eq!(m.remaining_j(at_ms(1000)), Some(0.0));
+    }
+
+    #[test]
+    fn per_packet_charges_each_frame_whole_overlaps_or_not() {
+        let p = PowerProfile {
+            idle_w: 0.1,
+            ..PowerProfile::default()
+        };
+        let mut time = EnergyMeter::new(p, None);
+        let mut pkt = EnergyMeter::new(p, None).per_packet(true);
+        // A 10 ms frame sent at 100 ms; a 4 ms frame heard from 105 ms,
+        // overlapping it (a collision); a 2 ms frame heard at 200 ms.
+        for m in [&mut time, &mut pkt] {
+            m.set_state(at_ms(100), RadioState::Tx);
+            m.set_state(at_ms(110), RadioState::Idle);
+            m.set_state(at_ms(200), RadioState::Rx);
+            m.set_state(at_ms(202), RadioState::Idle);
+        }
+        pkt.charge(at_ms(100), RadioState::Tx, Dur::from_millis(10));
+        pkt.charge(at_ms(105), RadioState::Rx, Dur::from_millis(4));
+        pkt.charge(at_ms(200), RadioState::Rx, Dur::from_millis(2));
+        // Charging an Idle frame, or on a time meter, does nothing.
+        assert!(!pkt.charge(at_ms(300), RadioState::Idle, Dur::from_millis(50)));
+        time.charge(at_ms(300), RadioState::Tx, Dur::from_millis(50));
+        let now = at_ms(1000);
+        let idle = (1.0 - 0.012) * 0.1;
+        let want_time = 0.010 * 0.6 + 0.002 * 0.3 + idle;
+        let want_pkt = 0.010 * 0.6 + (0.004 + 0.002) * 0.3 + idle;
+        assert!((time.energy_j(now) - want_time).abs() < 1e-12);
+        assert!((pkt.energy_j(now) - want_pkt).abs() < 1e-12);
+        // The time in each state is counted the same way by both.
+        assert_eq!(pkt.time_in(RadioState::Tx, now), Dur::from_millis(10));
+        assert_eq!(pkt.time_in(RadioState::Rx, now), Dur::from_millis(2));
+    }
+
+    #[test]
+    fn per_packet_battery_empties_on_the_frame_that_exceeds_it() {
+        let p = PowerProfile {
+            idle_w: 0.0,
+            ..PowerProfile::default()
+        };
+        // 0.01 J: two 6 ms frames sent at 0.6 W (3.6 mJ each), then a
+        // third that would bring it to 10.8 mJ.
+        let mut m = EnergyMeter::new(p, Some(0.01)).per_packet(true);
+        assert_eq!(m.poll_timeout(), None);
+        assert!(!m.charge(at_ms(0), RadioState::Tx, Dur::from_millis(6)));
+        assert!(!m.charge(at_ms(10), RadioState::Tx, Dur::from_millis(6)));
+        assert!(m.charge(at_ms(20), RadioState::Tx, Dur::from_millis(6)));
+        assert_eq!(m.depleted_at(), Some(at_ms(20)));
+        assert_eq!(m.remaining_j(at_ms(30)), Some(0.0));
+        assert!((m.energy_j(at_ms(30)) - 0.01).abs() < 1e-12);
+        assert!(!m.charge(at_ms(40), RadioState::Rx, Dur::from_millis(6)));
     }
 
     #[test]
