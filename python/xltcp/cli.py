@@ -1234,6 +1234,10 @@ def reproduce(
     seed_list = _parse_seeds_option(seeds) or list(range(1, 11))
     out_dir = out or Path("results") / f"reproduce-{paper}"
     papers = sorted(PAPERS) if paper == "all" else [paper]
+    with user_errors():
+        from xltcp import results
+
+        results.check_reproduction(out_dir, papers if paper == "all" else ())
     total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
     if sensitivity:
         total = PAPERS[paper].total_runs(len(seed_list), sweeps, sensitivity=True)

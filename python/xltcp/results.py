@@ -243,6 +243,28 @@ def _refuse_cwd(folder: Path) -> None:
         )
 
 
+def check_reproduction(folder: Path, papers: Sequence[str] = ()) -> None:
+    """Make sure ``xltcp reproduce`` may write into ``folder``.
+
+    A reproduction resumes: it reuses the runs in its folder and rewrites
+    its tables, so it writes only into a folder that is new, empty, or one a
+    reproduction wrote (``reproduce.json`` or ``runs/`` in it, or, for
+    several papers, their folders), never the current folder or one that
+    holds it: a file of another program is never overwritten.
+    """
+    _refuse_cwd(folder)
+    if is_empty(folder):
+        return
+    if not folder.is_dir():
+        raise OutDirError(f"{folder}: exists and is not a folder; give another --out")
+    if any((folder / name).exists() for name in ("reproduce.json", "runs", *papers)):
+        return
+    raise OutDirError(
+        f"{folder}: not a folder xltcp reproduce wrote (no reproduce.json or runs/; it "
+        f"holds {_listing(_entries(folder))}); give another --out"
+    )
+
+
 def prepare(folder: Path, force: bool) -> None:
     """Make sure a run may write into ``folder`` (an explicit ``--out``).
 

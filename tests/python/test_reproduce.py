@@ -188,7 +188,9 @@ class _FakePaper:
     def reproduce(self, seeds, out, sweeps, overrides, step, jobs):
         out.mkdir(parents=True, exist_ok=True)
         (out / "table.md").write_text("| config |\n")
-        return {"checks": [{"target": f"t{i}", "met": m} for i, m in enumerate(self.met)]}
+        checks = [{"target": f"t{i}", "met": m} for i, m in enumerate(self.met)]
+        (out / "reproduce.json").write_text(json.dumps({"checks": checks}))
+        return {"checks": checks}
 
 
 def test_a_missed_target_exits_3_unless_no_check(tmp_path, monkeypatch):
