@@ -263,12 +263,17 @@ impl SignalLog {
 
     /// Appends `signal`, emitted by `node`'s radio on interface `iface` at `at`.
     pub fn push_on(&mut self, at: Time, node: u32, iface: u8, signal: Signal) {
-        self.records.push(SignalRecord {
+        self.push_record(SignalRecord {
             at,
             node,
             iface,
             signal,
         });
+    }
+
+    /// Appends a record made elsewhere.
+    pub fn push_record(&mut self, record: SignalRecord) {
+        self.records.push(record);
     }
 
     /// Every record, in emission order.

@@ -939,7 +939,7 @@ impl World {
             } else if self.output.admit_signal(now, record.line_bound()) {
                 // Charged a bound of its line in signals.jsonl (no formatting
                 // here): the traces' budget bounds what is written.
-                log.push_on(now, station as u32, s.iface, signal);
+                log.push_record(record);
             }
         }
         self.drain(now, node);
