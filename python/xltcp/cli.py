@@ -1170,9 +1170,10 @@ def reproduce(
     sensitivity: bool = typer.Option(
         False,
         "--sensitivity",
-        help="byun2016 only: also run both families over max RTO, MAC retries, frame loss, "
+        help="byun2016: also run both families over max RTO, MAC retries, frame loss, "
         "signalling delay, t_idle, the PU means, the wired delay and jitter and the hosts' "
-        "stack latency.",
+        "stack latency. dsasync: also run the downlink over what a TFP does to queued "
+        "frames, the TCP, the AP queue, the wired delay and the TFP statistics.",
     ),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(
@@ -1211,9 +1212,10 @@ def reproduce(
             f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}, or all",
             param_hint="'PAPER'",
         )
-    if sensitivity and paper != "byun2016":
+    if sensitivity and paper not in ("byun2016", "dsasync"):
         raise typer.BadParameter(
-            f"--sensitivity is for byun2016 only, not {paper!r}", param_hint="'--sensitivity'"
+            f"--sensitivity is for byun2016 and dsasync only, not {paper!r}",
+            param_hint="'--sensitivity'",
         )
     if engine not in ("sim", "emu"):
         raise typer.BadParameter(f"{engine!r}: expected sim or emu", param_hint="'--engine'")

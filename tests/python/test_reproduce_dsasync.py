@@ -39,7 +39,7 @@ def test_reproduce_writes_table_figures_and_checks(tmp_path):
         (d, name) for d in dsasync.DIRECTIONS for name, _, _, _ in dsasync.CONFIGS
     ]
     report = json.loads((out / "reproduce.json").read_text())
-    assert len(report["checks"]) == 8
+    assert len(report["checks"]) == 9
     table = (out / "table.md").read_text()
     for section in ("uplink pacer", "Macrobenchmark", "no DSA", "jitter", "802.15.4"):
         assert section in table, section

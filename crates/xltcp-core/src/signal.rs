@@ -49,6 +49,9 @@ pub enum UndeliveredReason {
     QueueFull,
     /// The MPDU exceeds `aMaxPHYPacketSize` (`FRAME_TOO_LONG`).
     FrameTooLong,
+    /// The radio retuned (a channel switch or an off-channel sensing
+    /// period) and its driver cleared the frames waiting to be sent.
+    Flushed,
 }
 
 /// What a MAC measured of a frame it delivered (C-Snoop's `W_RTT` is

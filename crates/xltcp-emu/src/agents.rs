@@ -169,6 +169,10 @@ pub struct HostCommand {
 pub struct BsAgents {
     slots: Vec<AgentSlot>,
     actions: Vec<(Node, Action)>,
+    /// Withdrawals asked for ([`Action::Withdraw`]): (slot, node, host),
+    /// for the caller to carry out and hand back with
+    /// [`BsAgents::withdrawn`].
+    pub withdrawals: Vec<(u32, Node, u32)>,
     /// TCP commands of the host agents, in order, for the sender side.
     pub host_commands: Vec<HostCommand>,
     /// Actions of host agents the emulator cannot carry out (none of
@@ -286,6 +290,9 @@ impl BsAgents {
                         self.host_commands.push(HostCommand { host, flow, cmd })
                     }
                     (Node::Bs, Action::Tcp { .. }) => {}
+                    (node, Action::Withdraw { host }) => {
+                        self.withdrawals.push((k as u32, node, host))
+                    }
                     (node @ (Node::Bs | Node::Host(_)), a) => out.push((node, a)),
                     _ => self.host_actions_ignored += 1,
                 }
@@ -295,6 +302,13 @@ impl BsAgents {
             }
         }
         out
+    }
+
+    /// Hands agent `slot` the packets its withdrawal for `host` took back.
+    pub fn withdrawn(&mut self, now: Time, slot: u32, host: u32, packets: &[Packet]) {
+        if let Some(s) = self.slots.get_mut(slot as usize) {
+            s.agent.on_withdrawn(now, host, packets);
+        }
     }
 
     /// Gives back the buffer [`BsAgents::drain`] returned, emptied.

@@ -1080,10 +1080,18 @@ impl Hop {
             match a {
                 Action::Emit { packet, via } => self.emit_from(at, host, packet, via),
                 Action::Release { packet, via } => self.release(at, host, packet, via),
-                Action::Tcp { .. } => {}
+                Action::Tcp { .. } | Action::Withdraw { .. } => {}
             }
         }
         self.agents.recycle(actions);
+        let withdrawals = std::mem::take(&mut self.agents.withdrawals);
+        for &(slot, node, host) in &withdrawals {
+            self.withdraw(at, slot, node, host);
+        }
+        if !withdrawals.is_empty() {
+            // What the agents do with the packets they took back.
+            return self.drain_agents(at);
+        }
         let commands = std::mem::take(&mut self.agents.host_commands);
         for c in commands {
             match c.cmd {
@@ -1093,6 +1101,34 @@ impl Hop {
                 Command::Retransmit { .. } => self.agents.host_actions_ignored += 1,
             }
         }
+    }
+
+    /// Carries out agent `slot`'s [`Action::Withdraw`] for `host`: the
+    /// emulated air gives back what the node's station holds for it and
+    /// has not sent; the agent holds the packets (their bytes stay in the
+    /// slab) until it releases them.
+    fn withdraw(&mut self, at: Time, slot: u32, node: Node, host: u32) {
+        let Some(air) = self.air.as_mut() else {
+            self.agents.withdrawn(at, slot, host, &[]);
+            return;
+        };
+        let (from, to) = match node {
+            Node::Host(h) => (h as usize + 1, BS),
+            _ => (BS, host as usize + 1),
+        };
+        let capture = self.capture.is_some();
+        let mut taken = Vec::new();
+        for k in 0..air.hops.len() {
+            let air = self.air.as_mut().expect("checked");
+            let out = air.call(k, &mut self.deadlines, at, capture, |h, now, io| {
+                taken.extend(h.withdraw(now, from, to, io));
+            });
+            self.act_air(at, k, out);
+        }
+        for p in &taken {
+            self.held_uids.insert(p.meta.uid);
+        }
+        self.agents.withdrawn(at, slot, host, &taken);
     }
 
     /// Freezes (or resumes) the TCP of wireless host `host`: Linux TCP
@@ -1305,6 +1341,7 @@ pub fn drop_name(why: HopDrop) -> &'static str {
         HopDrop::Mac(UndeliveredReason::ChannelAccessFailure) => "channel_access_failure",
         HopDrop::Mac(UndeliveredReason::QueueFull) => "mac_queue_full",
         HopDrop::Mac(UndeliveredReason::FrameTooLong) => "frame_too_long",
+        HopDrop::Mac(UndeliveredReason::Flushed) => "flushed_on_retune",
     }
 }
 

@@ -11,9 +11,10 @@ disruption). It writes, into OUT:
 
 - ``table.csv`` / ``table.md``: per direction and configuration, goodput,
   retransmitted traffic and RTOs (mean ± 95 % Student t half width over
-  seeds); the gain of each DSASync configuration over regular (mean and
-  interval of the per-seed ratios: a seed gives every configuration the
-  same TFP schedule, so the comparison is paired); the capacity drop's
+  seeds); the gain of each DSASync configuration over regular with the
+  same TCP (ratio of the mean goodputs, 95 % interval by the delta method:
+  a seed gives every configuration the same TFP schedule, so the
+  comparison is paired); the RFC TCP's rows; the capacity drop's
   goodput after the switch; and the paper's numbers beside ours;
 - ``fig3_goodput_down.png`` / ``fig3_goodput_up.png``: goodput over time
   per configuration, the mean over seeds with its 95 % band;
@@ -28,7 +29,8 @@ disruption). It writes, into OUT:
   DSA at all: goodput and delay), ``jitter.csv`` / ``fig5_jitter.png``
   (the CH's jitter on the uplink, with and without smoothing) and
   ``lrwpan.csv`` (DSASync on paper 000's 802.15.4 scenario, alone and with
-  the CR-aware sender).
+  the CR-aware sender);
+- with ``sensitivity=True``, :mod:`xltcp.reproduce.dsasync_sensitivity`.
 
 Each run's results are kept in ``OUT/runs/<config>/seed-<n>/``.
 """
@@ -43,18 +45,35 @@ from pathlib import Path
 import xltcp
 from xltcp import runner
 from xltcp.reproduce import dsasync_more as more
+from xltcp.reproduce import dsasync_sensitivity as sens
 from xltcp.reproduce.common import checks_table as _checks_lines
 from xltcp.reproduce.common import ci as _ci
 from xltcp.reproduce.common import pool as _pool
 from xltcp.reproduce.common import text as _text
 from xltcp.reproduce.common import write_report as _write_report
 
-#: (name, preset stem without the direction, extra overrides, label).
+#: (name, preset stem without the direction, extra overrides, label). The
+#: presets run the testbed's TCP (Linux's); the "-rfc" rows run the RFC TCP
+#: (NewReno with SACK, no F-RTO) on the same cell.
 CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     ("regular", "regular", (), "regular"),
     ("dsasync", "dsasync", (), "DSASync"),
     ("dsasync-nosmooth", "dsasync", ('agent.0.smoothing="off"',), "DSASync, no smoothing"),
+    ("regular-rfc", "regular", sens.RFC_TCP, "regular, RFC TCP"),
+    ("dsasync-rfc", "dsasync", sens.RFC_TCP, "DSASync, RFC TCP"),
+    (
+        "dsasync-nosmooth-rfc",
+        "dsasync",
+        (*sens.RFC_TCP, 'agent.0.smoothing="off"'),
+        "DSASync, no smoothing, RFC TCP",
+    ),
 )
+
+
+def _base(name: str) -> str:
+    """The regular configuration `name` compares with (same TCP)."""
+    return "regular-rfc" if name.endswith("-rfc") else "regular"
+
 
 DIRECTIONS = ("down", "up")
 
@@ -73,9 +92,11 @@ PAPER = {
 Progress = Callable[[str], None]
 
 
-def total_runs(seeds: int, sweeps: bool) -> int:
+def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     """How many runs :func:`reproduce` makes (for a progress bar)."""
     n = len(CONFIGS) * len(DIRECTIONS) * seeds + 2 * seeds
+    if sensitivity:
+        n += sens.total_runs(seeds)
     n += len(more.PACER_CONFIGS) * len(more.PACER_PU) * seeds
     n += 2 * 2 * seeds * 2  # macro and no DSA: 2 configs x 2 directions
     n += len(more.JITTER_CONFIGS) * seeds + len(more.BYUN_CONFIGS) * seeds
@@ -186,10 +207,10 @@ def _series(run_dir: Path) -> dict[str, list[float]]:
 
 
 def _gain(results, name: str, direction: str) -> tuple[float, float]:
-    base = results[("regular", direction)]
-    other = results[(name, direction)]
-    ratios = [o["goodput_bps"] / b["goodput_bps"] - 1 for o, b in zip(other, base, strict=True)]
-    return _ci(ratios)
+    """Mean goodput of `name` over its regular's, minus 1, with a 95 %
+    half width (paired by seed; a seed whose regular run delivers nothing,
+    such as a SYN that meets a sensing period at every retry, counts)."""
+    return sens.ratio_of_means(results[(_base(name), direction)], results[(name, direction)])
 
 
 def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dict]) -> list:
@@ -216,7 +237,7 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
                 o = [r["rto_count"] for r in rows]
                 gain = (
                     ""
-                    if name == "regular"
+                    if name == _base(name)
                     else "{:+.1%} ± {:.1%}".format(*_gain(results, name, direction))
                 )
                 lines.append(
@@ -224,7 +245,7 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
                     f"{_text(x, 1e6, '{:.3f}')} | {_text(o, 1, '{:.1f}')} | {gain} |"
                 )
                 gm, gh = _ci(g)
-                gn, gnh = _gain(results, name, direction) if name != "regular" else (0.0, 0.0)
+                gn, gnh = _gain(results, name, direction) if name != _base(name) else (0.0, 0.0)
                 w.writerow([direction, name, gm, gh, _ci(x)[0], _ci(o)[0], gn, gnh])
     down_gain = _gain(results, "dsasync", "down")[0]
     up_gain = _gain(results, "dsasync", "up")[0]
@@ -232,7 +253,13 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
     retx_dsa = _ci([r["retx_bps"] for r in results[("dsasync", "down")]])[0]
     reg_after = _ci(after["regular"])[0]
     dsa_after = _ci(after["dsasync"])[0]
+    retx_lo, retx_hi = 0.7 * PAPER["retx_regular_mbps"], 1.3 * PAPER["retx_regular_mbps"]
     checks = [
+        (
+            "regular's downlink retransmitted traffic within 30 % of the paper's 3.1 Mbit/s",
+            retx_lo <= retx_reg / 1e6 <= retx_hi,
+            f"{retx_reg / 1e6:.3f} Mbit/s",
+        ),
         ("downlink gain >= +74 %", down_gain >= 0.74, f"{down_gain:+.1%}"),
         ("uplink gain >= +10 %", up_gain >= 0.10, f"{up_gain:+.1%}"),
         (
@@ -266,8 +293,9 @@ def write_table(results, after, out: Path, seeds: Sequence[int], sweep: list[dic
 
 
 def _paired_gain(base: list[dict], other: list[dict], key: str = "goodput_bps"):
-    """Mean and 95 % half width of the per-seed ratios other / base - 1."""
-    return _ci([o[key] / b[key] - 1 for o, b in zip(other, base, strict=True)])
+    """Mean of `other` over mean of `base`, minus 1, with a 95 % half width
+    (paired by seed)."""
+    return sens.ratio_of_means(base, other, key)
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -642,9 +670,11 @@ def reproduce(
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
     jobs: int | None = None,
+    sensitivity: bool = False,
 ) -> dict:
     """The whole reproduction; returns what ``table.md`` says, as a dict.
-    ``jobs`` runs at once (default: every core)."""
+    ``jobs`` runs at once (default: every core); ``sensitivity`` adds
+    :mod:`xltcp.reproduce.dsasync_sensitivity`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = run_all(seeds, out, overrides, progress, jobs)
@@ -655,6 +685,7 @@ def reproduce(
     overhead = more.run_overhead(seeds, out, overrides, progress, jobs)
     jitter = more.run_jitter(seeds, out, overrides, progress, jobs)
     byun = more.run_byun(seeds, out, overrides, progress, jobs)
+    sensitivity_rows = sens.run(seeds, overrides, progress, jobs) if sensitivity else []
     if sweep:
         with (out / "sweep_utilisation.csv").open("w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=["utilisation", "config", "goodput_bps", "ci95"])
@@ -662,6 +693,9 @@ def reproduce(
             w.writerows(sweep)
     checks = write_table(results, after, out, seeds, sweep)
     lines, extra = more_sections(out, pacer, macro, overhead, jitter, byun)
+    if sensitivity_rows:
+        lines += sens.write(out, sensitivity_rows, seeds)
+        lines += ["", "![sensitivity](sensitivity.png)"]
     checks = checks + extra
     table = out / "table.md"
     table.write_text(
@@ -673,6 +707,8 @@ def reproduce(
     )
     figures(out, seeds, sweep)
     more_figures(out, macro, jitter, pacer)
+    if sensitivity_rows:
+        sens.figure(out, sensitivity_rows)
     report = {
         "paper": "dsasync",
         "seeds": list(seeds),

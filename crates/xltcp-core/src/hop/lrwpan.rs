@@ -616,6 +616,8 @@ impl LrwpanHop {
                     UndeliveredReason::ChannelAccessFailure => d.drop_channel_access += 1,
                     UndeliveredReason::QueueFull => d.drop_queue_full += 1,
                     UndeliveredReason::FrameTooLong => d.drop_too_long += 1,
+                    // The 802.15.4 MAC never retunes: it does not flush.
+                    UndeliveredReason::Flushed => d.drop_queue_full += 1,
                 }
                 out.push(HopOut::Dropped {
                     station: i,

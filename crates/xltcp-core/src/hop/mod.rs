@@ -264,6 +264,22 @@ pub trait Hop: std::fmt::Debug {
         self.enqueue(now, from, to, packet, io);
     }
 
+    /// Takes back the packets station `from` has handed over for station
+    /// `to` that have not reached the air, in the order they were handed
+    /// over (DSASync's Algorithm 2, line 11: "buffer any i's pkt from
+    /// transmit queue"). They are no longer the hop's: the caller holds
+    /// them. Hops whose frames cannot be recalled give nothing back.
+    fn withdraw<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: Station,
+        to: Station,
+        io: HopIo<'_, T>,
+    ) -> Vec<Packet> {
+        let _ = (now, from, to, io);
+        Vec::new()
+    }
+
     /// One of the hop's timers is due.
     fn handle_timer<T: TimerSink>(&mut self, now: Time, timer: HopTimer, io: HopIo<'_, T>);
 
@@ -351,6 +367,18 @@ macro_rules! hop_kinds {
             ) {
                 match self {
                     $(AnyHop::$kind(h) => Hop::enqueue_first(h, now, from, to, packet, io),)*
+                }
+            }
+
+            fn withdraw<T: TimerSink>(
+                &mut self,
+                now: Time,
+                from: Station,
+                to: Station,
+                io: HopIo<'_, T>,
+            ) -> Vec<Packet> {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::withdraw(h, now, from, to, io),)*
                 }
             }
 

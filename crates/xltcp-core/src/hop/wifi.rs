@@ -137,6 +137,12 @@ pub enum HopEv {
     },
     /// Every host's radio reports its link's SNR (`snr_report`).
     SnrReport,
+    /// A retune clears a station's MAC queue (`tfp_queue = "flush"`), an
+    /// instant after the TFP's signals.
+    Flush {
+        /// Station index.
+        station: u32,
+    },
     /// A timer of the DSA cell (encoded by `dsa::DsaEv`).
     Dsa {
         /// Host.
@@ -403,6 +409,11 @@ impl WifiHop {
             self.schedule_frame(now, frame, first, q, out);
             return;
         }
+        if self.frozen(from) && self.dsa.as_ref().is_some_and(|d| d.drops_when_frozen()) {
+            // The station's driver is stopped for the TFP.
+            self.undelivered(from, id, UndeliveredReason::Flushed, out);
+            return;
+        }
         let s = &mut self.stations[from];
         if first {
             s.dcf.enqueue_first(now, frame);
@@ -413,6 +424,30 @@ impl WifiHop {
         let d = self.dir(from == 0);
         d.max_queue = d.max_queue.max(queued);
         self.drain(now, from, q, out);
+    }
+
+    /// Takes back what station `from`'s MAC holds for station `to` and has
+    /// not put on the air (see [`Hop::withdraw`]); the frames in the AP's
+    /// per-receiver queues (`scheduler`) stay.
+    pub fn withdraw(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        q: &mut dyn TimerSink,
+        out: &mut Vec<HopOut>,
+    ) -> Vec<Packet> {
+        let frames = self.stations[from].dcf.withdraw(now, Addr(to as u16));
+        let mut packets = Vec::with_capacity(frames.len());
+        for f in frames {
+            self.doomed.remove(&(from as u16, f.id));
+            if let Some(h) = self.stations[from].take(f.id) {
+                packets.push(h.packet);
+            }
+        }
+        self.dir(from == 0).withdrawn += packets.len() as u64;
+        self.drain(now, from, q, out);
+        packets
     }
 
     /// Puts `frame` in its receiver's queue at the AP (refused at a full
@@ -498,6 +533,11 @@ impl WifiHop {
             }
         }
         self.publish_cell_tfp(TfpCause::PuOn, blocked, out);
+        if blocked && self.dsa.as_ref().is_some_and(|d| d.drops_when_frozen()) {
+            for station in 0..self.stations.len() as u32 {
+                q.schedule(now, HopEv::Flush { station }.into());
+            }
+        }
         self.note_frozen(now);
         self.update_channel(now, q, out);
     }
@@ -547,6 +587,16 @@ impl WifiHop {
         for (at, ev) in next {
             let (a, b) = ev.encode();
             q.schedule(at, HopTimer::new(TimerKind::K4, a, b));
+        }
+        if d.flushes() {
+            let stations = match change.flushes() {
+                dsa::Flush::Nobody => 0..0,
+                dsa::Flush::All => 0..self.stations.len() as u32,
+                dsa::Flush::Host(h) => h + 1..h + 2,
+            };
+            for station in stations {
+                q.schedule(now, HopEv::Flush { station }.into());
+            }
         }
         match change {
             dsa::Change::CellSensing(start) => {
@@ -627,6 +677,11 @@ impl WifiHop {
     pub fn handle(&mut self, now: Time, ev: HopEv, q: &mut dyn TimerSink, out: &mut Vec<HopOut>) {
         match ev {
             HopEv::Dsa { a, b } => self.on_dsa(now, dsa::DsaEv::decode(a, b), q, out),
+            HopEv::Flush { station } => {
+                let i = station as usize;
+                self.stations[i].dcf.flush(now);
+                self.drain(now, i, q, out);
+            }
             HopEv::SnrReport => {
                 for h in 1..self.stations.len() {
                     let Some(snr) = self.stations[h].snr.as_mut() else {
@@ -867,7 +922,7 @@ impl WifiHop {
     /// Whether the AP holds its head-of-line frame: its receiver is in a
     /// TFP of its own (see [`dsa`]).
     fn ap_stalled(&self) -> bool {
-        self.dsa.is_some()
+        self.dsa.as_ref().is_some_and(|d| !d.flushes())
             && self.stations[0]
                 .dcf
                 .current_dst()
@@ -1013,6 +1068,7 @@ impl WifiHop {
             UndeliveredReason::RetryLimit => SignalReason::RetryLimit,
             UndeliveredReason::QueueFull => SignalReason::QueueFull,
             UndeliveredReason::FrameTooLong => SignalReason::FrameTooLong,
+            UndeliveredReason::Flushed => SignalReason::Flushed,
         };
         self.doomed.remove(&(i as u16, frame));
         let held = self.stations[i].take(frame);
@@ -1025,7 +1081,13 @@ impl WifiHop {
                 match reason {
                     SignalReason::QueueFull => d.drop_queue_full += 1,
                     SignalReason::FrameTooLong => d.drop_too_long += 1,
+                    SignalReason::Flushed => d.drop_flushed += 1,
                     _ => d.drop_retry_limit += 1,
+                }
+                if reason == SignalReason::Flushed {
+                    if let Some(dsa) = self.dsa.as_mut() {
+                        dsa.count_flushed(1);
+                    }
                 }
                 out.push(HopOut::Dropped {
                     station: i,
@@ -1172,6 +1234,7 @@ impl From<HopEv> for HopTimer {
             HopEv::Dsa { a, b } => (TimerKind::K4, a, b),
             HopEv::Battery { station } => (TimerKind::K5, station, 0),
             HopEv::SnrReport => (TimerKind::K6, 0, 0),
+            HopEv::Flush { station } => (TimerKind::K7, station, 0),
         };
         HopTimer::new(kind, a, b)
     }
@@ -1185,6 +1248,7 @@ impl From<HopTimer> for HopEv {
             TimerKind::K4 => HopEv::Dsa { a: t.a, b: t.b },
             TimerKind::K5 => HopEv::Battery { station: t.a },
             TimerKind::K6 => HopEv::SnrReport,
+            TimerKind::K7 => HopEv::Flush { station: t.a },
             _ => HopEv::TxEnd { tx: t.b },
         }
     }
@@ -1199,6 +1263,7 @@ impl Hop for WifiHop {
             HopEv::Dsa { .. } => "dsa",
             HopEv::Battery { .. } => "battery",
             HopEv::SnrReport => "snr_report",
+            HopEv::Flush { .. } => "flush",
         }
     }
 
@@ -1212,6 +1277,17 @@ impl Hop for WifiHop {
     ) {
         self.capture = io.capture;
         WifiHop::enqueue(self, now, from, to, *p, io.timers, io.out);
+    }
+
+    fn withdraw<T: TimerSink>(
+        &mut self,
+        now: Time,
+        from: usize,
+        to: usize,
+        io: HopIo<'_, T>,
+    ) -> Vec<Packet> {
+        self.capture = io.capture;
+        WifiHop::withdraw(self, now, from, to, io.timers, io.out)
     }
 
     fn enqueue_first<T: TimerSink>(
@@ -1256,7 +1332,8 @@ impl Hop for WifiHop {
     }
 
     /// Transmitted = data frames put on the air; drops: `queue_full` = a
-    /// full MAC queue, `loss` = the retry limit (or a frame too long).
+    /// full MAC queue, `loss` = the retry limit (or a frame too long),
+    /// `blocked` = cleared from the queue by a retune (`tfp_queue = "flush"`).
     fn link_stats(&self) -> [(&str, LinkStats); 2] {
         let link = |d: &WifiDirStats| LinkStats {
             offered: d.offered,
@@ -1266,7 +1343,7 @@ impl Hop for WifiHop {
             drops: Drops {
                 queue_full: d.drop_queue_full,
                 loss: d.drop_retry_limit + d.drop_too_long,
-                blocked: 0,
+                blocked: d.drop_flushed,
             },
             max_queue: d.max_queue,
         };

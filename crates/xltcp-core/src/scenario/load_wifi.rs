@@ -18,6 +18,11 @@ const RATE_CONTROLS: &[(&str, bool)] = &[("fixed", false), ("arf", true)];
 const PREAMBLES: &[(&str, Preamble)] = &[("long", Preamble::Long), ("short", Preamble::Short)];
 const LOSS_UNITS: &[(&str, bool)] = &[("frame", false), ("packet", true)];
 const SCHEDULERS: &[(&str, u8)] = &[("fifo", 0), ("rr", 1), ("pf", 2)];
+const TFP_QUEUES: &[(&str, TfpQueue)] = &[
+    ("hold", TfpQueue::Hold),
+    ("flush", TfpQueue::Flush),
+    ("drop", TfpQueue::Drop),
+];
 const ERROR_MODELS: &[(&str, ErrorModel)] =
     &[("nist", ErrorModel::Nist), ("yans", ErrorModel::Yans)];
 
@@ -417,6 +422,7 @@ fn read_dsa(cx: &mut Cx, t: &mut Tab, spec: &WifiSpec) -> DsaSpec {
     if channels.is_empty() {
         channels.push(spec.rate);
     }
+    let tfp_queue = t.read(cx, "tfp_queue", TfpQueue::Hold, rd::choice(TFP_QUEUES));
     DsaSpec {
         node_sensing,
         cell_sensing,
@@ -424,6 +430,7 @@ fn read_dsa(cx: &mut Cx, t: &mut Tab, spec: &WifiSpec) -> DsaSpec {
         switch_every,
         switch_delay,
         channels,
+        tfp_queue,
     }
 }
 
@@ -540,6 +547,12 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
         }
         if let Some(p) = d.switch_every {
             t["switch_every"] = json!(format_period(p));
+        }
+        // Only when set, so that echoes of earlier scenarios are unchanged.
+        match d.tfp_queue {
+            TfpQueue::Hold => {}
+            TfpQueue::Flush => t["tfp_queue"] = json!("flush"),
+            TfpQueue::Drop => t["tfp_queue"] = json!("drop"),
         }
         t["channels"] = json!(d
             .channels

@@ -132,7 +132,9 @@ pub enum AgentScheme {
     /// hop will do) and with it `keys` ("seed", "files" with `identity`
     /// and `trusted`), `replay_window`, `rekey_frames` (0: never by
     /// count), `rekey_bytes`, `rekey_grace`, `handshake_timeout`,
-    /// `handshake_tries`, `max_held`, `tamper_every` (see
+    /// `handshake_backoff_max`, `handshake_tries`, `max_held`,
+    /// `seeded_keys`, and what the entry's own node's frames suffer on the
+    /// air: `tamper_every`, `adversary`, `adversary_every` (see
     /// `schemes::ucl::secure`).
     Ucl(crate::schemes::ucl::UclConfig),
     /// `"clamp"` (at hosts; its AP half goes to the BS with it): CLAMP,
@@ -639,6 +641,7 @@ pub enum ApScheduler {
 /// switch_every = "exp(10s)"      # ... at these intervals
 /// switch_delay = "100ms"         # the cell is frozen while it switches
 /// channels = ["24Mbps", "12Mbps"] # each switch moves to the next one
+/// tfp_queue = "flush"            # a retune clears the station's queue
 /// ```
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct DsaSpec {
@@ -655,6 +658,33 @@ pub struct DsaSpec {
     /// `channels`: the data rate of each channel, the first being the
     /// hop's `rate` (default: that rate alone).
     pub channels: Vec<crate::radio::wifi::Rate>,
+    /// `tfp_queue`: what a TFP does to the frames waiting in the MACs.
+    pub tfp_queue: TfpQueue,
+}
+
+/// `tfp_queue` of `[wireless.dsa]`: what a transmission freeze period does
+/// to the frames waiting in the stations' MAC queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TfpQueue {
+    /// `"hold"` (default): frames wait out the TFP; the AP holds its
+    /// head-of-line frame while its receiver is in a TFP of its own.
+    #[default]
+    Hold,
+    /// `"flush"`: a driver that retunes its radio clears its transmit
+    /// queue (MadWifi's `ath_chan_set`, the paper-001 testbed's driver):
+    /// every station's queue at the start of a channel switch or a
+    /// cell-wide sensing period, a host's own at the start of its own
+    /// sensing. The AP does not know a host's sensing schedule: it sends
+    /// to a sensing host and gives the frames up at the retry limit. A
+    /// primary user is heard (carrier sense), not retuned for: frames
+    /// wait, as with "hold".
+    Flush,
+    /// `"drop"`: as `"flush"`, and a station in a TFP, a primary user's
+    /// included, has its driver stopped: its queue is cleared as the TFP
+    /// begins and every frame handed to it until the TFP ends is dropped
+    /// (a driver that takes its interface down while the radio is off its
+    /// channel or silenced).
+    Drop,
 }
 
 /// One `[[wireless.station]]` entry.

@@ -110,6 +110,15 @@ pub enum Action {
         /// Which way.
         via: Via,
     },
+    /// Take back what the node's interface holds for wireless host `host`
+    /// (at the BS; at a host, what it holds for the BS) and has not put on
+    /// the air: the engine hands the packets to
+    /// [`Agent::on_withdrawn`] at once, and the agent holds them from then
+    /// on (as if it had answered [`Verdict::Hold`]).
+    Withdraw {
+        /// The wireless host (index among the hosts).
+        host: u32,
+    },
     /// Command TCP at the agent's node: the endpoint of `flow`, or every
     /// endpoint of the node when `flow` is `None`.
     Tcp {
@@ -156,6 +165,14 @@ pub trait Agent: std::fmt::Debug + Send {
     /// A TCP endpoint of the node (of `flow`) reported an event.
     fn on_tcp_event(&mut self, now: Time, flow: u32, event: &Event) {
         let _ = (now, flow, event);
+    }
+
+    /// The packets an [`Action::Withdraw`] of this agent for `host` took
+    /// back, in the order they were handed to the interface. The agent holds them
+    /// now and must count them in [`Agent::held`]; an agent that never
+    /// asks for a withdrawal never gets here.
+    fn on_withdrawn(&mut self, now: Time, host: u32, packets: &[Packet]) {
+        let _ = (now, host, packets);
     }
 
     /// The agent's deadline may be due.

@@ -30,8 +30,11 @@
 //!   one leaves); past that, packets wait in the BS buffer even outside a
 //!   TFP, so that a release does not overflow the MAC queue — the paper's
 //!   transmit queue is not bounded, ours is.
-//!   Packets already in the AP's MAC queue when a TFP begins stay there
-//!   (the hop holds them, it does not drop them).
+//!   Line 11 ("buffer any i's pkt from transmit queue"): when host `i`'s
+//!   TFP begins, the agent takes back what the AP's MAC holds for it and
+//!   has not put on the air ([`Action::Withdraw`]) and puts it at the head
+//!   of `i`'s buffer, in order; on a cell whose driver clears its queue
+//!   when it retunes (`tfp_queue = "flush"`) this is what saves them.
 //! - **Algorithm 4** (`smoothing = "cell"`, default) or **3** (`"node"`):
 //!   every TCP packet from the hosts toward the CHs — the data of SH-CH
 //!   connections and the hosts' ACKs of downlink data alike, as the paper
@@ -62,8 +65,8 @@
 //!   C_new`, three duplicates of its last ACK to each of its CHs, so they
 //!   fast-retransmit and halve their windows instead of timing out.
 //!
-//! The buffer never loses a packet it accepted: `accepted = released +
-//! buffered` at every instant (`buffered` counts in the run's in-flight
+//! The buffer never loses a packet it accepted: `accepted + withdrawn =
+//! released + buffered` at every instant (`buffered` counts in the run's in-flight
 //! packets). A newer copy of a buffered segment is not accepted beside it:
 //! it takes the buffered packet's place (`replaced` counts such copies), so
 //! the place is released once. A packet that does not fit is refused
@@ -133,6 +136,9 @@ pub struct DsaSyncStats {
     pub accepted: u64,
     /// Buffered packets released to the air.
     pub released: u64,
+    /// Packets taken back from the AP's MAC queue when their host's TFP
+    /// began (Algorithm 2, line 11), then buffered.
+    pub withdrawn: u64,
     /// Newer copies that took a buffered packet's place (Algorithm 1); not
     /// counted in `accepted`.
     pub replaced: u64,
@@ -168,6 +174,7 @@ impl std::ops::AddAssign for DsaSyncStats {
     fn add_assign(&mut self, o: DsaSyncStats) {
         self.accepted += o.accepted;
         self.released += o.released;
+        self.withdrawn += o.withdrawn;
         self.replaced += o.replaced;
         self.buffered += o.buffered;
         self.refused_full += o.refused_full;
@@ -568,7 +575,31 @@ impl DsaSync {
                 self.cell.remove(&cause);
             }
         }
-        self.note(now, was);
+        self.note(now, was.clone());
+        // Line 11: a host whose TFP begins gets its packets back from the
+        // transmit queue.
+        for (h, w) in was.into_iter().enumerate() {
+            if !w && self.frozen(h) {
+                self.actions.push_back(Action::Withdraw { host: h as u32 });
+            }
+        }
+        self.release();
+    }
+
+    /// Packets the AP's MAC gave back (line 11): to the head of their
+    /// host's buffer, in order.
+    fn withdrawn(&mut self, host: u32, packets: &[Packet]) {
+        let h = host as usize;
+        if h >= self.buffer.len() {
+            self.buffer.resize(h + 1, VecDeque::new());
+        }
+        for p in packets.iter().rev() {
+            self.in_mac.remove(&p.meta.uid);
+            self.buffer[h].push_front(*p);
+            self.buffered_bytes += p.ip_len() as u64;
+            self.stats.withdrawn += 1;
+        }
+        self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.buffered_bytes);
         self.release();
     }
 
@@ -645,6 +676,10 @@ impl Agent for DsaSync {
             _ => return false,
         }
         true
+    }
+
+    fn on_withdrawn(&mut self, _now: Time, host: u32, packets: &[Packet]) {
+        self.withdrawn(host, packets);
     }
 
     fn on_timeout(&mut self, now: Time) {

@@ -123,6 +123,9 @@ pub fn drop_comment(why: HopDrop) -> &'static str {
         }
         HopDrop::Mac(UndeliveredReason::QueueFull) => "xltcp drop: MAC queue full",
         HopDrop::Mac(UndeliveredReason::FrameTooLong) => "xltcp drop: frame too long for the PHY",
+        HopDrop::Mac(UndeliveredReason::Flushed) => {
+            "xltcp drop: cleared from the MAC queue when the radio retuned"
+        }
     }
 }
 

@@ -848,6 +848,10 @@ impl World {
         for k in 0..self.slots_of(node).len() {
             let slot = self.slots_of(node)[k] as usize;
             while let Some(a) = self.agents[slot].agent.poll_action() {
+                if let Action::Withdraw { host } = a {
+                    self.withdraw(now, slot, node, host);
+                    continue;
+                }
                 commanded |= self.act(now, node, a);
             }
             if let Some(at) = self.agents[slot].arm(now) {
@@ -886,6 +890,8 @@ impl World {
                 self.send_from(now, node, via, &packet);
                 false
             }
+            // Carried out by `drain_agents`, which knows the agent.
+            Action::Withdraw { .. } => false,
             Action::Tcp { flow, cmd } => {
                 for k in 0..self.flows_of(node).len() {
                     let (f, side) = self.flows_of(node)[k];
@@ -894,6 +900,26 @@ impl World {
                     }
                 }
                 true
+            }
+        }
+    }
+
+    /// Carries out agent `slot`'s [`Action::Withdraw`]: every hop of the
+    /// node gives back what it holds for `host` (for the BS at a host),
+    /// and the agent takes it.
+    fn withdraw(&mut self, now: Time, slot: usize, node: Node, host: u32) {
+        let (from, to) = match node {
+            Node::Bs => (BS, host as usize + 1),
+            Node::Host(h) => (h as usize + 1, BS),
+            Node::Wired(_) => return,
+        };
+        for k in 0..self.hops.len() {
+            let mut taken = Vec::new();
+            self.drive_hop(now, k, |hop, now, io| {
+                taken = hop.withdraw(now, from, to, io);
+            });
+            if !taken.is_empty() {
+                self.agents[slot].agent.on_withdrawn(now, host, &taken);
             }
         }
     }

@@ -16,11 +16,29 @@
 //!
 //! What a TFP does on the air (the hop applies it, see `hop::wifi`): a
 //! frozen station neither transmits nor receives; a frame on the air to or
-//! from it is lost. Frames for a frozen host wait in the AP's MAC queue:
-//! the AP holds its head-of-line frame while its receiver is frozen (one
-//! FIFO interface queue, as in the paper's MadWifi testbed, so a frozen
-//! host's frame also holds the frames behind it), and drops new frames
-//! only when that queue is full.
+//! from it is lost. What it does to the frames waiting in the MACs is
+//! `tfp_queue`:
+//!
+//! - `"hold"` (default): frames for a frozen host wait in the AP's MAC
+//!   queue: the AP holds its head-of-line frame while its receiver is
+//!   frozen (one FIFO interface queue, so a frozen host's frame also holds
+//!   the frames behind it), and drops new frames only when that queue is
+//!   full. An idealised driver that knows every host's schedule.
+//! - `"flush"`: the paper-001 testbed's driver (MadWifi 0.9.4, whose
+//!   `ath_chan_set` clears the pending transmit frames whenever the radio
+//!   is retuned). A channel switch or a cell-wide sensing period clears
+//!   every station's queue as it begins; a host's own sensing clears that
+//!   host's queue. The AP does not know when a host senses: it keeps
+//!   sending to it, and the frames that find it deaf are given up at the
+//!   retry limit. Primary users are heard, not retuned for (the paper's
+//!   incumbent was within carrier-sense range of the cell): frames wait.
+//! - `"drop"`: as `"flush"`, and a station in a TFP (primary users
+//!   included: its driver is stopped) clears its queue as the TFP begins
+//!   and drops every frame it is handed until the TFP ends.
+//!
+//!   The queue is cleared an instant after the TFP's signals, so an agent
+//!   at the BS that acts on `tfp_start` (DSASync's Algorithm 2, line 11)
+//!   takes its packets back first.
 //!
 //! The schedule depends on time and the seed alone, never on traffic.
 
@@ -45,6 +63,28 @@ pub(super) enum Change {
     SwitchEnd(usize, Rate),
 }
 
+/// Stations whose queues a change clears (`tfp_queue = "flush"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Flush {
+    /// None.
+    Nobody,
+    /// Every station (a cell-wide retune).
+    All,
+    /// The station of host `h` (its own sensing).
+    Host(u32),
+}
+
+impl Change {
+    /// Which queues the change clears under `tfp_queue = "flush"`.
+    pub fn flushes(self) -> Flush {
+        match self {
+            Change::CellSensing(true) | Change::SwitchStart(..) => Flush::All,
+            Change::NodeSensing(h, true) => Flush::Host(h),
+            _ => Flush::Nobody,
+        }
+    }
+}
+
 /// A timer of the cell: which process, the host, and whether it starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum DsaEv {
@@ -64,6 +104,9 @@ pub struct DsaStats {
     pub switches: u64,
     /// The channel in use at the end (index into `channels`).
     pub channel: usize,
+    /// Frames cleared from the MAC queues by retunes (`tfp_queue =
+    /// "flush"`), both directions.
+    pub flushed_frames: u64,
     /// Seconds each host spent in a TFP of its own or of the cell (primary
     /// users included), up to the end of the run.
     pub host_tfp_s: Vec<f64>,
@@ -212,6 +255,22 @@ impl DsaCell {
         }
     }
 
+    /// Whether TFPs clear the MAC queues (`tfp_queue = "flush"`).
+    pub fn flushes(&self) -> bool {
+        self.spec.tfp_queue != crate::scenario::TfpQueue::Hold
+    }
+
+    /// Whether a station in a TFP drops what it is handed (`tfp_queue =
+    /// "drop"`).
+    pub fn drops_when_frozen(&self) -> bool {
+        self.spec.tfp_queue == crate::scenario::TfpQueue::Drop
+    }
+
+    /// Counts frames a retune cleared.
+    pub fn count_flushed(&mut self, frames: u64) {
+        self.stats.flushed_frames += frames;
+    }
+
     /// The counters at `end`.
     pub fn stats_at(&self, end: Time) -> DsaStats {
         let host_tfp_s = (0..self.node.len())
@@ -261,6 +320,7 @@ mod tests {
             switch_every: None,
             switch_delay: Dur::from_millis(100),
             channels: vec![Rate::Ofdm24, Rate::Ofdm12],
+            tfp_queue: Default::default(),
         }
     }
 

@@ -40,6 +40,12 @@ pub struct WifiDirStats {
     pub drop_queue_full: u64,
     /// Packets refused as longer than 4095 bytes of PSDU.
     pub drop_too_long: u64,
+    /// Packets cleared from the MAC queue by a retune (`tfp_queue = "flush"`).
+    pub drop_flushed: u64,
+    /// Packets an agent took back from the MAC queue before they reached
+    /// the air ([`Hop::withdraw`](crate::hop::Hop::withdraw)): not drops;
+    /// they are offered again when the agent sends them on.
+    pub withdrawn: u64,
     /// Frames given up after their receiver got them (ACKs lost): not drops.
     pub undelivered_after_receipt: u64,
 }

@@ -12,6 +12,9 @@ pub enum UndeliveredReason {
     QueueFull,
     /// The PSDU exceeds `aPSDUMaxLength` (4095 bytes).
     FrameTooLong,
+    /// The station's queue was cleared ([`Dcf::flush`](super::Dcf::flush)):
+    /// its radio retuned.
+    Flushed,
 }
 
 /// What the MAC reports.

@@ -252,6 +252,51 @@ impl Dcf {
         self.advance(now);
     }
 
+    /// Clears the queue, as a driver does when its radio retunes (MadWifi's
+    /// `ath_chan_set` drains the transmit queues: "clear pending tx
+    /// frames"): every waiting frame, and the frame in progress unless it
+    /// is on the air or awaiting its response, is given up with
+    /// `Undelivered { reason: Flushed }`.
+    pub fn flush(&mut self, now: Time) {
+        let now = self.advance(now);
+        if self.current.is_some() && self.phase == Phase::Contend {
+            let cur = self.current.take().expect("checked");
+            self.finish(now);
+            self.undelivered(cur.frame.id, UndeliveredReason::Flushed);
+        }
+        while let Some((frame, _)) = self.queue.pop_front() {
+            self.undelivered(frame.id, UndeliveredReason::Flushed);
+        }
+        self.advance(now);
+    }
+
+    /// Takes back the frames for `dst` that have not reached the air: the
+    /// waiting ones, and the frame in progress if it is still contending
+    /// (its retry counts are forgotten). No event is reported for them;
+    /// the caller owns them again. In queue order.
+    pub fn withdraw(&mut self, now: Time, dst: Addr) -> Vec<Frame> {
+        let now = self.advance(now);
+        let mut taken = Vec::new();
+        if self.phase == Phase::Contend && self.current.is_some_and(|c| c.frame.dst == dst) {
+            let cur = self.current.take().expect("checked");
+            // The backoff drawn for it goes on as a post-backoff.
+            self.phase = Phase::Idle;
+            taken.push(cur.frame);
+        }
+        let mut kept = VecDeque::with_capacity(self.queue.len());
+        for (frame, at) in self.queue.drain(..) {
+            if frame.dst == dst {
+                taken.push(frame);
+            } else {
+                kept.push_back((frame, at));
+            }
+        }
+        self.queue = kept;
+        self.start_next(now);
+        self.advance(now);
+        taken
+    }
+
     /// Runs every deadline at or before `now`.
     pub fn handle_timeout(&mut self, now: Time) {
         self.advance(now);

@@ -482,3 +482,97 @@ fn queue_limit_and_oversized_frames() {
     // The accepted frame goes DIFS after time zero (idle medium, no backoff).
     assert_eq!(m.poll_timeout(), Some(at_us(34)));
 }
+
+/// A retune clears the queue: every waiting frame and the one contending
+/// are given up as `Flushed`; the MAC then serves what comes next.
+#[test]
+fn flush_gives_up_every_frame_not_on_the_air() {
+    let mut dcf = Dcf::new(DcfConfig::new(Rate::Ofdm24), Addr(0), stream(1, "t"));
+    dcf.handle_channel(at_us(0), true);
+    for id in 0..3 {
+        let dst = Addr(1 + id as u16 % 2);
+        dcf.enqueue(
+            at_us(1),
+            Frame {
+                id,
+                dst,
+                psdu_bytes: 1000,
+            },
+        );
+    }
+    dcf.flush(at_us(5));
+    let events: Vec<MacEvent> = std::iter::from_fn(|| dcf.poll_event()).collect();
+    let flushed = |frame| MacEvent::Undelivered {
+        frame,
+        reason: UndeliveredReason::Flushed,
+    };
+    assert_eq!(events, vec![flushed(0), flushed(1), flushed(2)]);
+    assert!(dcf.is_idle() && dcf.queue_len() == 0);
+    dcf.enqueue(
+        at_us(6),
+        Frame {
+            id: 9,
+            dst: Addr(1),
+            psdu_bytes: 1000,
+        },
+    );
+    dcf.handle_channel(at_us(10), false);
+    dcf.handle_timeout(at_us(2000));
+    let sent: Vec<u64> = std::iter::from_fn(|| dcf.poll_transmit())
+        .filter(|t| t.kind == TxKind::Data)
+        .map(|t| t.frame)
+        .collect();
+    // No ACK comes: it is retried, and nothing else is sent.
+    assert!(!sent.is_empty() && sent.iter().all(|&f| f == 9), "{sent:?}");
+}
+
+/// Taking back one receiver's frames leaves the others in order, and
+/// reports nothing for the frames taken.
+#[test]
+fn withdraw_takes_one_receivers_frames_and_keeps_the_rest() {
+    let mut dcf = Dcf::new(DcfConfig::new(Rate::Ofdm24), Addr(0), stream(1, "t"));
+    dcf.handle_channel(at_us(0), true);
+    for id in 0..5 {
+        let dst = Addr(1 + id as u16 % 2);
+        dcf.enqueue(
+            at_us(1),
+            Frame {
+                id,
+                dst,
+                psdu_bytes: 1000,
+            },
+        );
+    }
+    // Frame 0 (for station 1) is contending: it comes back too.
+    let taken: Vec<u64> = dcf
+        .withdraw(at_us(5), Addr(1))
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(taken, vec![0, 2, 4]);
+    assert_eq!(dcf.poll_event(), None);
+    dcf.handle_channel(at_us(10), false);
+    let mut sent = Vec::new();
+    while sent.len() < 2 {
+        let at = dcf.poll_timeout().expect("frames are waiting");
+        dcf.handle_timeout(at);
+        let txs: Vec<Transmission> = std::iter::from_fn(|| dcf.poll_transmit()).collect();
+        for tx in txs {
+            if tx.kind == TxKind::Data {
+                sent.push((tx.frame, tx.to.0));
+                // Its ACK, SIFS after the frame.
+                let ack = Transmission {
+                    kind: TxKind::Ack,
+                    from: tx.to,
+                    to: Addr(0),
+                    start: tx.end() + us(16),
+                    airtime: us(28),
+                    psdu_bytes: ACK_BYTES,
+                    ..tx
+                };
+                dcf.handle_frame(ack.end(), &ack);
+            }
+        }
+    }
+    assert_eq!(sent, vec![(1, 2), (3, 2)]);
+}

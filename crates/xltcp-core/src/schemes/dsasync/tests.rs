@@ -85,8 +85,22 @@ fn delivered(p: &Packet) -> NodeSignal {
     }
 }
 
+/// The agent's actions but its withdrawals (which the engine answers at
+/// once; `a_tfp_takes_its_hosts_packets_back_from_the_transmit_queue`
+/// tests them).
 fn actions(a: &mut DsaSync) -> Vec<Action> {
-    std::iter::from_fn(|| a.poll_action()).collect()
+    std::iter::from_fn(|| a.poll_action())
+        .filter(|x| !matches!(x, Action::Withdraw { .. }))
+        .collect()
+}
+
+fn withdrawals(a: &mut DsaSync) -> Vec<u32> {
+    std::iter::from_fn(|| a.poll_action())
+        .filter_map(|x| match x {
+            Action::Withdraw { host } => Some(host),
+            _ => None,
+        })
+        .collect()
 }
 
 fn agent(cfg: DsaSyncConfig) -> DsaSync {
@@ -128,6 +142,45 @@ fn a_tfp_buffers_the_downlink_and_its_end_releases_it_in_order() {
     assert_eq!(a.held(), 0);
     let s = a.stats_now();
     assert_eq!((s.accepted, s.released, s.buffered), (3, 3, 0));
+}
+
+#[test]
+fn a_tfp_takes_its_hosts_packets_back_from_the_transmit_queue() {
+    // Algorithm 2, line 11: host 0's TFP begins while segments 0-2 wait
+    // in the AP's MAC; the engine gives back 1 and 2 (0 is on the air).
+    let mut a = agent(DsaSyncConfig::default());
+    for k in 0..3 {
+        assert_eq!(a.on_packet(ms(0), Tap::BsDown, &mut data(k)), Verdict::Pass);
+    }
+    assert!(a.on_signal(ms(1), &tfp(true, TfpCause::NodeSensing, Some(0))));
+    assert_eq!(withdrawals(&mut a), vec![0]);
+    // A second cause for a host already frozen asks nothing more.
+    a.on_signal(ms(1), &tfp(true, TfpCause::CellSensing, None));
+    assert!(withdrawals(&mut a).is_empty());
+    a.on_withdrawn(ms(1), 0, &[data(1), data(2)]);
+    assert_eq!(a.held(), 2);
+    // Arrivals during the TFP queue behind the packets taken back.
+    assert_eq!(a.on_packet(ms(2), Tap::BsDown, &mut data(3)), Verdict::Hold);
+    a.on_signal(ms(10), &tfp(false, TfpCause::CellSensing, None));
+    assert!(actions(&mut a).is_empty(), "host 0 is still sensing");
+    a.on_signal(ms(26), &tfp(false, TfpCause::NodeSensing, Some(0)));
+    let uids: Vec<u64> = actions(&mut a)
+        .iter()
+        .map(|x| match x {
+            Action::Release {
+                packet,
+                via: Via::Air,
+            } => packet.meta.uid,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(uids, vec![101, 102, 103]);
+    let s = a.stats_now();
+    // accepted + withdrawn = released + buffered.
+    assert_eq!(
+        (s.accepted, s.withdrawn, s.released, s.buffered),
+        (1, 2, 3, 0)
+    );
 }
 
 #[test]
