@@ -43,7 +43,7 @@ fn the_bs_buffer_loses_nothing_and_the_ap_queue_drops_nothing() {
         let d = dsasync(&s);
         assert!(d.accepted > 0, "{dir}: {d:?}");
         assert_eq!(
-            d.accepted,
+            d.accepted + d.withdrawn,
             d.released + d.replaced + d.buffered,
             "{dir}: {d:?}"
         );
@@ -55,25 +55,34 @@ fn the_bs_buffer_loses_nothing_and_the_ap_queue_drops_nothing() {
             bs_air.stats
         );
         let regular = run(&format!("regular-{dir}"), &["sim.duration=\"8s\""], 2);
-        let wifi = regular.wifi().unwrap().dsa.clone().unwrap();
-        // Both see the same cell: the TFP schedule is the seed's.
-        assert_eq!(wifi, s.wifi().unwrap().dsa.clone().unwrap());
+        let mut wifi = regular.wifi().unwrap().dsa.clone().unwrap();
+        let mut ours = s.wifi().unwrap().dsa.clone().unwrap();
+        // Both see the same cell: the TFP schedule is the seed's (what the
+        // retunes clear depends on what is queued).
+        (wifi.flushed_frames, ours.flushed_frames) = (0, 0);
+        assert_eq!(wifi, ours);
     }
 }
 
 #[test]
 fn without_smoothing_dsasync_masks_the_tfps_from_the_sender() {
+    // On the idealised driver ("hold", nothing lost at a retune) the mask
+    // is exact; the presets' "flush" loses the frames already on the air.
     let sets = [
         "tcp.rcv_buffer=\"4MiB\"",
         "tcp.snd_buffer=\"4MiB\"",
+        "wireless.dsa.tfp_queue=\"hold\"",
         "agent.0.smoothing=\"off\"",
     ];
     let s = run("dsasync-down", &sets, 1);
-    let regular = run("regular-down", &sets[..2], 1);
+    let regular = run("regular-down", &sets[..3], 1);
     let (f, r) = (&s.flows[0], &regular.flows[0]);
     assert!(r.rto_count > 0 && r.retransmissions > 100, "{r:?}");
     assert_eq!((f.rto_count, f.retransmissions), (0, 0), "{f:?}");
-    assert!(f.goodput_bps > r.goodput_bps, "{f:?} {r:?}");
+    // On this driver Linux's F-RTO and undo already repair regular's
+    // spurious timeouts: masking them costs little and gains little
+    // (-1.6 % over 50 seeds, `xltcp reproduce dsasync --sensitivity`).
+    assert!(f.goodput_bps > 0.9 * r.goodput_bps, "{f:?} {r:?}");
     assert!(dsasync(&s).zero_window_acks > 0);
 }
 
