@@ -106,6 +106,28 @@ def _cell(text: str) -> str:
 
 #: What a table's rows cannot say, printed under its heading.
 TABLE_NOTES: dict[str, list[str]] = {
+    "agent[]": [
+        'The UCL\'s link security (`scheme = "ucl"`, `security = "on"` on the BS\'s',
+        "entry and the hosts') takes `keys`, `identity`, `trusted` and these keys.",
+        "`replay_window`: counters a frame may lie below the highest accepted one",
+        "(1 to 65536, default 8192: the UCL's own reordering across interfaces never",
+        "makes a genuine frame too old). `rekey_grace`: frames under a new key during",
+        "which the retired one still opens frames in flight (default 8192, the",
+        "window's size). `handshake_timeout` (100 ms) is the first wait for a",
+        "handshake answer; it doubles at each resend up to `handshake_backoff_max`",
+        "(5 s, at least `handshake_timeout`); after `handshake_tries` (8) messages",
+        "without an answer, or an untrusted peer key, the host starts a new attempt",
+        "with fresh ephemeral keys. `seeded_keys = true`: the emulator draws the",
+        "ephemeral keys from the run's seed, not the OS (the simulator always does).",
+        "On the air, each entry sets what its own node's frames suffer (the BS's",
+        "entry the BS's frames, the hosts' entry each host's): `tamper_every = N`",
+        "flips a byte of every Nth frame, handshake messages (refused and sent again)",
+        'included; `adversary = "replay" | "inject" | "reflect" | "drop_handshake"`',
+        "acts on every `adversary_every`th frame (default 10; data frames, or",
+        "handshake messages for `drop_handshake`): copies are dropped as `replayed`,",
+        "forgeries and reflections as `tampered`, removed handshake messages are",
+        "sent again.",
+    ],
     "output": [
         "With `pcap = true` a run writes pcapng files in `pcap/`: `wired-<flow>.pcapng`",
         "(the flow's access link) and `wireless.pcapng` (the hop), both directions of",

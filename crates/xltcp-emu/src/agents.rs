@@ -44,7 +44,9 @@
 //!   interface) and releases leave from the host onto the air. With its
 //!   security on, the real datagrams are sealed and opened through the
 //!   pair's [`ucl::Air`] ([`BsAgents::ucl_air`]; see
-//!   [`xltcp_core::schemes::ucl::secure`]).
+//!   [`xltcp_core::schemes::ucl::secure`]), whose handshakes draw their
+//!   ephemeral keys from the OS ([`os_entropy`]) unless the scenario says
+//!   `seeded_keys = true`.
 //! - PHY-LR (local recovery's sender agent, `local_recovery = "phy"`)
 //!   keeps the host's data frames it saw leave ([`Tap::HostOut`]) and
 //!   resends the ones a BS report marks lost; the emulator keeps the real
@@ -91,6 +93,17 @@ use xltcp_core::sim::topology::Topology;
 use xltcp_core::tcp::Command;
 use xltcp_core::time::Time;
 use xltcp_core::wire::Packet;
+
+/// The OS's randomness for the UCL's ephemeral keys: real traffic gets
+/// fresh session keys every run (a scenario may ask for seeded ones,
+/// `seeded_keys = true`).
+pub fn os_entropy() -> ucl::Entropy {
+    ucl::Entropy::new(|| {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
+        Ok(bytes)
+    })
+}
 
 /// Schemes whose host agents the emulator runs on the host's behalf
 /// (see the module doc), by section name; local recovery's only as PHY-LR
@@ -191,8 +204,12 @@ impl BsAgents {
     /// [`host_agents`]).
     pub fn new(scenario: &Scenario, seed: u64) -> BsAgents {
         let topology = Topology::of(scenario);
-        let (agents, ucl_air) =
-            schemes::build_carrying_real_bytes(scenario, topology.host_of(), seed);
+        let (agents, ucl_air) = schemes::build_carrying_real_bytes(
+            scenario,
+            topology.host_of(),
+            seed,
+            Some(os_entropy()),
+        );
         let slots: Vec<AgentSlot> = agents
             .into_iter()
             .filter(|(node, agent)| {

@@ -484,6 +484,11 @@ fn the_wifi_hop_carries_real_bytes_on_its_own_mac_timers() {
 /// security on; the threshold rule (no interface reaches 60 dB) takes the
 /// last interface, 802.11b, from the first SNR report on.
 fn ucl_two_interfaces(tamper_every: u64) -> Hop {
+    ucl_two_interfaces_with(&format!("tamper_every = {tamper_every}"))
+}
+
+/// As [`ucl_two_interfaces`], with `keys` on both UCL entries.
+fn ucl_two_interfaces_with(keys: &str) -> Hop {
     let text = format!(
         r#"
 [sim]
@@ -518,14 +523,14 @@ at = "bs"
 rule = "threshold"
 threshold = 60
 security = "on"
-tamper_every = {tamper_every}
+{keys}
 [[agent]]
 scheme = "ucl"
 at = "hosts"
 rule = "threshold"
 threshold = 60
 security = "on"
-tamper_every = {tamper_every}
+{keys}
 "#
     );
     let s = load_str(&text, "t.toml", Path::new("."), &[]).expect("valid scenario");
@@ -622,31 +627,126 @@ fn the_ucl_seals_the_real_datagrams_and_the_far_end_writes_what_it_opened() {
 }
 
 #[test]
+fn the_ucl_draws_os_keys_for_real_traffic_unless_the_scenario_seeds_them() {
+    use xltcp_core::schemes::ucl::secure::CONTROL;
+    // Two emulator runs with the same seed: the host's first handshake
+    // message (its ephemeral key) and the first data frame sealed for the
+    // same datagram.
+    let run = |keys: &str| {
+        let mut h = ucl_two_interfaces_with(keys);
+        let mut sink = Sink::default();
+        run_until(&mut h, Time(200_000_000), &mut sink);
+        let at = Time(200_000_000);
+        h.ingress(at, Side::Ch, &real_datagram(Side::Ch, 100, 1000));
+        run_until(&mut h, Time(400_000_000), &mut sink);
+        h.finish();
+        let sec = ucl_security(&h);
+        assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
+        assert_eq!(sec.link.opened, 1, "{sec:?}");
+        assert_eq!(sink.out.len(), 1, "delivered");
+        let air = h.agents.ucl_air.as_ref().unwrap();
+        let e = air.frame(CONTROL | 1).expect("message 1 kept");
+        // Handles count every frame; the data frame's has no CONTROL bit.
+        let first_data = (1..64)
+            .find_map(|n| air.frame(n))
+            .expect("the data frame kept");
+        (e, first_data, sec.ephemeral_keys)
+    };
+    let (e1, d1, keys) = run("");
+    let (e2, d2, _) = run("");
+    assert_eq!(keys, Some("os"));
+    assert_ne!(e1, e2, "OS ephemeral keys differ from run to run");
+    assert_ne!(d1, d2, "and so do the session keys");
+    let (e3, d3, keys) = run("seeded_keys = true");
+    let (e4, d4, _) = run("seeded_keys = true");
+    assert_eq!(keys, Some("seeded"));
+    assert_eq!((e3, d3), (e4, d4), "seeded: the same session keys");
+}
+
+#[test]
+fn the_adversarys_frames_are_dropped_by_reason_and_never_written_to_a_host() {
+    for kind in ["replay", "inject", "reflect"] {
+        let mut h =
+            ucl_two_interfaces_with(&format!("adversary = \"{kind}\"\nadversary_every = 2"));
+        let mut sink = Sink::default();
+        let start = 200_000_000;
+        run_until(&mut h, Time(start), &mut sink);
+        let mut sent = Vec::new();
+        for k in 0..10u16 {
+            let at = Time(start + u64::from(k) * 1_000_000);
+            run_until(&mut h, at, &mut sink);
+            for from in [Side::Ch, Side::Sh] {
+                let d = real_datagram(from, 100 + k, 1000);
+                h.ingress(at, from, &d);
+                sent.push(d);
+            }
+        }
+        run_until(&mut h, Time(2_000_000_000), &mut sink);
+        h.finish();
+        let c = &h.counters.accounting;
+        assert!(c.balances(), "{kind}: {c:?}");
+        let sec = ucl_security(&h);
+        // Every genuine datagram written once, nothing of the adversary's.
+        assert_eq!(sink.out.len(), sent.len(), "{kind}: {sec:?}");
+        assert!(sec.adversary_on_air >= 5, "{kind}: {sec:?}");
+        assert!(sec.altered_received >= 5, "{kind}: {sec:?}");
+        assert_eq!(sec.altered_delivered, 0, "{kind}: {sec:?}");
+        let reason = if kind == "replay" {
+            sec.link.replayed
+        } else {
+            sec.link.tampered
+        };
+        assert_eq!(reason, sec.altered_received, "{kind}: {sec:?}");
+        assert_eq!(sec.dropped(), sec.altered_received, "{kind}: {sec:?}");
+    }
+}
+
+#[test]
 fn a_tampered_frame_is_dropped_by_its_reason_and_never_written_to_a_host() {
-    // Every sealed data frame has one byte flipped on the air.
-    let mut h = ucl_two_interfaces(1);
+    // Every second frame of each node has one byte flipped on the air,
+    // handshake messages included: the refused ones are sent again and the
+    // link comes up; then every tampered data frame is dropped as
+    // tampered, and only genuine datagrams reach a host.
+    let mut h = ucl_two_interfaces(2);
     let mut sink = Sink::default();
-    run_until(&mut h, Time(200_000_000), &mut sink);
+    let start = 1_000_000_000;
+    run_until(&mut h, Time(start), &mut sink);
+    let sec = ucl_security(&h);
+    assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
+    assert!(sec.link.handshake_rejected >= 1, "{sec:?}");
+    let mut sent = Vec::new();
     for k in 0..10u16 {
-        let at = Time(200_000_000 + u64::from(k) * 1_000_000);
+        let at = Time(start + u64::from(k) * 1_000_000);
         run_until(&mut h, at, &mut sink);
         for from in [Side::Ch, Side::Sh] {
-            h.ingress(at, from, &real_datagram(from, 100 + k, 1000));
+            let d = real_datagram(from, 100 + k, 1000);
+            h.ingress(at, from, &d);
+            sent.push(d);
         }
     }
-    run_until(&mut h, Time(2_000_000_000), &mut sink);
+    run_until(&mut h, Time(3_000_000_000), &mut sink);
     h.finish();
-    assert!(sink.out.is_empty(), "{} written", sink.out.len());
     let c = &h.counters.accounting;
     assert!(c.balances(), "{c:?}");
     let sec = ucl_security(&h);
-    assert_eq!(sec.tampered_on_air, 20, "{sec:?}");
-    // A flipped byte in the frame's header is malformed, elsewhere the
-    // tag fails: each one dropped and counted by its reason.
     let by_reason = |r: &str| h.counters.dropped_other.get(r).copied().unwrap_or(0);
-    assert_eq!(by_reason("ucl.tampered") + by_reason("ucl.malformed"), 20);
-    assert_eq!(sec.link.tampered + sec.link.malformed, 20);
-    assert_eq!(sec.link.opened, 0);
+    // Each tampered data frame that arrived: `tampered`, no other reason.
+    assert!(sec.altered_received >= 5, "{sec:?}");
+    assert_eq!(sec.link.tampered, sec.altered_received, "{sec:?}");
+    assert_eq!(by_reason("ucl.tampered"), sec.link.tampered);
+    assert_eq!(sec.link.malformed + sec.link.stale_key, 0, "{sec:?}");
+    assert_eq!(sec.altered_delivered, 0, "{sec:?}");
+    // What was written is what was sent (the TTL aside), and the rest was
+    // tampered.
+    assert_eq!(sink.out.len() as u64 + sec.link.tampered, sent.len() as u64);
+    for (_, got) in &sink.out {
+        let d = sent
+            .iter()
+            .find(|d| d[4..6] == got[4..6] && d[12..20] == got[12..20])
+            .expect("a datagram that was sent");
+        assert_eq!(got[12..], d[12..]);
+        parse(got).expect("valid checksums");
+    }
 }
 
 #[test]

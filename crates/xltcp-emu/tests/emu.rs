@@ -762,12 +762,13 @@ fn tampered_frames_on_the_air_are_dropped_by_reason_and_linux_sees_no_bad_byte()
         .and_then(|u| u.security.as_deref())
         .expect("the UCL's security ran");
     // The link came up over the air, and every tampered frame that reached
-    // the far end was dropped there by its reason: the tag failed, or the
-    // flipped byte made the frame's header malformed.
+    // the far end was dropped there as tampered, under no other reason.
     assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
     assert!(sec.tampered_on_air > 20, "{sec:?}");
     let dropped = sec.link.tampered + sec.link.malformed;
     assert!(dropped > 0 && dropped <= sec.tampered_on_air, "{sec:?}");
+    assert_eq!(sec.link.tampered, sec.altered_received, "{sec:?}");
+    assert_eq!(sec.link.malformed + sec.altered_delivered, 0, "{sec:?}");
     let by_reason = |r: &str| emu.dropped_other.get(r).copied().unwrap_or(0);
     assert_eq!(by_reason("ucl.tampered"), sec.link.tampered);
     assert_eq!(by_reason("ucl.malformed"), sec.link.malformed);

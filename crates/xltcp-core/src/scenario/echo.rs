@@ -153,9 +153,15 @@ fn agent(a: &AgentSpec) -> Value {
                     v["rekey_bytes"] = json!(format!("{b}B"));
                 }
                 v["handshake_timeout"] = json!(format_duration(s.handshake_timeout));
+                v["handshake_backoff_max"] = json!(format_duration(s.handshake_backoff_max));
                 v["handshake_tries"] = json!(s.handshake_tries);
                 v["max_held"] = json!(s.max_held);
                 v["tamper_every"] = json!(s.tamper_every);
+                if let Some(a) = s.adversary {
+                    v["adversary"] = json!(a.name());
+                    v["adversary_every"] = json!(s.adversary_every);
+                }
+                v["seeded_keys"] = json!(s.seeded_keys);
             }
             v
         }

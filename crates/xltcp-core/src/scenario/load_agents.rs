@@ -23,7 +23,7 @@ use super::reader::{self as rd, Cx, Tab};
 use crate::schemes::clamp::ClampConfig;
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::schemes::ucl::security::{Identity, SecConfig, TrustedPeers, MAX_REPLAY_WINDOW};
-use crate::schemes::ucl::{KeySource, Rule, SecuritySpec, UclConfig};
+use crate::schemes::ucl::{Adversary, KeySource, Rule, SecuritySpec, UclConfig};
 use crate::time::Dur;
 use std::path::Path;
 
@@ -43,6 +43,12 @@ const UCL_RULES: &[(&str, u8)] = &[("threshold", 0), ("hysteresis", 1), ("goodpu
 const REORDERS: &[(&str, bool)] = &[("barrier", true), ("none", false)];
 const ON_OFF: &[(&str, bool)] = &[("on", true), ("off", false)];
 const KEY_SOURCES: &[(&str, bool)] = &[("seed", false), ("files", true)];
+const ADVERSARIES: &[(&str, Adversary)] = &[
+    ("replay", Adversary::Replay),
+    ("inject", Adversary::Inject),
+    ("reflect", Adversary::Reflect),
+    ("drop_handshake", Adversary::DropHandshake),
+];
 /// The keys of the UCL's security (read only with `security = "on"`).
 const SECURITY_KEYS: &[&str] = &[
     "keys",
@@ -53,9 +59,13 @@ const SECURITY_KEYS: &[&str] = &[
     "rekey_bytes",
     "rekey_grace",
     "handshake_timeout",
+    "handshake_backoff_max",
     "handshake_tries",
     "max_held",
     "tamper_every",
+    "adversary",
+    "adversary_every",
+    "seeded_keys",
 ];
 const SMOOTHINGS: &[(&str, Smoothing)] = &[
     ("cell", Smoothing::Cell),
@@ -81,8 +91,6 @@ pub(super) fn read_agents(
     let items = root.tables(cx, "agent");
     let mut agents = Vec::new();
     let mut secured = Vec::new();
-    // Each secured ucl entry's tamper_every: where, its key, at the BS, value.
-    let mut tampers = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let mut t = Tab::of(cx, format!("agent.{i}"), item);
         if let Some(a) = read_agent(cx, &mut t, flows, hop, hops, base_dir) {
@@ -93,14 +101,6 @@ pub(super) fn read_agents(
                     a.at.clone(),
                     c.security.is_some(),
                 ));
-                if let Some(s) = &c.security {
-                    tampers.push((
-                        t.loc_of("tamper_every"),
-                        t.key("tamper_every"),
-                        a.at == AgentPlace::Bs,
-                        s.tamper_every,
-                    ));
-                }
             }
             agents.push(a);
         }
@@ -124,25 +124,6 @@ pub(super) fn read_agents(
                     msg,
                     Some("[[agent]] scheme = \"ucl\" at = \"bs\" and at = \"hosts\""),
                 );
-            }
-        }
-    }
-    // The pair's halves share one air, which tampers both ways: the entries
-    // must agree on how often (the first BS entry's value is the reference).
-    let reference = tampers
-        .iter()
-        .find(|x| x.2)
-        .or(tampers.first())
-        .map(|x| (x.1.clone(), x.3));
-    if let Some((first, every)) = reference {
-        for (loc, key, _, value) in &tampers {
-            if *value != every {
-                let msg = format!(
-                    "{value}, but {first} is {every}: the BS and host halves share one air, \
-                     which tampers frames both ways"
-                );
-                let allowed = format!("the same tamper_every on every secured ucl entry ({every})");
-                cx.err(loc, key, msg, Some(&allowed));
             }
         }
     }
@@ -412,6 +393,18 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
         );
     }
     let handshake_timeout = positive(cx, t, "handshake_timeout", d.handshake_timeout);
+    let max_wait = d.handshake_backoff_max.max(handshake_timeout);
+    let handshake_backoff_max = positive(cx, t, "handshake_backoff_max", max_wait);
+    if handshake_backoff_max < handshake_timeout {
+        let msg = format!(
+            "{}, shorter than handshake_timeout ({}): the back-off starts at handshake_timeout \
+             and doubles up to handshake_backoff_max",
+            super::units::format_duration(handshake_backoff_max),
+            super::units::format_duration(handshake_timeout)
+        );
+        let allowed = "a duration >= handshake_timeout, e.g. \"5s\"";
+        t.invalid(cx, "handshake_backoff_max", msg, allowed);
+    }
     let tries = i128::from(d.handshake_tries);
     let handshake_tries = t.read(cx, "handshake_tries", tries, rd::int_in(1, 1000)) as u32;
     let max_held = t.read(
@@ -420,7 +413,17 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
         i128::from(d.max_held),
         rd::int_in(1, 100_000),
     ) as u32;
+    // What this entry's own node's frames suffer on the air.
     let tamper_every = t.read(cx, "tamper_every", 0, rd::int_in(0, i128::from(u64::MAX))) as u64;
+    let adversary = t.read_opt(cx, "adversary", rd::choice(ADVERSARIES));
+    let every = i128::from(d.adversary_every);
+    let adversary_every = t.read(cx, "adversary_every", every, rd::int_in(1, 1_000_000_000)) as u64;
+    if adversary.is_none() && t.has("adversary_every") {
+        let msg = "how often the adversary acts, but there is no adversary";
+        let allowed = "adversary = \"replay\", \"inject\", \"reflect\" or \"drop_handshake\" (or leave the key out)";
+        t.invalid(cx, "adversary_every", msg, allowed);
+    }
+    let seeded_keys = t.read(cx, "seeded_keys", d.seeded_keys, rd::boolean);
     SecuritySpec {
         keys,
         session: SecConfig {
@@ -430,9 +433,13 @@ fn read_security(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> SecuritySpec {
         },
         rekey_bytes,
         handshake_timeout,
+        handshake_backoff_max,
         handshake_tries,
         max_held,
         tamper_every,
+        adversary,
+        adversary_every,
+        seeded_keys,
     }
 }
 

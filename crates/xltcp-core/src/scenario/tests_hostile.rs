@@ -1,7 +1,8 @@
 //! Loader tests of hostile input (the corpus in `tests/hostile/` runs the
 //! same through the `xltcp` command): files that are not regular files or
 //! are too large, fractions out of range, reserved host names, the UCL
-//! pair's tamper_every, and timer periods too short to simulate.
+//! pair's tampering and adversary keys, and timer periods too short to
+//! simulate.
 
 use std::path::{Path, PathBuf};
 
@@ -236,23 +237,65 @@ fn hosts_named_bs_or_hosts_are_refused() {
 }
 
 #[test]
-fn the_ucl_halves_must_agree_on_tamper_every() {
+fn each_ucl_half_sets_what_its_own_frames_suffer_on_the_air() {
+    use crate::schemes::ucl::{Adversary, SecuritySpec};
     let on = "security = \"on\"";
-    let all = errors(&ucl(&format!("{on}\ntamper_every = 3"), on));
-    assert!(
-        all.contains("agent.1.tamper_every: 0, but agent.0.tamper_every is 3"),
-        "{all}"
-    );
-    let all = errors(&ucl(on, &format!("{on}\ntamper_every = 5")));
-    assert!(
-        all.contains("agent.1.tamper_every: 5, but agent.0.tamper_every is 0"),
-        "{all}"
-    );
+    let spec = |s: &Scenario, k: usize| -> SecuritySpec {
+        match &s.agents[k].scheme {
+            AgentScheme::Ucl(c) => c.security.clone().unwrap(),
+            _ => panic!("a ucl entry"),
+        }
+    };
+    // The halves may differ: each entry's keys act on its own node's
+    // frames (the BS's downstream, the hosts' upstream).
     let s = loads(&ucl(
-        &format!("{on}\ntamper_every = 7"),
-        &format!("{on}\ntamper_every = 7"),
+        &format!("{on}\ntamper_every = 3"),
+        &format!("{on}\ntamper_every = 7\nadversary = \"replay\"\nadversary_every = 4"),
     ));
-    assert_eq!(s.agents.len(), 2);
+    let (bs, hosts) = (spec(&s, 0), spec(&s, 1));
+    assert_eq!((bs.tamper_every, bs.adversary), (3, None));
+    assert_eq!(hosts.tamper_every, 7);
+    assert_eq!(
+        (hosts.adversary, hosts.adversary_every),
+        (Some(Adversary::Replay), 4)
+    );
+    let s = loads(&ucl(on, &format!("{on}\ntamper_every = 5")));
+    assert_eq!((spec(&s, 0).tamper_every, spec(&s, 1).tamper_every), (0, 5));
+    // Bad values name their key and what is allowed.
+    let all = errors(&ucl(&format!("{on}\nadversary = \"jam\""), on));
+    assert!(all.contains("agent.0.adversary"), "{all}");
+    assert!(all.contains("\"drop_handshake\""), "{all}");
+    let all = errors(&ucl(on, &format!("{on}\nadversary_every = 3")));
+    assert!(
+        all.contains(
+            "agent.1.adversary_every: how often the adversary acts, but there is no adversary"
+        ),
+        "{all}"
+    );
+    let all = errors(&ucl(
+        &format!("{on}\nadversary = \"inject\"\nadversary_every = 0"),
+        on,
+    ));
+    assert!(all.contains("agent.0.adversary_every"), "{all}");
+    let all = errors(&ucl(
+        &format!("{on}\nhandshake_timeout = \"1s\"\nhandshake_backoff_max = \"500ms\""),
+        on,
+    ));
+    assert!(
+        all.contains("agent.0.handshake_backoff_max: 500ms, shorter than handshake_timeout (1s)"),
+        "{all}"
+    );
+    let all = errors(&ucl(&format!("{on}\nreplay_window = 0"), on));
+    assert!(all.contains("agent.0.replay_window"), "{all}");
+    assert!(all.contains("1..=65536"), "{all}");
+    let all = errors(&ucl(&format!("{on}\nseeded_keys = \"yes\""), on));
+    assert!(all.contains("agent.0.seeded_keys"), "{all}");
+    // Without security the keys are refused.
+    let all = errors(&ucl("adversary = \"replay\"", ""));
+    assert!(
+        all.contains("agent.0.adversary: a key of the UCL's security"),
+        "{all}"
+    );
 }
 
 #[test]

@@ -150,7 +150,7 @@ pub fn build_seeded(
     host_of: &[u32],
     seed: u64,
 ) -> Vec<(Node, Box<dyn Agent>)> {
-    build_with(scenario, host_of, seed, false).0
+    build_with(scenario, host_of, seed, false, None).0
 }
 
 /// Agents with their nodes, as [`build`] returns them.
@@ -159,13 +159,16 @@ pub type Placed = Vec<(Node, Box<dyn Agent>)>;
 /// As [`build_seeded`], for an engine that carries real datagrams (the
 /// emulator): the UCL's security seals and opens the real bytes the
 /// engine exchanges through the returned air (present with security on;
-/// see [`ucl::secure`]).
+/// see [`ucl::secure`]). With `entropy` (the OS's randomness) the UCL's
+/// ephemeral keys come from it, unless the scenario says `seeded_keys =
+/// true`.
 pub fn build_carrying_real_bytes(
     scenario: &Scenario,
     host_of: &[u32],
     seed: u64,
+    entropy: Option<ucl::Entropy>,
 ) -> (Placed, Option<ucl::Air>) {
-    build_with(scenario, host_of, seed, true)
+    build_with(scenario, host_of, seed, true, entropy)
 }
 
 fn build_with(
@@ -173,20 +176,25 @@ fn build_with(
     host_of: &[u32],
     seed: u64,
     real_bytes: bool,
+    entropy: Option<ucl::Entropy>,
 ) -> (Placed, Option<ucl::Air>) {
     let s = &scenario.schemes;
     // The UCL pair's air, shared by its halves (with security on).
-    let secured = scenario.agents.iter().find_map(|a| match &a.scheme {
-        AgentScheme::Ucl(c) => c.security.as_ref(),
-        _ => None,
+    let secured = scenario.agents.iter().any(|a| match &a.scheme {
+        AgentScheme::Ucl(c) => c.security.is_some(),
+        _ => false,
     });
     let cx = Cx {
         seed,
-        air: secured.map(|spec| {
-            if real_bytes {
-                ucl::Air::carrying_real_bytes(seed, spec.tamper_every)
+        air: secured.then(|| {
+            let air = if real_bytes {
+                ucl::Air::carrying_real_bytes()
             } else {
-                ucl::Air::new(seed, spec.tamper_every)
+                ucl::Air::new()
+            };
+            match entropy {
+                Some(e) => air.with_entropy(e),
+                None => air,
             }
         }),
     };

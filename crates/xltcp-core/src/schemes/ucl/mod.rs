@@ -16,5 +16,5 @@ pub mod secure;
 pub mod security;
 pub mod select;
 
-pub use secure::{Air, KeySource, SecuritySpec, UclSecStats};
+pub use secure::{Adversary, Air, Entropy, KeySource, SecuritySpec, UclSecStats};
 pub use select::{Rule, Ucl, UclConfig, UclStats};

@@ -43,7 +43,10 @@
 //!   epoch are visible (the header is authenticated, not encrypted).
 //! - **Denial of service**: jamming, dropping frames or flooding the
 //!   receiver with forged frames (each costs one AEAD check before it is
-//!   dropped as `Tampered`).
+//!   dropped as `Tampered`), or forged handshake messages (a refused one
+//!   costs rebuilding the handshake; a forged first message makes a BS
+//!   start over, which delays the genuine handshake until the host's next
+//!   attempt).
 //! - **Key compromise**: a stolen static private key lets its thief pose as
 //!   that node in new handshakes; a stolen session key opens the frames of
 //!   its epoch and of later ones (the re-keying chain only goes forward).
@@ -95,8 +98,10 @@
 //! 1. shorter than the overhead: `Malformed`;
 //! 2. the epoch picks the key: the current one; the one just retired if it
 //!    is still in grace; the current one moved forward by HKDF for an epoch
-//!    up to [`MAX_EPOCH_AHEAD`] ahead; an older epoch is `StaleKey`, a
-//!    farther one `Malformed`;
+//!    up to [`MAX_EPOCH_AHEAD`] ahead; a farther one is `Tampered` (no
+//!    genuine sender gets there); an older epoch is `StaleKey`, unless the
+//!    counter is at or above the lowest one received under a later epoch
+//!    (a genuine older frame precedes them all): then `Tampered`;
 //! 3. AEAD verification: `Tampered` (any modified bit lands here, including
 //!    in the header);
 //! 4. the replay window: `Replayed` (counter seen), `TooOld` (counter
@@ -106,7 +111,16 @@
 //!
 //! Authenticity is checked before the replay window so that a frame is
 //! called `Replayed` or `TooOld` only if it is authentic; the price is one
-//! AEAD check per replayed frame.
+//! AEAD check per replayed frame. So a frame with any byte changed is
+//! `Tampered`, never another reason, with one exception: a changed epoch
+//! that names a retired key, on a frame whose counter precedes every frame
+//! received under the current key, looks like a late genuine frame and is
+//! `StaleKey` (without the retired key nothing tells the two apart).
+//!
+//! The replay window ([`SecConfig::replay_window`], default
+//! [`DEFAULT_REPLAY_WINDOW`]) is a ring of 64-bit words, one bit a counter
+//! (RFC 6479; WireGuard's layout): checking and marking a counter cost O(1)
+//! whatever the window's size.
 //!
 //! # Re-keying
 //!
@@ -119,7 +133,14 @@
 //! receiving key is kept for [`SecConfig::rekey_grace_frames`] more frames
 //! accepted under the new key, so that frames already in flight (a UCL
 //! reorders across interfaces) are not lost; with a grace of 0 it is
-//! forgotten at once. Frames under a forgotten key are `StaleKey`.
+//! forgotten at once. Frames under a forgotten key are `StaleKey`. The
+//! default grace is the replay window's size: after that many frames under
+//! the new key, every frame of the old one lies left of the window (its
+//! counter precedes them all), so a genuine frame the window would take is
+//! never lost to a re-key unless it arrives after the next re-key too
+//! (only the latest retired key is kept). A 32-frame grace lost about 100
+//! genuine frames a run in paper 003's moving run re-keyed every 500
+//! frames; the window's size loses none.
 
 mod handshake;
 pub mod keys;
@@ -153,8 +174,16 @@ pub const HANDSHAKE_MSG_LENS: [usize; 3] = [32, 32 + 48 + TAG_LEN, 48 + TAG_LEN]
 /// How many epochs ahead of the current one a received frame may be (a
 /// sender that re-keyed this often without any frame getting through).
 pub const MAX_EPOCH_AHEAD: u32 = 16;
-/// The largest replay window accepted (it costs 8 bytes a slot).
+/// The largest replay window accepted, in counters (8 KiB of bitmap).
 pub const MAX_REPLAY_WINDOW: u32 = 1 << 16;
+/// The replay window of a session unless set: 8192 counters, WireGuard's
+/// size (its Linux implementation keeps 8128 behind the highest). A UCL
+/// reorders a session's frames across interfaces of very different rates
+/// (a frame waiting in an 802.11b queue while 802.11a carries hundreds):
+/// in paper 003's moving run genuine frames arrive up to about 300
+/// counters late (seeds 1-3, either selection rule), which a 128-counter
+/// window dropped as too old; 8192 leaves a wide margin.
+pub const DEFAULT_REPLAY_WINDOW: u32 = 8192;
 
 /// Bytes on the air of a frame carrying `payload` bytes.
 pub const fn sealed_len(payload: usize) -> usize {
@@ -201,27 +230,29 @@ impl CpuCost {
 /// The knobs of a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SecConfig {
-    /// Frames in the replay window: a counter this far or farther below the
-    /// highest accepted one is `TooOld` (1 ..= [`MAX_REPLAY_WINDOW`]).
+    /// Counters in the replay window: a counter this far or farther below
+    /// the highest accepted one is `TooOld` (1 ..= [`MAX_REPLAY_WINDOW`];
+    /// default [`DEFAULT_REPLAY_WINDOW`]). A ring bitmap: one bit a
+    /// counter, O(1) a frame.
     pub replay_window: u32,
     /// Re-key a direction after this many frames sealed under one key;
     /// `None`: only on demand.
     pub rekey_after_frames: Option<u64>,
     /// Frames accepted under a new receiving key during which the retired
     /// key still opens frames already in flight; 0: the retired key is
-    /// forgotten at once.
+    /// forgotten at once (default: the replay window's size,
+    /// [`DEFAULT_REPLAY_WINDOW`]).
     pub rekey_grace_frames: u32,
 }
 
 impl Default for SecConfig {
-    /// A 128-frame window (twice IPsec's usual 64, since a UCL reorders
-    /// across interfaces), re-keying every 2^20 frames, and a 32-frame
-    /// grace.
+    /// An 8192-counter window ([`DEFAULT_REPLAY_WINDOW`]), re-keying every
+    /// 2^20 frames, and a grace as long as the window.
     fn default() -> SecConfig {
         SecConfig {
-            replay_window: 128,
+            replay_window: DEFAULT_REPLAY_WINDOW,
             rekey_after_frames: Some(1 << 20),
-            rekey_grace_frames: 32,
+            rekey_grace_frames: DEFAULT_REPLAY_WINDOW,
         }
     }
 }
@@ -231,7 +262,7 @@ impl SecConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.replay_window == 0 || self.replay_window > MAX_REPLAY_WINDOW {
             return Err(format!(
-                "replay_window = {}: must be 1 ..= {MAX_REPLAY_WINDOW}",
+                "replay_window = {}: must be 1 ..= {MAX_REPLAY_WINDOW} counters",
                 self.replay_window
             ));
         }
@@ -245,8 +276,11 @@ impl SecConfig {
 /// Why a received frame was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DropReason {
-    /// The AEAD check failed: the frame was modified, forged, or sealed
-    /// under another key.
+    /// The frame failed authentication: the AEAD check failed (modified,
+    /// forged, or sealed under another session's key), or its header names
+    /// a key no genuine sender could have used (an epoch beyond
+    /// [`MAX_EPOCH_AHEAD`], or an older epoch with a counter from a later
+    /// one).
     #[error("tampered: the frame failed authentication")]
     Tampered,
     /// An authentic frame whose counter was already accepted.
@@ -255,11 +289,12 @@ pub enum DropReason {
     /// An authentic frame whose counter is left of the replay window.
     #[error("too old: counter left of the replay window")]
     TooOld,
-    /// A frame under a key that re-keying retired.
+    /// A frame under a key that re-keying retired (its counter is one a
+    /// genuine frame of that epoch could have).
     #[error("stale key: sealed under a retired key")]
     StaleKey,
-    /// Too short for a header and a tag, or an epoch out of reach.
-    #[error("malformed: too short or bad header")]
+    /// Too short for a header and a tag.
+    #[error("malformed: too short for a header and a tag")]
     Malformed,
     /// No session yet (the handshake has not finished or failed).
     #[error("not authenticated: no session")]
@@ -280,8 +315,12 @@ pub enum SealError {
     EpochExhausted,
 }
 
-/// Why a handshake failed. Every variant but `OutOfTurn` ends the
-/// handshake: a new one must be started.
+/// Why a handshake message was refused or a handshake failed. `Crypto`,
+/// `Malformed` and `OutOfTurn` refuse the message and leave the handshake
+/// as it was (a modified or forged message must not end a genuine
+/// handshake: the genuine message, sent again, still completes it, as
+/// WireGuard's handshake does); the others end the handshake, and a new
+/// one must be started.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HandshakeError {
     /// The peer authenticated a static key that is not trusted.
@@ -332,7 +371,7 @@ pub struct SecStats {
     pub opened: u64,
     /// Of those, frames opened with a retired key in its grace.
     pub opened_in_grace: u64,
-    /// Dropped: failed authentication.
+    /// Dropped: failed authentication (see [`DropReason::Tampered`]).
     pub tampered: u64,
     /// Dropped: counter already seen.
     pub replayed: u64,
@@ -340,7 +379,7 @@ pub struct SecStats {
     pub too_old: u64,
     /// Dropped: sealed under a retired key.
     pub stale_key: u64,
-    /// Dropped: too short or bad header.
+    /// Dropped: too short for a header and a tag.
     pub malformed: u64,
     /// Dropped: no session yet.
     pub not_authenticated: u64,
@@ -354,6 +393,13 @@ pub struct SecStats {
     pub handshakes_failed: u64,
     /// Handshake messages sent again (lost answers, retransmission timer).
     pub handshake_resends: u64,
+    /// Handshake messages refused without ending the handshake: modified,
+    /// forged, of the wrong length, or out of turn.
+    pub handshake_rejected: u64,
+    /// The farthest below the highest accepted counter a frame was still
+    /// accepted: how much of the replay window the link's reordering used
+    /// (the largest over the links when summed).
+    pub deepest_reorder: u64,
 }
 
 impl SecStats {
@@ -397,6 +443,8 @@ impl SecStats {
             handshakes_done: self.handshakes_done + o.handshakes_done,
             handshakes_failed: self.handshakes_failed + o.handshakes_failed,
             handshake_resends: self.handshake_resends + o.handshake_resends,
+            handshake_rejected: self.handshake_rejected + o.handshake_rejected,
+            deepest_reorder: self.deepest_reorder.max(o.deepest_reorder),
         }
     }
 }

@@ -395,7 +395,8 @@ impl Ucl {
         }
     }
 
-    /// Hands the security's control frames to the engine.
+    /// Hands the security's control frames (and the adversary's) to the
+    /// engine.
     fn flush_control(&mut self) {
         if let Some(sec) = self.sec.as_mut() {
             for packet in sec.outbox.drain(..) {
@@ -664,16 +665,19 @@ impl Agent for Ucl {
         if let Some(sec) = self.sec.as_mut() {
             sec.seal(i, p);
         }
+        self.flush_control();
         Verdict::Pass
     }
 
     fn on_signal(&mut self, now: Time, s: &NodeSignal) -> bool {
-        match s.signal {
+        let used = match s.signal {
             Signal::Snr { db, node, .. } => self.on_snr(now, s.iface, db, node),
             Signal::Delivered { .. } => self.on_report(now, s, true),
             Signal::Undelivered { .. } => self.on_report(now, s, false),
             _ => false,
-        }
+        };
+        self.flush_control();
+        used
     }
 
     fn on_timeout(&mut self, now: Time) {

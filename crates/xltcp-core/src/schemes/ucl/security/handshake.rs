@@ -65,20 +65,59 @@ enum HsState {
     Failed(HandshakeError),
 }
 
+/// Builds the `snow` primitives of a handshake, the same each call (so a
+/// handshake can be built again and replayed; see [`Handshake`]).
+pub(super) type MakeResolver = Box<dyn Fn() -> snow::resolvers::BoxedCryptoResolver + Send + Sync>;
+
 /// One side of a Noise XX handshake, sans-IO.
 ///
 /// Drive it with [`Handshake::poll_transmit`] (the next message to send,
 /// if it is this side's turn) and [`Handshake::handle_message`] (a message
 /// from the peer) until [`Handshake::is_finished`], then turn it into a
-/// [`Session`] with [`Handshake::finish`]. Any error but `OutOfTurn` is
-/// final; retransmitting lost messages and timing out are the caller's.
+/// [`Session`] with [`Handshake::finish`]. A message that fails its checks
+/// (`Crypto`, `Malformed`) or comes out of turn is refused and leaves the
+/// handshake as it was, so the genuine message can still complete it; an
+/// untrusted peer key is final. Retransmitting lost messages and timing
+/// out are the caller's.
+///
+/// Undoing a refused message: `snow` restores its hash and chaining key
+/// after a failed read, but not its cipher state (a read that failed after
+/// a DH already moved the key), so the handshake is built again from its
+/// seed and the messages it accepted, replayed: the seeded generator gives
+/// the same ephemeral key, and so the same state, as before the refused
+/// message.
 pub struct Handshake {
     role: Role,
     state: HsState,
+    me: Identity,
+    make: MakeResolver,
     trusted: TrustedPeers,
     config: SecConfig,
     step: usize,
     peer: Option<PublicKey>,
+    /// The messages read so far, in order (to replay).
+    accepted: Vec<Vec<u8>>,
+}
+
+/// A fresh `snow` state for `role`, `me`'s static key, primitives from
+/// `make`.
+fn build(
+    role: Role,
+    me: &Identity,
+    make: &MakeResolver,
+) -> Result<snow::HandshakeState, HandshakeError> {
+    let setup = |e: snow::Error| HandshakeError::Setup(e.to_string());
+    let params = NOISE_PARAMS.parse().map_err(setup)?;
+    let builder = snow::Builder::with_resolver(params, make())
+        .prologue(PROLOGUE)
+        .map_err(setup)?
+        .local_private_key(me.private())
+        .map_err(setup)?;
+    match role {
+        Role::Initiator => builder.build_initiator(),
+        Role::Responder => builder.build_responder(),
+    }
+    .map_err(setup)
 }
 
 impl std::fmt::Debug for Handshake {
@@ -120,39 +159,54 @@ impl Handshake {
         seed: [u8; 32],
         config: SecConfig,
     ) -> Result<Handshake, HandshakeError> {
-        Handshake::with_resolver(role, me, trusted, Box::new(SeededResolver { seed }), config)
+        let make: MakeResolver = Box::new(move || Box::new(SeededResolver { seed }));
+        Handshake::with_resolver(role, me, trusted, make, config)
     }
 
-    /// A handshake whose primitives come from `resolver` (tests plug in a
-    /// misbehaving peer this way).
+    /// A handshake whose primitives come from `make` (tests plug in a
+    /// misbehaving peer this way); `make` must give the same primitives,
+    /// random generator included, every call.
     pub(super) fn with_resolver(
         role: Role,
         me: &Identity,
         trusted: TrustedPeers,
-        resolver: snow::resolvers::BoxedCryptoResolver,
+        make: MakeResolver,
         config: SecConfig,
     ) -> Result<Handshake, HandshakeError> {
         config.validate().map_err(HandshakeError::Setup)?;
-        let setup = |e: snow::Error| HandshakeError::Setup(e.to_string());
-        let params = NOISE_PARAMS.parse().map_err(setup)?;
-        let builder = snow::Builder::with_resolver(params, resolver)
-            .prologue(PROLOGUE)
-            .map_err(setup)?
-            .local_private_key(me.private())
-            .map_err(setup)?;
-        let hs = match role {
-            Role::Initiator => builder.build_initiator(),
-            Role::Responder => builder.build_responder(),
-        }
-        .map_err(setup)?;
+        let hs = build(role, me, &make)?;
         Ok(Handshake {
             role,
             state: HsState::Running(Box::new(hs)),
+            me: me.clone(),
+            make,
             trusted,
             config,
             step: 0,
             peer: None,
+            accepted: Vec::new(),
         })
+    }
+
+    /// The `snow` state again as it was before the refused message: built
+    /// anew and the exchange so far replayed.
+    fn rebuild(&mut self) -> Result<(), HandshakeError> {
+        let mut hs = build(self.role, &self.me, &self.make)?;
+        let mut read = self.accepted.iter();
+        let mut buf = [0u8; 128];
+        let setup = |e: snow::Error| HandshakeError::Setup(e.to_string());
+        for _ in 0..self.step {
+            if hs.is_my_turn() {
+                hs.write_message(&[], &mut buf).map_err(setup)?;
+            } else {
+                let msg = read
+                    .next()
+                    .ok_or_else(|| HandshakeError::Setup("replay ran out of messages".into()))?;
+                hs.read_message(msg, &mut buf).map_err(setup)?;
+            }
+        }
+        self.state = HsState::Running(Box::new(hs));
+        Ok(())
     }
 
     /// This side's role.
@@ -198,7 +252,8 @@ impl Handshake {
         }
     }
 
-    /// Takes a message from the peer.
+    /// Takes a message from the peer. `Crypto`, `Malformed` and
+    /// `OutOfTurn` refuse it without changing the handshake.
     pub fn handle_message(&mut self, msg: &[u8]) -> Result<(), HandshakeError> {
         let hs = match &mut self.state {
             HsState::Failed(e) => return Err(HandshakeError::Failed(Box::new(e.clone()))),
@@ -210,17 +265,21 @@ impl Handshake {
         let step = self.step + 1;
         let expected = HANDSHAKE_MSG_LENS[self.step];
         if msg.len() != expected {
-            let len = msg.len();
-            return Err(self.fail(HandshakeError::Malformed {
+            return Err(HandshakeError::Malformed {
                 step,
-                len,
+                len: msg.len(),
                 expected,
-            }));
+            });
         }
         let mut buf = [0u8; 128];
         if hs.read_message(msg, &mut buf).is_err() {
-            return Err(self.fail(HandshakeError::Crypto { step }));
+            // Undone: the handshake waits on for the genuine message.
+            if let Err(e) = self.rebuild() {
+                return Err(self.fail(e));
+            }
+            return Err(HandshakeError::Crypto { step });
         }
+        self.accepted.push(msg.to_vec());
         self.step = step;
         if self.peer.is_none() {
             if let Some(rs) = hs.get_remote_static() {

@@ -1,18 +1,20 @@
 //! One end of a secured link, from the first handshake message on.
 
-use super::{DropReason, Handshake, HandshakeError, SealError, SecStats, Session};
+use super::{DropReason, Handshake, HandshakeError, Role, SealError, SecStats, Session};
 
 pub(super) enum LinkState {
-    Handshaking(Handshake),
+    Handshaking(Box<Handshake>),
     Up(Box<Session>),
     Failed(HandshakeError),
 }
 
 /// One end of a secured link, from the first handshake message to the
 /// last frame: what a UCL agent holds. Frames that come before the session
-/// is up are dropped as [`DropReason::NotAuthenticated`]; a failed
-/// handshake leaves the link down (start a new one with
-/// [`SecureLink::new`]).
+/// is up are dropped as [`DropReason::NotAuthenticated`]. A handshake
+/// message that fails its checks is refused (counted in
+/// `handshake_rejected`) and the handshake waits on for the genuine one;
+/// a handshake that failed (an untrusted peer) leaves the link down, and a
+/// new attempt is a new [`SecureLink`].
 ///
 /// # Lost handshake messages
 ///
@@ -21,7 +23,8 @@ pub(super) enum LinkState {
 /// [`SecureLink::retransmit`] on its own timer; a side that receives again
 /// the message it last received (its answer was lost) sends its answer
 /// again from the next [`SecureLink::poll_transmit`], even once it is up
-/// (the initiator's message 3). The same bytes go out again: nothing new
+/// (the initiator's message 3); message 3 needs no answer, so a responder
+/// that is up ignores it again. The same bytes go out again: nothing new
 /// is learnt from a resend, and a replayed handshake message costs the
 /// replayer one answer it has already heard.
 pub struct SecureLink {
@@ -31,6 +34,9 @@ pub struct SecureLink {
     last_sent: Option<Vec<u8>>,
     last_received: Option<Vec<u8>>,
     resend: bool,
+    initiator: bool,
+    /// Why the last refused handshake message was refused.
+    rejected: Option<HandshakeError>,
 }
 
 impl std::fmt::Debug for SecureLink {
@@ -51,12 +57,30 @@ impl SecureLink {
     /// A link that starts with `handshake`.
     pub fn new(handshake: Handshake) -> SecureLink {
         SecureLink {
-            state: LinkState::Handshaking(handshake),
+            initiator: handshake.role() == Role::Initiator,
+            state: LinkState::Handshaking(Box::new(handshake)),
             pre: SecStats::default(),
             last_sent: None,
             last_received: None,
             resend: false,
+            rejected: None,
         }
+    }
+
+    /// Whether this end started the handshake.
+    pub fn is_initiator(&self) -> bool {
+        self.initiator
+    }
+
+    /// Why the last refused handshake message was refused (see the type's
+    /// doc), if one was.
+    pub fn last_rejection(&self) -> Option<&HandshakeError> {
+        self.rejected.as_ref()
+    }
+
+    /// The last handshake message received, if any.
+    pub fn last_received(&self) -> Option<&[u8]> {
+        self.last_received.as_deref()
     }
 
     /// Whether the session is up.
@@ -122,6 +146,14 @@ impl SecureLink {
         }
     }
 
+    /// The last handshake message sent, again, whatever the state (the
+    /// initiator's message 3 while no frame has confirmed that the
+    /// responder has it); `None` before anything was sent.
+    #[must_use = "the message must be sent to the peer"]
+    pub fn resend_last(&mut self) -> Option<Vec<u8>> {
+        self.retransmit_any()
+    }
+
     fn retransmit_any(&mut self) -> Option<Vec<u8>> {
         let m = self.last_sent.clone()?;
         self.pre.handshake_resends += 1;
@@ -130,17 +162,22 @@ impl SecureLink {
 
     /// Takes a handshake message from the peer. The message received last
     /// time, received again, schedules a resend of the answer (see the type's
-    /// doc). Other messages once the link is up or failed are refused with
-    /// `OutOfTurn` (not counted).
+    /// doc). A message that fails its checks, or any message once the link
+    /// is up or failed, is refused (counted in `handshake_rejected`) and
+    /// changes nothing.
     pub fn handle_handshake(&mut self, msg: &[u8]) -> Result<(), HandshakeError> {
         let failed = matches!(self.state, LinkState::Failed(_));
         if !failed && self.last_received.as_deref() == Some(msg) {
-            self.resend = true;
+            // Message 3 asks for no answer.
+            self.resend = self.initiator || !self.is_up();
             return Ok(());
         }
         let hs = match &mut self.state {
             LinkState::Handshaking(hs) => hs,
-            _ => return Err(HandshakeError::OutOfTurn),
+            _ => {
+                self.reject(HandshakeError::OutOfTurn);
+                return Err(HandshakeError::OutOfTurn);
+            }
         };
         let r = hs.handle_message(msg);
         if r.is_ok() {
@@ -155,11 +192,24 @@ impl SecureLink {
         }
     }
 
-    /// Records a handshake error that ended the handshake.
+    fn reject(&mut self, e: HandshakeError) {
+        self.pre.handshake_rejected += 1;
+        self.rejected = Some(e);
+    }
+
+    /// Records a handshake error: a refused message, or one that ended the
+    /// handshake.
     fn settle<T>(&mut self, r: Result<T, HandshakeError>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
-            Err(HandshakeError::OutOfTurn) => None,
+            Err(
+                e @ (HandshakeError::OutOfTurn
+                | HandshakeError::Crypto { .. }
+                | HandshakeError::Malformed { .. }),
+            ) => {
+                self.reject(e);
+                None
+            }
             Err(e) => {
                 self.pre.handshakes_failed += 1;
                 self.state = LinkState::Failed(e);
@@ -178,7 +228,7 @@ impl SecureLink {
         ) else {
             unreachable!("checked above");
         };
-        self.state = match hs.finish() {
+        self.state = match (*hs).finish() {
             Ok(s) => LinkState::Up(Box::new(s)),
             Err(e) => {
                 self.pre.handshakes_failed += 1;
@@ -204,6 +254,14 @@ impl SecureLink {
                 self.pre.count_drop(DropReason::NotAuthenticated);
                 Err(DropReason::NotAuthenticated)
             }
+        }
+    }
+
+    /// As [`SecureLink::open`], leaving a drop for the caller to count.
+    pub fn open_uncounted(&mut self, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
+        match &mut self.state {
+            LinkState::Up(s) => s.open_uncounted(frame),
+            _ => Err(DropReason::NotAuthenticated),
         }
     }
 

@@ -57,33 +57,56 @@ struct Retired {
     grace_left: u32,
 }
 
-/// Which counters were accepted among the last `window` ones: slot `c %
-/// window` holds the last accepted counter with that residue. A counter
-/// `c` inside the window was seen iff its slot holds `c` (a larger
-/// counter with the same residue would lie right of the highest one).
+/// The lowest counter accepted under a receiving epoch. The sender's
+/// counter and epoch only grow, so a genuine frame of an older epoch has a
+/// counter below every counter of a later one: a frame naming an older
+/// epoch with a counter at or above this floor was altered.
+#[derive(Clone, Copy)]
+struct Floor {
+    epoch: u32,
+    counter: u64,
+}
+
+/// Bits in a word of the replay window's ring.
+const WORD_BITS: u64 = 64;
+
+/// Which counters were accepted among the last `size` ones (RFC 6479's
+/// scheme, as WireGuard keeps it): a ring of 64-bit words, bit `c % 64` of
+/// word `(c / 64) % words` standing for counter `c`. The ring holds one
+/// word more than the window spans, so every counter in the window has a
+/// bit of its own; moving the top clears the words it enters (at most the
+/// ring's length, a constant). Checking and marking are O(1) a frame, and
+/// the window costs one bit a counter.
 struct ReplayWindow {
     top: Option<u64>,
-    slots: Vec<Option<u64>>,
+    size: u64,
+    words: Vec<u64>,
 }
 
 impl ReplayWindow {
     fn new(size: u32) -> ReplayWindow {
+        let size = u64::from(size.max(1));
+        let words = size.div_ceil(WORD_BITS) as usize + 1;
         ReplayWindow {
             top: None,
-            slots: vec![None; size as usize],
+            size,
+            words: vec![0; words],
         }
     }
 
-    fn slot(&self, c: u64) -> usize {
-        (c % self.slots.len() as u64) as usize
+    /// The word and bit of counter `c`.
+    fn at(&self, c: u64) -> (usize, u64) {
+        let word = ((c / WORD_BITS) % self.words.len() as u64) as usize;
+        (word, 1 << (c % WORD_BITS))
     }
 
     fn check(&self, c: u64) -> Result<(), DropReason> {
         match self.top {
             Some(top) if c <= top => {
-                if top - c >= self.slots.len() as u64 {
+                let (word, bit) = self.at(c);
+                if top - c >= self.size {
                     Err(DropReason::TooOld)
-                } else if self.slots[self.slot(c)] == Some(c) {
+                } else if self.words[word] & bit != 0 {
                     Err(DropReason::Replayed)
                 } else {
                     Ok(())
@@ -93,10 +116,30 @@ impl ReplayWindow {
         }
     }
 
-    fn mark(&mut self, c: u64) {
-        let s = self.slot(c);
-        self.slots[s] = Some(c);
-        self.top = Some(self.top.map_or(c, |t| t.max(c)));
+    /// Marks `c` (checked first); how far below the top it lay (0 for a
+    /// new top).
+    fn mark(&mut self, c: u64) -> u64 {
+        let below = match self.top {
+            Some(top) if c <= top => top - c,
+            Some(top) => {
+                // Clear the words between the old top's and the new one's.
+                let n = self.words.len() as u64;
+                let steps = (c / WORD_BITS - top / WORD_BITS).min(n);
+                for k in 1..=steps {
+                    let word = ((top / WORD_BITS + k) % n) as usize;
+                    self.words[word] = 0;
+                }
+                self.top = Some(c);
+                0
+            }
+            None => {
+                self.top = Some(c);
+                0
+            }
+        };
+        let (word, bit) = self.at(c);
+        self.words[word] |= bit;
+        below
     }
 }
 
@@ -111,6 +154,10 @@ pub struct Session {
     tx_in_epoch: u64,
     rx: DirKey,
     retired: Option<Retired>,
+    /// The floor of the current receiving epoch (once a frame opened under
+    /// it) and of the one before.
+    floor: Option<Floor>,
+    prev_floor: Option<Floor>,
     window: ReplayWindow,
     stats: SecStats,
 }
@@ -137,6 +184,8 @@ impl Session {
             tx_in_epoch: 0,
             rx: DirKey::new(0, rx),
             retired: None,
+            floor: None,
+            prev_floor: None,
             window: ReplayWindow::new(config.replay_window),
             stats: SecStats {
                 handshakes_done: 1,
@@ -213,14 +262,16 @@ impl Session {
 
     /// Opens a frame: its payload, or why it was dropped (counted).
     pub fn open(&mut self, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
-        let r = self.try_open(frame);
+        let r = self.open_uncounted(frame);
         if let Err(reason) = r {
             self.stats.count_drop(reason);
         }
         r
     }
 
-    fn try_open(&mut self, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
+    /// As [`Session::open`], leaving a drop for the caller to count (a
+    /// caller that tries another session next counts the final verdict).
+    pub fn open_uncounted(&mut self, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
         if frame.len() < FRAME_OVERHEAD {
             return Err(DropReason::Malformed);
         }
@@ -240,12 +291,13 @@ impl Session {
         } else if epoch < self.rx.epoch {
             match &self.retired {
                 Some(r) if r.epoch == epoch => Which::Retired,
-                _ => return Err(DropReason::StaleKey),
+                _ => return Err(self.stale_or_altered(epoch, counter)),
             }
         } else if epoch - self.rx.epoch <= MAX_EPOCH_AHEAD {
             Which::Ahead(self.rx.ahead(epoch - self.rx.epoch))
         } else {
-            return Err(DropReason::Malformed);
+            // No genuine sender gets this far ahead: an altered epoch.
+            return Err(DropReason::Tampered);
         };
         let cipher = match &which {
             Which::Current => &self.rx.cipher,
@@ -268,10 +320,20 @@ impl Session {
         self.window.check(counter)?;
 
         // Step 5: deliver.
-        self.window.mark(counter);
+        let below = self.window.mark(counter);
+        self.stats.deepest_reorder = self.stats.deepest_reorder.max(below);
         self.stats.opened += 1;
         match which {
             Which::Current => {
+                match &mut self.floor {
+                    Some(f) => f.counter = f.counter.min(counter),
+                    None => {
+                        self.floor = Some(Floor {
+                            epoch: self.rx.epoch,
+                            counter,
+                        })
+                    }
+                }
                 if let Some(r) = &mut self.retired {
                     r.grace_left -= 1;
                     if r.grace_left == 0 {
@@ -280,17 +342,36 @@ impl Session {
                 }
             }
             Which::Retired => self.stats.opened_in_grace += 1,
-            Which::Ahead(new) => self.adopt(new),
+            Which::Ahead(new) => self.adopt(new, counter),
         }
         Ok(payload)
+    }
+
+    /// The verdict on a frame naming an older epoch than any key held:
+    /// `StaleKey` if a genuine frame of that epoch could carry `counter`,
+    /// else `Tampered` (see [`Floor`]).
+    fn stale_or_altered(&self, epoch: u32, counter: u64) -> DropReason {
+        let bound = match (self.prev_floor, self.floor) {
+            (Some(p), _) if epoch < p.epoch => Some(p.counter),
+            (_, Some(f)) if epoch < f.epoch => Some(f.counter),
+            _ => None,
+        };
+        match bound {
+            Some(b) if counter >= b => DropReason::Tampered,
+            _ => DropReason::StaleKey,
+        }
     }
 
     /// Adopts the peer's new sending epoch: retires the current receiving
     /// key (into its grace, or forgets it) and moves the own sending key to
     /// at least that epoch.
-    fn adopt(&mut self, new: DirKey) {
+    fn adopt(&mut self, new: DirKey, counter: u64) {
         let grace = self.config.rekey_grace_frames;
         let epoch = new.epoch;
+        if let Some(f) = self.floor {
+            self.prev_floor = Some(f);
+        }
+        self.floor = Some(Floor { epoch, counter });
         // Frames in flight were sealed under the key we last received under.
         let old = std::mem::replace(&mut self.rx, new);
         self.retired = (grace > 0).then(|| Retired {
