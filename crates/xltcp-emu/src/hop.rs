@@ -1108,18 +1108,15 @@ impl Hop {
     /// has not sent; the agent holds the packets (their bytes stay in the
     /// slab) until it releases them.
     fn withdraw(&mut self, at: Time, slot: u32, node: Node, host: u32) {
-        let Some(air) = self.air.as_mut() else {
-            self.agents.withdrawn(at, slot, host, &[]);
-            return;
-        };
         let (from, to) = match node {
             Node::Host(h) => (h as usize + 1, BS),
             _ => (BS, host as usize + 1),
         };
         let capture = self.capture.is_some();
+        let hops = self.air.as_ref().map_or(0, |air| air.hops.len());
         let mut taken = Vec::new();
-        for k in 0..air.hops.len() {
-            let air = self.air.as_mut().expect("checked");
+        for k in 0..hops {
+            let Some(air) = self.air.as_mut() else { break };
             let out = air.call(k, &mut self.deadlines, at, capture, |h, now, io| {
                 taken.extend(h.withdraw(now, from, to, io));
             });

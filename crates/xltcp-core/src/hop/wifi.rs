@@ -409,7 +409,7 @@ impl WifiHop {
             self.schedule_frame(now, frame, first, q, out);
             return;
         }
-        if self.frozen(from) && self.dsa.as_ref().is_some_and(|d| d.drops_when_frozen()) {
+        if self.dsa.as_ref().is_some_and(|d| d.drops_when_frozen()) && self.frozen(from) {
             // The station's driver is stopped for the TFP.
             self.undelivered(from, id, UndeliveredReason::Flushed, out);
             return;

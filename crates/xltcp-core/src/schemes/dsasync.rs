@@ -589,13 +589,12 @@ impl DsaSync {
     /// Packets the AP's MAC gave back (line 11): to the head of their
     /// host's buffer, in order.
     fn withdrawn(&mut self, host: u32, packets: &[Packet]) {
-        let h = host as usize;
-        if h >= self.buffer.len() {
-            self.buffer.resize(h + 1, VecDeque::new());
-        }
+        // Withdrawals are asked for the hosts of `node`, which `buffer`
+        // matches one for one.
+        let buffer = &mut self.buffer[host as usize];
         for p in packets.iter().rev() {
             self.in_mac.remove(&p.meta.uid);
-            self.buffer[h].push_front(*p);
+            buffer.push_front(*p);
             self.buffered_bytes += p.ip_len() as u64;
             self.stats.withdrawn += 1;
         }

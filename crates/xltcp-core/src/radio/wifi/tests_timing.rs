@@ -483,13 +483,12 @@ fn queue_limit_and_oversized_frames() {
     assert_eq!(m.poll_timeout(), Some(at_us(34)));
 }
 
-/// A retune clears the queue: every waiting frame and the one contending
-/// are given up as `Flushed`; the MAC then serves what comes next.
-#[test]
-fn flush_gives_up_every_frame_not_on_the_air() {
+/// An AP whose medium is busy, holding frames `0..n` for stations 1 and
+/// 2 in turn (even ids for 1, odd for 2).
+fn busy_ap_with(n: u64) -> Dcf {
     let mut dcf = Dcf::new(DcfConfig::new(Rate::Ofdm24), Addr(0), stream(1, "t"));
     dcf.handle_channel(at_us(0), true);
-    for id in 0..3 {
+    for id in 0..n {
         let dst = Addr(1 + id as u16 % 2);
         dcf.enqueue(
             at_us(1),
@@ -500,6 +499,14 @@ fn flush_gives_up_every_frame_not_on_the_air() {
             },
         );
     }
+    dcf
+}
+
+/// A retune clears the queue: every waiting frame and the one contending
+/// are given up as `Flushed`; the MAC then serves what comes next.
+#[test]
+fn flush_gives_up_every_frame_not_on_the_air() {
+    let mut dcf = busy_ap_with(3);
     dcf.flush(at_us(5));
     let events: Vec<MacEvent> = std::iter::from_fn(|| dcf.poll_event()).collect();
     let flushed = |frame| MacEvent::Undelivered {
@@ -530,19 +537,7 @@ fn flush_gives_up_every_frame_not_on_the_air() {
 /// reports nothing for the frames taken.
 #[test]
 fn withdraw_takes_one_receivers_frames_and_keeps_the_rest() {
-    let mut dcf = Dcf::new(DcfConfig::new(Rate::Ofdm24), Addr(0), stream(1, "t"));
-    dcf.handle_channel(at_us(0), true);
-    for id in 0..5 {
-        let dst = Addr(1 + id as u16 % 2);
-        dcf.enqueue(
-            at_us(1),
-            Frame {
-                id,
-                dst,
-                psdu_bytes: 1000,
-            },
-        );
-    }
+    let mut dcf = busy_ap_with(5);
     // Frame 0 (for station 1) is contending: it comes back too.
     let taken: Vec<u64> = dcf
         .withdraw(at_us(5), Addr(1))

@@ -94,6 +94,20 @@ fn actions(a: &mut DsaSync) -> Vec<Action> {
         .collect()
 }
 
+/// The uids of the agent's actions, each a release to the air.
+fn released_to_air(a: &mut DsaSync) -> Vec<u64> {
+    actions(a)
+        .iter()
+        .map(|x| match x {
+            Action::Release {
+                packet,
+                via: Via::Air,
+            } => packet.meta.uid,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
 fn withdrawals(a: &mut DsaSync) -> Vec<u32> {
     std::iter::from_fn(|| a.poll_action())
         .filter_map(|x| match x {
@@ -127,18 +141,7 @@ fn a_tfp_buffers_the_downlink_and_its_end_releases_it_in_order() {
     a.on_signal(ms(3), &tfp(false, TfpCause::NodeSensing, Some(5)));
     assert!(actions(&mut a).is_empty());
     a.on_signal(ms(25), &tfp(false, TfpCause::NodeSensing, Some(0)));
-    let out = actions(&mut a);
-    let uids: Vec<u64> = out
-        .iter()
-        .map(|x| match x {
-            Action::Release {
-                packet,
-                via: Via::Air,
-            } => packet.meta.uid,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(uids, vec![101, 102, 103]);
+    assert_eq!(released_to_air(&mut a), vec![101, 102, 103]);
     assert_eq!(a.held(), 0);
     let s = a.stats_now();
     assert_eq!((s.accepted, s.released, s.buffered), (3, 3, 0));
@@ -164,17 +167,7 @@ fn a_tfp_takes_its_hosts_packets_back_from_the_transmit_queue() {
     a.on_signal(ms(10), &tfp(false, TfpCause::CellSensing, None));
     assert!(actions(&mut a).is_empty(), "host 0 is still sensing");
     a.on_signal(ms(26), &tfp(false, TfpCause::NodeSensing, Some(0)));
-    let uids: Vec<u64> = actions(&mut a)
-        .iter()
-        .map(|x| match x {
-            Action::Release {
-                packet,
-                via: Via::Air,
-            } => packet.meta.uid,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(uids, vec![101, 102, 103]);
+    assert_eq!(released_to_air(&mut a), vec![101, 102, 103]);
     let s = a.stats_now();
     // accepted + withdrawn = released + buffered.
     assert_eq!(
