@@ -1173,7 +1173,9 @@ def reproduce(
         help="byun2016: also run both families over max RTO, MAC retries, frame loss, "
         "signalling delay, t_idle, the PU means, the wired delay and jitter and the hosts' "
         "stack latency. dsasync: also run the downlink over what a TFP does to queued "
-        "frames, the TCP, the AP queue, the wired delay and the TFP statistics.",
+        "frames, the TCP, the AP queue, the wired delay and the TFP statistics. "
+        "l2clamp: also run the controller's reconstructed parts and the receivers' "
+        "channels, each variant under PF and round robin.",
     ),
     set_: Optional[List[str]] = SET_OPT,
     jobs: Optional[int] = typer.Option(
@@ -1212,9 +1214,9 @@ def reproduce(
             f"{paper!r}: known papers are {', '.join(sorted(PAPERS))}, or all",
             param_hint="'PAPER'",
         )
-    if sensitivity and paper not in ("byun2016", "dsasync"):
+    if sensitivity and paper not in ("byun2016", "dsasync", "l2clamp"):
         raise typer.BadParameter(
-            f"--sensitivity is for byun2016 and dsasync only, not {paper!r}",
+            f"--sensitivity is for byun2016, dsasync and l2clamp only, not {paper!r}",
             param_hint="'--sensitivity'",
         )
     if engine not in ("sim", "emu"):

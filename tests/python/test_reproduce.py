@@ -125,11 +125,11 @@ def test_sensitivity_runs_the_six_configurations_per_value_and_family(tmp_path):
     assert all(r["ratio_to_twin_mean"] is not None for r in cr)
 
 
-def test_sensitivity_is_for_byun2016_and_dsasync_only(tmp_path):
+def test_sensitivity_is_for_byun2016_dsasync_and_l2clamp_only(tmp_path):
     args = ["reproduce", "kim-chung", "--sensitivity", "--out", str(tmp_path)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
-    assert "byun2016 and dsasync only" in result.output
+    assert "byun2016, dsasync and l2clamp only" in result.output
 
 
 def test_unknown_paper_is_a_user_error(tmp_path):

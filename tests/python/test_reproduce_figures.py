@@ -129,6 +129,8 @@ def test_l2clamp_figures_draw_every_seed(tmp_path, calls):
         return {
             "by_time": {t: 1e6 * seed for t in l2clamp.TIMES_S},
             "queue_samples": [[seed, 2 * seed, 0] for _ in range(30)],
+            "mean_queue": float(seed),
+            "mn3_empty": 1.0,
             "f1_series": {
                 "t": [0.1 * i for i in range(50)],
                 "cwnd": [1e4] * 50,

@@ -50,9 +50,16 @@ fn l2clamp_keeps_the_receivers_acks_off_the_air() {
     );
 }
 
+/// Every receiver at 30 dB without fading (the presets' channels differ).
+const EQUAL: [&str; 3] = [
+    "wireless.station.0.snr={ mean_db = 30 }",
+    "wireless.station.1.snr={ mean_db = 30 }",
+    "wireless.station.2.snr={ mean_db = 30 }",
+];
+
 #[test]
 fn pf_shares_the_aps_frames_among_equal_receivers() {
-    let s = run("newreno", &[], 2);
+    let s = run("newreno", &EQUAL, 2);
     let sched = s.wifi().unwrap().scheduler.as_ref().unwrap();
     let frames = &sched.frames;
     assert_eq!(frames.len(), 3);
@@ -61,6 +68,33 @@ fn pf_shares_the_aps_frames_among_equal_receivers() {
         assert!((f as f64 - mean).abs() < 0.05 * mean, "{frames:?}");
     }
     assert_eq!(sched.queue.len(), 30, "one queue sample a second");
+}
+
+#[test]
+fn pf_carries_more_than_round_robin_where_the_receivers_channels_differ() {
+    // The presets' receivers (16.5, 10.5 and 7 dB, Rayleigh fading): PF
+    // serves a receiver at a peak of its channel, round robin in turn.
+    let total = |sched: &str| -> f64 {
+        (1..=3)
+            .map(|seed| {
+                let set = format!("wireless.scheduler=\"{sched}\"");
+                goodputs(&run("newreno", &[set.as_str()], seed))
+                    .iter()
+                    .sum::<f64>()
+            })
+            .sum()
+    };
+    let (pf, rr) = (total("pf"), total("rr"));
+    assert!(pf > 1.05 * rr, "pf {pf} rr {rr}");
+    // With equal channels PF has nothing to choose from.
+    let equal = |sched: &str| -> f64 {
+        let set = format!("wireless.scheduler=\"{sched}\"");
+        let mut sets: Vec<&str> = EQUAL.to_vec();
+        sets.push(set.as_str());
+        goodputs(&run("newreno", &sets, 1)).iter().sum::<f64>()
+    };
+    let (pf, rr) = (equal("pf"), equal("rr"));
+    assert!((pf - rr).abs() < 0.03 * rr, "pf {pf} rr {rr}");
 }
 
 #[test]

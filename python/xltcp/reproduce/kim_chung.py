@@ -17,7 +17,7 @@ directions, over several seeds, and writes, into OUT:
   same loss pattern); the paper's numbers beside ours and the checks of its
   targets; and the energy table: the MH's joules in the paper's model
   (every frame charged whole, ``[wireless.energy] model = "per_packet"``,
-  which these runs set) and in our time-based one, the BS's, and Eq. 2's
+  as the presets set it) and in our time-based one, the BS's, and Eq. 2's
   efficiency (throughput in kbit/s over the MH's joules) with C-Snoop's
   gain, beside the paper's 26 / 31 / 39 J and 20-90 %;
 - with ``--sweeps``, sensitivity rows at 5 %: a mean burst of 6 packets, a
@@ -70,7 +70,8 @@ PAPER_5PCT = {
 PAPER_RATIOS = {"snack": 2.1 / 1.2, "snoop": 2.1 / 0.9}
 
 #: Every run charges energy as the paper's ns-2 model: each frame whole,
-#: 0.6 W x airtime sent, 0.3 W x airtime heard (the presets' powers). It
+#: 0.6 W x airtime sent, 0.3 W x airtime heard (the presets set it; said
+#: here again so that a scenario given with other settings keeps it). It
 #: changes no packet's fate; the time-based joules are still derived from
 #: the time per state (``_metrics``).
 ENERGY = ('wireless.energy.model="per_packet"',)

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::model::*;
 use super::units::{format_duration, format_period, format_queue, format_rate, format_size};
+use crate::schemes::clamp::{Growth, HalvingRule};
 
 /// The scenario as JSON, units readable; flows are listed after expansion,
 /// each with its effective TCP settings.
@@ -165,15 +166,28 @@ fn agent(a: &AgentSpec) -> Value {
             }
             v
         }
-        AgentScheme::Clamp(c) | AgentScheme::L2Clamp(c) => json!({
-            "scheme": if matches!(a.scheme, AgentScheme::Clamp(_)) { "clamp" } else { "l2clamp" },
-            "at": at,
-            "target_delay": format_duration(c.target_delay),
-            "tau": c.tau,
-            "rate_time": format_duration(c.rate_time),
-            "min_window": c.min_window,
-            "initial_window": c.initial_window,
-        }),
+        AgentScheme::Clamp(c) | AgentScheme::L2Clamp(c) => {
+            let mut v = json!({
+                "scheme": if matches!(a.scheme, AgentScheme::Clamp(_)) { "clamp" } else { "l2clamp" },
+                "at": at,
+                "target_delay": format_duration(c.target_delay),
+                "tau": c.tau,
+                "rate_time": format_duration(c.rate_time),
+                "min_window": c.min_window,
+                "initial_window": c.initial_window,
+            });
+            // Echoed only when not the default, so that earlier records stand.
+            if let Some(alpha) = c.alpha {
+                v["alpha"] = json!(alpha);
+            }
+            if c.growth != Growth::Window {
+                v["growth"] = json!(c.growth.name());
+            }
+            if c.halving != HalvingRule::OncePerWindow {
+                v["halving"] = json!(c.halving.name());
+            }
+            v
+        }
     }
 }
 

@@ -20,7 +20,8 @@
 
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
-use crate::schemes::clamp::ClampConfig;
+use super::tree::Val;
+use crate::schemes::clamp::{ClampConfig, Growth, HalvingRule};
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::schemes::ucl::security::{Identity, SecConfig, TrustedPeers, MAX_REPLAY_WINDOW};
 use crate::schemes::ucl::{Adversary, KeySource, Rule, SecuritySpec, UclConfig};
@@ -491,8 +492,28 @@ fn read_clamp(cx: &mut Cx, t: &mut Tab) -> ClampConfig {
     };
     let min_window = seg(t, cx, "min_window", d.min_window);
     let initial_window = seg(t, cx, "initial_window", d.initial_window);
+    // A number of packets, or "measured" (the default: target_delay at the
+    // measured service rate).
+    let alpha = t.read(cx, "alpha", None, |v| match v {
+        Val::Str(s) if s == "measured" => Ok(None),
+        Val::Str(_) => Err("expected a number of packets or \"measured\"".into()),
+        v => rd::number(v).map(Some),
+    });
+    if alpha.is_some_and(|a| !(a.is_finite() && (0.0..=1e6).contains(&a))) {
+        t.invalid(
+            cx,
+            "alpha",
+            "must be a number of packets in 0..=1e6",
+            "packets, e.g. 5",
+        );
+    }
+    let growth = t.read(cx, "growth", d.growth, rd::choice(&Growth::NAMES));
+    let halving = t.read(cx, "halving", d.halving, rd::choice(&HalvingRule::NAMES));
     ClampConfig {
         target_delay,
+        alpha,
+        growth,
+        halving,
         tau,
         rate_time,
         min_window,

@@ -289,7 +289,7 @@ impl Agent for L2ClampBs {
                     return Verdict::Pass;
                 }
                 if p.tcp.payload_len > 0 {
-                    let price = h.map_or(0.0, |h| self.meter.price(h, self.cfg.target_delay));
+                    let price = h.map_or(0.0, |h| self.cfg.price(&self.meter, h));
                     let cap = u64::MAX >> 2;
                     if c.ctl.on_data(now, p.tcp.payload_len, price, cap, &self.cfg)
                         == Some(Halving::Price)

@@ -9,28 +9,37 @@
 //! - **Price** (paper 004, eq. 1 with `b = 1`): `p(q) = max((q - a) / mu_c,
 //!   0)` seconds, where `q` is the packets in the receiver's AP queue (the
 //!   AP keeps one queue per receiver, paper 004 §IV; all flows to one
-//!   receiver share it and its price), `mu_c` the queue's service rate
-//!   (packets/s) and `a = target_delay * mu_c`: the price is the queueing
-//!   delay above `target_delay` (`target_delay`, default 100 ms: the paper's
-//!   "queue delay" parameter, swept 20-100 ms). `mu_c` is measured from the
-//!   MAC's delivery reports ([`QueueMeter`]): each delivered frame gives
-//!   the interval `min(now - previous delivery, the frame's own queueing +
-//!   transmission delay)`, smoothed with gain 1/8.
+//!   receiver share it and its price) and `mu_c` the queue's service rate
+//!   (packets/s), measured from the MAC's delivery reports
+//!   ([`QueueMeter`]): each delivered frame gives the interval `min(now -
+//!   previous delivery, the frame's own queueing + transmission delay)`,
+//!   smoothed with gain 1/8 (ours; the paper measures it with a "Sync"
+//!   packet it does not specify). The offset `a`: with `alpha` set, that
+//!   many packets, fixed, as the paper has it ("α is free to be chosen by
+//!   the AP, but is fixed once chosen"); without it (ours), `a =
+//!   target_delay * mu_c`, so that the price is the queueing delay above
+//!   `target_delay` whatever the service rate (`target_delay`, default
+//!   100 ms: the paper's "queue delay" parameter, swept 20-100 ms).
 //! - **Window** (paper 004's algorithm: `dw = tau - p(q) mu*`, halve on
-//!   `dw <= 0` or 3 duplicate ACKs, `AWND = min(w, AWND)`), per connection
-//!   at each data segment ([`Controller`]): `mu*` is the connection's
-//!   received rate (bytes/s, exponentially weighted over `rate_time`,
-//!   default 200 ms) and `tau` bytes (`tau`, default 1500 B). Until the
-//!   first halving the window grows by each segment's bytes (the "slow
-//!   start" the paper stops); after it by `dw * bytes / w` (so `dw` per
-//!   window of data, i.e. per round trip). A halving happens at most once
-//!   per window of data received (as TCP's once per round trip: the price
-//!   lags the window by a round trip, and halving on every segment above
-//!   the price would collapse the window). The window stays within
-//!   [`min_window`, the receiver's own window] (`min_window`, default 2
-//!   segments). In equilibrium `p(q) mu* = tau`: each connection keeps
-//!   about `tau` bytes of its own above the target delay, and connections
-//!   sharing a queue get equal rates.
+//!   `dw <= 0` or 3 duplicate ACKs, "stop slow start", `AWND = min(w,
+//!   AWND)`), per connection at each data segment ([`Controller`]): `mu*`
+//!   is the connection's received rate (bytes/s, exponentially weighted
+//!   over `rate_time`, default 200 ms, ours) and `tau` bytes (`tau`,
+//!   default 1500 B, ours: the paper says only "fixed size in bytes").
+//!   Until the first halving the window grows by each segment's bytes (the
+//!   slow start the paper stops). After it, how `dw` enters the window is
+//!   not written in the paper (`growth`): `"window"` (default, ours) adds
+//!   `dw * bytes / w` per segment, i.e. `dw` per window of data (per round
+//!   trip); `"segment"` adds `dw` per segment, `w(t_k+1) = w(t_k) +
+//!   dw(t_k)` read literally. A halving on `dw <= 0` (`halving`):
+//!   `"once_per_window"` (default, ours: not in the paper) at most once per
+//!   window of data received, as TCP's once per round trip (the price lags
+//!   the window by a round trip); `"every"` at each such segment, as the
+//!   algorithm is written. The window stays within [`min_window`, the
+//!   receiver's own window] (`min_window`, default 2 segments). In
+//!   equilibrium `p(q) mu* = tau`: each connection keeps about `tau` bytes
+//!   of its own above the offset, and connections sharing a queue get
+//!   equal rates.
 //! - **The advertised window** is `min(w, AWND)` and never moves the right
 //!   edge left (RFC 9293 SHLD-14).
 //!
@@ -67,11 +76,20 @@ use std::sync::Arc;
 /// The controller's parameters (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClampConfig {
-    /// `target_delay`: the queueing delay the price starts at (100 ms).
+    /// `target_delay`: the queueing delay the price starts at (100 ms),
+    /// when `alpha` is not given.
     pub target_delay: Dur,
-    /// `tau`: bytes per window of data the window grows by at zero price
-    /// (1500 B).
+    /// `alpha`: the price's offset `a` in packets, fixed (paper 004: "α is
+    /// free to be chosen by the AP, but is fixed once chosen"). `None`:
+    /// `a = target_delay * mu_c`, following the measured service rate
+    /// (ours).
+    pub alpha: Option<f64>,
+    /// `tau`: bytes the window grows by per update at zero price (1500 B).
     pub tau: u64,
+    /// `growth`: how `dw` enters the window after slow start.
+    pub growth: Growth,
+    /// `halving`: how often a non-positive `dw` may halve the window.
+    pub halving: HalvingRule,
     /// `rate_time`: the time constant of the received rate `mu*` (200 ms).
     pub rate_time: Dur,
     /// `min_window`: the least window, in segments (2).
@@ -80,14 +98,81 @@ pub struct ClampConfig {
     pub initial_window: u32,
 }
 
+/// How `dw = tau - p(q) mu*` moves the window after slow start
+/// (`growth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// `"window"` (default, ours): `w += dw * bytes / w` at each segment,
+    /// i.e. `dw` per window of data (per round trip).
+    Window,
+    /// `"segment"`: `w += dw` at each segment, paper 004's
+    /// `w(t_k+1) = w(t_k) + dw(t_k)` read with `t_k` the arrival of each
+    /// data packet (the algorithm runs per packet).
+    Segment,
+}
+
+/// When a non-positive `dw` halves the window (`halving`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalvingRule {
+    /// `"once_per_window"` (default, ours): at most once per window of
+    /// data received, as TCP halves once per round trip.
+    OncePerWindow,
+    /// `"every"`: at every segment whose `dw <= 0` (paper 004's algorithm
+    /// as written).
+    Every,
+}
+
+impl Growth {
+    /// The TOML names.
+    pub const NAMES: [(&'static str, Growth); 2] =
+        [("window", Growth::Window), ("segment", Growth::Segment)];
+
+    /// The TOML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Growth::Window => "window",
+            Growth::Segment => "segment",
+        }
+    }
+}
+
+impl HalvingRule {
+    /// The TOML names.
+    pub const NAMES: [(&'static str, HalvingRule); 2] = [
+        ("once_per_window", HalvingRule::OncePerWindow),
+        ("every", HalvingRule::Every),
+    ];
+
+    /// The TOML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HalvingRule::OncePerWindow => "once_per_window",
+            HalvingRule::Every => "every",
+        }
+    }
+}
+
 impl Default for ClampConfig {
     fn default() -> ClampConfig {
         ClampConfig {
             target_delay: Dur::from_millis(100),
+            alpha: None,
             tau: 1500,
+            growth: Growth::Window,
+            halving: HalvingRule::OncePerWindow,
             rate_time: Dur::from_millis(200),
             min_window: 2,
             initial_window: 4,
+        }
+    }
+}
+
+impl ClampConfig {
+    /// Receiver `h`'s price on `meter` under this configuration.
+    fn price(&self, meter: &QueueMeter, h: usize) -> f64 {
+        match self.alpha {
+            Some(a) => meter.price_above(h, a),
+            None => meter.price(h, self.target_delay),
         }
     }
 }
@@ -224,7 +309,10 @@ impl Controller {
         } else if self.slow_start {
             self.w += f64::from(bytes);
         } else {
-            self.w += dw * f64::from(bytes) / self.w.max(1.0);
+            self.w += match cfg.growth {
+                Growth::Window => dw * f64::from(bytes) / self.w.max(1.0),
+                Growth::Segment => dw,
+            };
         }
         self.bound(cap, cfg);
         halved
@@ -245,9 +333,11 @@ impl Controller {
         None
     }
 
-    /// Halves the window unless it was halved less than a window of data ago.
+    /// Halves the window unless `cfg.halving` is once per window and it
+    /// was halved less than a window of data ago.
     fn halve(&mut self, cfg: &ClampConfig) -> bool {
-        if !self.slow_start && self.since_cut < self.cut_at_window {
+        let guarded = cfg.halving == HalvingRule::OncePerWindow;
+        if guarded && !self.slow_start && self.since_cut < self.cut_at_window {
             return false;
         }
         self.slow_start = false;
@@ -363,6 +453,16 @@ impl QueueMeter {
             None => 0.0,
         }
     }
+
+    /// `p(q) = max((q - alpha) / mu_c, 0)` of host `h` with a fixed
+    /// `alpha` packets (paper 004, eq. 1 with `b = 1`), seconds. 0 before
+    /// the first service-rate sample.
+    pub fn price_above(&self, h: usize, alpha: f64) -> f64 {
+        match self.interval.get(h).copied().flatten() {
+            Some(x) => ((self.len(h) as f64 - alpha) * x).max(0.0),
+            None => 0.0,
+        }
+    }
 }
 
 /// The host a packet's flow goes to.
@@ -404,7 +504,7 @@ impl ClampAp {
     }
 
     fn publish(&mut self, h: usize) {
-        let p = self.meter.price(h, self.cfg.target_delay);
+        let p = self.cfg.price(&self.meter, h);
         self.stats.max_price_us = self.stats.max_price_us.max((p * 1e6) as u64);
         self.board.set(h, p);
     }

@@ -289,6 +289,67 @@ fn the_window_grows_at_zero_price_and_halves_once_per_window_above_it() {
 }
 
 #[test]
+fn a_fixed_alpha_prices_the_packets_above_it_at_the_service_rate() {
+    let mut m = QueueMeter::new(1);
+    assert_eq!(m.price_above(0, 5.0), 0.0, "no rate yet");
+    for _ in 0..9 {
+        m.enqueued(0);
+    }
+    m.reported(ms(10), 0, Some(Dur::from_millis(10)));
+    m.enqueued(0);
+    // 9 packets, 10 ms each: (9 - 5) / 100 per s = 40 ms; none at alpha 9.
+    assert!((m.price_above(0, 5.0) - 0.04).abs() < 1e-9);
+    assert_eq!(m.price_above(0, 9.0), 0.0);
+    // The config picks the fixed offset when alpha is set, else the delay.
+    let fixed = ClampConfig {
+        alpha: Some(5.0),
+        ..ClampConfig::default()
+    };
+    assert!((fixed.price(&m, 0) - 0.04).abs() < 1e-9);
+    assert_eq!(ClampConfig::default().price(&m, 0), 0.0, "90 ms < 100 ms");
+}
+
+#[test]
+fn the_papers_update_moves_the_window_by_dw_per_packet_and_halves_at_every_dw_below_zero() {
+    let cfg = ClampConfig {
+        alpha: Some(5.0),
+        growth: Growth::Segment,
+        halving: HalvingRule::Every,
+        ..ClampConfig::default()
+    };
+    let mut c = Controller::new();
+    for k in 0..10 {
+        c.on_data(ms(k), 1000, 0.0, 1 << 30, &cfg);
+    }
+    assert_eq!(c.window(), 14_000, "slow start as before");
+    // Every segment above the price halves: no once-per-window guard.
+    for (k, want) in [(11, 7_000), (12, 3_500), (13, 2_000)] {
+        assert_eq!(
+            c.on_data(ms(k), 1000, 10.0, 1 << 30, &cfg),
+            Some(Halving::Price)
+        );
+        assert_eq!(c.window(), want);
+    }
+    // At zero price each segment adds dw = tau (slow start stopped).
+    c.on_data(ms(14), 1000, 0.0, 1 << 30, &cfg);
+    assert_eq!(c.window(), 2_000 + cfg.tau);
+    // The default moves by dw per window of data instead.
+    let ours = ClampConfig::default();
+    let mut d = Controller::new();
+    for k in 0..10 {
+        d.on_data(ms(k), 1000, 0.0, 1 << 30, &ours);
+    }
+    d.on_data(ms(11), 1000, 10.0, 1 << 30, &ours);
+    let w = d.window();
+    d.on_data(ms(400), 1000, 0.0, 1 << 30, &ours);
+    assert!(
+        d.window() > w && d.window() < w + cfg.tau / 4,
+        "{} {w}",
+        d.window()
+    );
+}
+
+#[test]
 fn three_duplicate_acks_halve_the_window() {
     let cfg = ClampConfig::default();
     let mut c = Controller::new();
