@@ -11,7 +11,8 @@ draws). The settings:
   window of data instead of per packet; a halving at most once per window
   of data instead of at every ``dw <= 0``; the three together, this
   project's earlier reconstruction), and the values it does not give
-  (``alpha``, ``tau``);
+  (``alpha``, ``tau``); the receivers' window updates let through (ours)
+  instead of dropped with every other standalone ACK (L2-CLAMP only);
 - the receivers' channels: equal at 30 dB without fading (PF is then round
   robin), the far edge's mean SNR (the others 3.5 and 9.5 dB above it, as
   at 50 and 25 m), and the fading's coherence time.
@@ -81,6 +82,7 @@ ROWS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...], bool], ...] = (
         (),
         False,
     ),
+    ("window updates", "pass (ours)", _agent('window_updates="pass"'), (), False),
     ("tau", "750 B", _agent('tau="750B"'), (), False),
     ("tau", "3000 B", _agent('tau="3000B"'), (), False),
     ("channels", "equal, 30 dB, no fading", (), _channels(None), False),

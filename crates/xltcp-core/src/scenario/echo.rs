@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::model::*;
 use super::units::{format_duration, format_period, format_queue, format_rate, format_size};
-use crate::schemes::clamp::{Growth, HalvingRule};
+use crate::schemes::clamp::{Growth, HalvingRule, WindowUpdates};
 
 /// The scenario as JSON, units readable; flows are listed after expansion,
 /// each with its effective TCP settings.
@@ -185,6 +185,9 @@ fn agent(a: &AgentSpec) -> Value {
             }
             if c.halving != HalvingRule::OncePerWindow {
                 v["halving"] = json!(c.halving.name());
+            }
+            if c.window_updates != WindowUpdates::Pass {
+                v["window_updates"] = json!(c.window_updates.name());
             }
             v
         }

@@ -21,7 +21,7 @@
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use super::tree::Val;
-use crate::schemes::clamp::{ClampConfig, Growth, HalvingRule};
+use crate::schemes::clamp::{ClampConfig, Growth, HalvingRule, WindowUpdates};
 use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
 use crate::schemes::ucl::security::{Identity, SecConfig, TrustedPeers, MAX_REPLAY_WINDOW};
 use crate::schemes::ucl::{Adversary, KeySource, Rule, SecuritySpec, UclConfig};
@@ -509,7 +509,14 @@ fn read_clamp(cx: &mut Cx, t: &mut Tab) -> ClampConfig {
     }
     let growth = t.read(cx, "growth", d.growth, rd::choice(&Growth::NAMES));
     let halving = t.read(cx, "halving", d.halving, rd::choice(&HalvingRule::NAMES));
+    let window_updates = t.read(
+        cx,
+        "window_updates",
+        d.window_updates,
+        rd::choice(&WindowUpdates::NAMES),
+    );
     ClampConfig {
+        window_updates,
         target_delay,
         alpha,
         growth,

@@ -383,7 +383,7 @@ fn place(
             for h in (0..hosts).filter(|&h| named(h)) {
                 agents.push((
                     Node::Host(h),
-                    Box::new(clamp::L2ClampHost::new(ledger.clone())),
+                    Box::new(clamp::L2ClampHost::new(ledger.clone(), cfg.window_updates)),
                 ));
             }
         }

@@ -38,14 +38,22 @@
 //! standalone ACK through when the right edge it advertises has moved by
 //! at least half its window since the last one that passed (RFC 9293's
 //! window-update rule, at the granularity of half a window), or moved
-//! left. The residual exposure — bytes the BS acknowledged beyond what the
+//! left (`window_updates = "pass"`, the default). With `"drop"` the
+//! receiver drops every standalone non-duplicate ACK, window updates too,
+//! as the paper has it, and the BS takes the receiver's window to stay the
+//! size it last saw (its edge: the cumulative point the BS knows plus that
+//! window), which holds while the receiving application keeps up. The
+//! residual exposure — bytes the BS acknowledged beyond what the
 //! receiver's TCP had acknowledged at that instant — is measured on a
 //! [`Ledger`] the two agents share (the simulator's view of both ends;
 //! nothing like it crosses the air) and reported as `ack_ahead_max_bytes`.
 //! Reconstruction: paper 004 makes the ACK at the BS with "the respective
 //! fields" and says nothing of these cases.
 
-use super::{clamp_window, host, mac_report, ClampConfig, Controller, Halving, QueueMeter, Scales};
+use super::{
+    clamp_window, host, mac_report, ClampConfig, Controller, Halving, QueueMeter, Scales,
+    WindowUpdates,
+};
 use crate::schemes::agent::{Action, Agent, NodeSignal, Tap, Verdict, Via};
 use crate::schemes::cache::{ack_key, data_key, end_of, is_pure_ack, ConnKey};
 use crate::schemes::AgentStats;
@@ -154,6 +162,8 @@ struct BsConn {
     ooo: BTreeMap<SeqNum, SeqNum>,
     /// The right edge of the receiver's own advertised window.
     edge: Option<SeqNum>,
+    /// The receiver's own window as it last advertised it, bytes.
+    own: u64,
     /// The right edge the BS last advertised.
     last_edge: Option<SeqNum>,
 }
@@ -233,6 +243,11 @@ impl L2ClampBs {
         let c = self.conns.get_mut(&key)?;
         let t = c.template?;
         let mut ack_no = c.cum?;
+        if self.cfg.window_updates == WindowUpdates::Drop {
+            // No window update reaches the BS: the window keeps its size.
+            let assumed = ack_no + c.own.min(u64::from(u32::MAX >> 1)) as u32;
+            c.edge = Some(c.edge.map_or(assumed, |e| e.max(assumed)));
+        }
         if let Some(edge) = c.edge {
             if ack_no > edge {
                 ack_no = edge;
@@ -326,6 +341,7 @@ impl Agent for L2ClampBs {
                 };
                 let edge = p.tcp.ack + own.min(u64::from(u32::MAX >> 1)) as u32;
                 c.edge = Some(c.edge.map_or(edge, |e| e.max(edge)));
+                c.own = own;
                 c.cum = Some(c.cum.map_or(p.tcp.ack, |x| x.max(p.tcp.ack)));
                 c.template = Some(*p);
                 let cum = c.cum;
@@ -401,19 +417,22 @@ struct HostConn {
 }
 
 /// L2-CLAMP at a wireless host (see the module doc).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct L2ClampHost {
     conns: BTreeMap<ConnKey, HostConn>,
     ledger: Ledger,
+    updates: WindowUpdates,
     stats: L2ClampStats,
 }
 
 impl L2ClampHost {
-    /// The agent of one wireless host, noting its TCP's ACKs on `ledger`.
-    pub fn new(ledger: Ledger) -> L2ClampHost {
+    /// The agent of one wireless host, noting its TCP's ACKs on `ledger`;
+    /// `updates` says what it does with its TCP's window updates.
+    pub fn new(ledger: Ledger, updates: WindowUpdates) -> L2ClampHost {
         L2ClampHost {
             conns: BTreeMap::new(),
             ledger,
+            updates,
             stats: L2ClampStats::default(),
         }
     }
@@ -451,10 +470,12 @@ impl Agent for L2ClampHost {
                     self.stats.duplicates_passed += 1;
                     true
                 } else {
-                    // A standalone non-duplicate ACK: only a window update passes.
-                    let update = c.passed.is_none_or(|(e, w)| {
-                        edge < e || edge.since(e).max(0) as u64 >= w.div_ceil(2).max(1)
-                    });
+                    // A standalone non-duplicate ACK: only a window update
+                    // passes, and none when they are dropped too.
+                    let update = self.updates == WindowUpdates::Pass
+                        && c.passed.is_none_or(|(e, w)| {
+                            edge < e || edge.since(e).max(0) as u64 >= w.div_ceil(2).max(1)
+                        });
                     if update {
                         self.stats.window_updates += 1;
                     }

@@ -96,6 +96,36 @@ pub struct ClampConfig {
     pub min_window: u32,
     /// `initial_window`: the window before any data, in segments (4).
     pub initial_window: u32,
+    /// `window_updates` (L2-CLAMP only): what the receiver's agent does
+    /// with its TCP's window updates.
+    pub window_updates: WindowUpdates,
+}
+
+/// What an L2-CLAMP receiver does with a standalone ACK that only moves
+/// its window (`window_updates`; see [`l2`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowUpdates {
+    /// `"pass"` (default, ours): let one through when the right edge has
+    /// moved by half a window (or left), so that the BS knows the edge.
+    Pass,
+    /// `"drop"`: drop it, as paper 004 drops "all standalone non-duplicate
+    /// TCP ACK packets"; the BS then takes the receiver's window to stay the
+    /// size it last saw.
+    Drop,
+}
+
+impl WindowUpdates {
+    /// The TOML names.
+    pub const NAMES: [(&'static str, WindowUpdates); 2] =
+        [("pass", WindowUpdates::Pass), ("drop", WindowUpdates::Drop)];
+
+    /// The TOML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowUpdates::Pass => "pass",
+            WindowUpdates::Drop => "drop",
+        }
+    }
 }
 
 /// How `dw = tau - p(q) mu*` moves the window after slow start
@@ -163,6 +193,7 @@ impl Default for ClampConfig {
             rate_time: Dur::from_millis(200),
             min_window: 2,
             initial_window: 4,
+            window_updates: WindowUpdates::Pass,
         }
     }
 }

@@ -73,12 +73,12 @@ use l2::Ledger;
 /// An L2-CLAMP BS that has seen the receiver's ACK of nothing yet (its
 /// window `win`), and data segments `0..n` going down.
 fn bs_with(n: u32, win: u16) -> L2ClampBs {
-    let mut b = L2ClampBs::new(
-        ClampConfig::default(),
-        vec![0],
-        vec![true],
-        Ledger::default(),
-    );
+    bs_with_cfg(n, win, ClampConfig::default())
+}
+
+/// `bs_with` under `cfg`.
+fn bs_with_cfg(n: u32, win: u16, cfg: ClampConfig) -> L2ClampBs {
+    let mut b = L2ClampBs::new(cfg, vec![0], vec![true], Ledger::default());
     assert_eq!(
         b.on_packet(ms(0), Tap::BsUp, &mut ack_win(0, win)),
         Verdict::Pass
@@ -192,8 +192,36 @@ fn the_bs_never_acknowledges_past_the_receivers_advertised_edge() {
 }
 
 #[test]
+fn without_window_updates_the_bs_takes_the_receivers_window_to_keep_its_size() {
+    // The receiver advertised 1500 bytes and no update reaches the BS: the
+    // edge moves with what the BS knows delivered, 1500 bytes ahead of it.
+    let cfg = ClampConfig {
+        window_updates: WindowUpdates::Drop,
+        ..ClampConfig::default()
+    };
+    let mut b = bs_with_cfg(3, 1500, cfg);
+    for k in 0..3 {
+        assert!(b.on_signal(ms(5 + u64::from(k)), &delivered(data(k))));
+    }
+    let out: Vec<SeqNum> = std::iter::from_fn(|| b.poll_action())
+        .map(|x| match x {
+            Action::Emit { packet, .. } => packet.tcp.ack,
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(out, vec![s(1), s(2), s(3)], "none capped");
+    // And the receiver's own window updates stay off the air.
+    let mut h = L2ClampHost::new(Ledger::default(), WindowUpdates::Drop);
+    h.on_packet(ms(0), Tap::HostOut, &mut ack_win(0, 60_000));
+    assert_eq!(
+        h.on_packet(ms(8), Tap::HostOut, &mut ack_win(40, 60_000)),
+        Verdict::Consume
+    );
+}
+
+#[test]
 fn the_receiver_drops_its_standalone_acks_and_passes_duplicates() {
-    let mut h = L2ClampHost::new(Ledger::default());
+    let mut h = L2ClampHost::new(Ledger::default(), WindowUpdates::Pass);
     // The connection's first ACK passes (it may be the handshake's).
     assert_eq!(
         h.on_packet(ms(0), Tap::HostOut, &mut ack_win(0, 60_000)),
