@@ -561,6 +561,22 @@ fn ucl_security(h: &Hop) -> xltcp_core::schemes::ucl::UclSecStats {
         .expect("the UCL's security ran")
 }
 
+/// Ten real datagrams each way, one pair a millisecond from `start` (IP
+/// ids 100-109), running the hop up to each; returns them in order.
+fn send_ten_each_way(h: &mut Hop, start: u64, sink: &mut Sink) -> Vec<(Side, Vec<u8>)> {
+    let mut sent = Vec::new();
+    for k in 0..10u16 {
+        let at = Time(start + u64::from(k) * 1_000_000);
+        run_until(h, at, sink);
+        for from in [Side::Ch, Side::Sh] {
+            let d = real_datagram(from, 100 + k, 1000);
+            h.ingress(at, from, &d);
+            sent.push((from, d));
+        }
+    }
+    sent
+}
+
 #[test]
 fn the_ucl_seals_the_real_datagrams_and_the_far_end_writes_what_it_opened() {
     let mut h = ucl_two_interfaces(0);
@@ -570,16 +586,7 @@ fn the_ucl_seals_the_real_datagrams_and_the_far_end_writes_what_it_opened() {
     assert!(sink.out.is_empty(), "handshake messages reach no host");
     let sec = ucl_security(&h);
     assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
-    let mut sent = Vec::new();
-    for k in 0..10u16 {
-        let at = Time(200_000_000 + u64::from(k) * 1_000_000);
-        run_until(&mut h, at, &mut sink);
-        for from in [Side::Ch, Side::Sh] {
-            let d = real_datagram(from, 100 + k, 1000);
-            h.ingress(at, from, &d);
-            sent.push((from, d));
-        }
-    }
+    let sent = send_ten_each_way(&mut h, 200_000_000, &mut sink);
     run_until(&mut h, Time(2_000_000_000), &mut sink);
     h.finish();
     let c = &h.counters.accounting;
@@ -671,16 +678,7 @@ fn the_adversarys_frames_are_dropped_by_reason_and_never_written_to_a_host() {
         let mut sink = Sink::default();
         let start = 200_000_000;
         run_until(&mut h, Time(start), &mut sink);
-        let mut sent = Vec::new();
-        for k in 0..10u16 {
-            let at = Time(start + u64::from(k) * 1_000_000);
-            run_until(&mut h, at, &mut sink);
-            for from in [Side::Ch, Side::Sh] {
-                let d = real_datagram(from, 100 + k, 1000);
-                h.ingress(at, from, &d);
-                sent.push(d);
-            }
-        }
+        let sent = send_ten_each_way(&mut h, start, &mut sink);
         run_until(&mut h, Time(2_000_000_000), &mut sink);
         h.finish();
         let c = &h.counters.accounting;
@@ -714,16 +712,7 @@ fn a_tampered_frame_is_dropped_by_its_reason_and_never_written_to_a_host() {
     let sec = ucl_security(&h);
     assert_eq!(sec.link.handshakes_done, 2, "{sec:?}");
     assert!(sec.link.handshake_rejected >= 1, "{sec:?}");
-    let mut sent = Vec::new();
-    for k in 0..10u16 {
-        let at = Time(start + u64::from(k) * 1_000_000);
-        run_until(&mut h, at, &mut sink);
-        for from in [Side::Ch, Side::Sh] {
-            let d = real_datagram(from, 100 + k, 1000);
-            h.ingress(at, from, &d);
-            sent.push(d);
-        }
-    }
+    let sent = send_ten_each_way(&mut h, start, &mut sink);
     run_until(&mut h, Time(3_000_000_000), &mut sink);
     h.finish();
     let c = &h.counters.accounting;
@@ -740,9 +729,9 @@ fn a_tampered_frame_is_dropped_by_its_reason_and_never_written_to_a_host() {
     // tampered.
     assert_eq!(sink.out.len() as u64 + sec.link.tampered, sent.len() as u64);
     for (_, got) in &sink.out {
-        let d = sent
+        let (_, d) = sent
             .iter()
-            .find(|d| d[4..6] == got[4..6] && d[12..20] == got[12..20])
+            .find(|(_, d)| d[4..6] == got[4..6] && d[12..20] == got[12..20])
             .expect("a datagram that was sent");
         assert_eq!(got[12..], d[12..]);
         parse(got).expect("valid checksums");
