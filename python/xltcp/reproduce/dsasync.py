@@ -23,8 +23,9 @@ disruption). It writes, into OUT:
 - with ``sweeps=True``, ``sweep_utilisation.csv`` / ``.png``: downlink
   goodput against the primary users' utilisation, 0 to 0.8;
 - the experiments of :mod:`xltcp.reproduce.dsasync_more`, each a table
-  section and a CSV: ``pacer.csv`` (what the uplink pacer does to a
-  window-limited TCP, PU 20 % and 0 %; ``pacer.png``), ``macro.csv`` /
+  section and a CSV: ``pacer.csv`` (what the pacer does to a
+  window-limited TCP, both directions, its keys and the MAC's retries;
+  ``pacer.png``), ``macro.csv`` /
   ``fig8_macro.png`` (6 hosts x 4 flows, 4 channels), ``overhead.csv`` (no
   DSA at all: goodput and delay), ``jitter.csv`` / ``fig5_jitter.png``
   (the CH's jitter on the uplink, with and without smoothing) and
@@ -97,7 +98,7 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     n = len(CONFIGS) * len(DIRECTIONS) * seeds + 2 * seeds
     if sensitivity:
         n += sens.total_runs(seeds)
-    n += len(more.PACER_CONFIGS) * len(more.PACER_PU) * seeds
+    n += len(more.pacer_cells()) * seeds
     n += 2 * 2 * seeds * 2  # macro and no DSA: 2 configs x 2 directions
     n += len(more.JITTER_CONFIGS) * seeds + len(more.BYUN_CONFIGS) * seeds
     if sweeps:
@@ -314,43 +315,39 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
     _write_csv(out / "pacer.csv", pacer)
     lines += [
         "",
-        "## The uplink pacer (Algorithm 4) on a window-limited TCP",
+        "## The pacer (Algorithm 4) on a window-limited TCP",
         "",
-        "Uplink, one host. srtt and cwnd: means of the 100 ms samples; wait: the mean time "
-        "a paced packet spent in the pacer; waited: the share of packets it held at all.",
+        "One host. srtt and cwnd: means of the 100 ms samples; wait: the mean time "
+        "a paced packet spent in the pacer; waited: the share of packets it held at all. "
+        "On the downlink the pacer holds the host's ACKs.",
         "",
-        "| PU | configuration | goodput (Mbit/s) | vs regular | srtt (ms) | cwnd (kB) "
-        "| wait/packet (ms) | waited |",
+        "| direction | PU | configuration | goodput (Mbit/s) | vs regular | srtt (ms) "
+        "| cwnd (kB) | wait/packet (ms) | waited |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for pu, _ in more.PACER_PU:
-        base = [r for r in pacer if r["pu"] == pu and r["config"] == "regular"]
-        for name, _, _, label in more.PACER_CONFIGS:
-            rows = [r for r in pacer if r["pu"] == pu and r["config"] == name]
-            gain = "" if name == "regular" else "{:+.1%} ± {:.1%}".format(*_paired_gain(base, rows))
-            col = lambda k, sc, fmt, rows=rows: _text([r[k] for r in rows], sc, fmt)  # noqa: E731
-            lines.append(
-                f"| {pu} | {label} | {col('goodput_bps', 1e6, '{:.2f}')} | {gain} "
-                f"| {col('srtt_s', 1e-3, '{:.1f}')} | {col('cwnd_bytes', 1e3, '{:.0f}')} "
-                f"| {col('pacing_wait_s', 1e-3, '{:.1f}')} | {col('share_waited', 1, '{:.2f}')} |"
-            )
+    for d, pu, name, _, _, label in more.pacer_cells():
+        base = [r for r in pacer if (r["direction"], r["pu"], r["config"]) == (d, pu, "regular")]
+        rows = [r for r in pacer if (r["direction"], r["pu"], r["config"]) == (d, pu, name)]
+        gain = "" if name == "regular" else "{:+.1%} ± {:.1%}".format(*_paired_gain(base, rows))
+        col = lambda k, sc, fmt, rows=rows: _text([r[k] for r in rows], sc, fmt)  # noqa: E731
+        lines.append(
+            f"| {d} | {pu} | {label} | {col('goodput_bps', 1e6, '{:.2f}')} | {gain} "
+            f"| {col('srtt_s', 1e-3, '{:.1f}')} | {col('cwnd_bytes', 1e3, '{:.0f}')} "
+            f"| {col('pacing_wait_s', 1e-3, '{:.1f}')} | {col('share_waited', 1, '{:.2f}')} |"
+        )
     lines += [
         "",
         "The pacer releases a packet when `size / elapsed < beta * D` (Alg. 4 line 10), "
-        "`elapsed` since the last release, `D` the rate at which the host's data reached "
-        "the BS over the last window. An uplink TCP is window-limited: it sends one "
-        "window per RTT, clocked by the ACKs of what the pacer released, so `D` is the "
-        "pacer's own past output and `beta * D <= D` can only hold the rate or lower it; "
-        "nearly every packet waits (column `waited`) and its wait lengthens the RTT. "
-        "As the paper writes the algorithm, the TCP gets no rate the pacer did not "
-        "already measure: goodput falls by cwnd / RTT. Our reading is the most lenient "
-        "one we found (D over the non-TFP part of the window, so `beta * D` is the "
-        "long-run arrival rate, and no packet waits longer than the mean TFP seen); even "
-        "so the wait is bounded only by that cap, which PU periods (0.5 s mean) make "
-        "long. With beta forced to 1 the loss is smaller but stays; without smoothing "
-        "DSASync is at regular's goodput. On the downlink the same pacer holds the "
-        "host's ACKs (the paper paces them too), and the CH's window, clocked by them, "
-        "pays the same way: hence DSASync below DSASync without smoothing there.",
+        "`elapsed` since the last release, `D` the rate at which the hosts' packets reached "
+        "the BS over the last window. It is a server at the flow's own mean rate: the "
+        "packets, which arrive in bursts, queue in it (column `waited`), and a TCP whose "
+        "window does not cover that wait besides the path's RTT slows down; `D`, measured "
+        "on what comes back from what the pacer released, follows it down. The preset is "
+        "the paper's algorithm (no bound on the wait but `alpha_min`); `wait <= mean TFP` "
+        "is the reconstruction's earlier cap (ours); `D over the window` the other reading "
+        "of D, whose `beta * D` is below the arrival rate. With MAC retries that never "
+        "run out (retries 30) no loss halves the window, a standing queue at the BS covers "
+        "the wait, and the pacer costs little (compare the two `retries 30` rows).",
     ]
     # The macrobenchmark.
     rows_csv = []
@@ -390,9 +387,11 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
         "",
         "## Overhead with no DSA (no TFP at all)",
         "",
-        "Delay: the mean of the sender's sampled smoothed RTT. With no TFP the pacer "
-        "never holds a packet (nothing to spread), so the uplink is regular's to the "
-        "bit. On the downlink, DSASync's buffer passes at most `tx_window` (50) packets "
+        "Delay: the mean of the sender's sampled smoothed RTT. With no TFP, alpha = 1 "
+        "and the paper's pacer releases at `D`, the rate the packets arrive at over the "
+        "last window: the packets, which arrive in bursts, still queue in it (with "
+        "`max_wait = \"mean_tfp\"`, ours, a pacer that has seen no TFP holds nothing and "
+        "the uplink is regular's to the bit). On the downlink, DSASync's buffer passes at most `tx_window` (50) packets "
         "to the AP's MAC and keeps the rest: the CH's 256 KB window, which regular "
         "loses in part at the AP's 100-frame queue, waits in the BS buffer instead — "
         "no loss, a little more goodput, and the window's worth of queueing delay "
@@ -521,36 +520,34 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
 def more_figures(out: Path, macro, jitter, pacer) -> list[Path]:
     """fig8_macro.png (goodput and retransmitted traffic per direction),
     fig5_jitter.png (the CH's RFC 3550 jitter per configuration) and
-    pacer.png (uplink goodput, srtt and each packet's wait in the pacer,
-    per configuration, PU 20 % and 0 %)."""
+    pacer.png (goodput, srtt and each packet's wait in the pacer, per
+    configuration and direction, PU 20 %)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    cells = [c for c in more.pacer_cells() if c[1] == more.PACER_PU[0][0]]
+    fig, axes = plt.subplots(len(more.PACER_DIRS), 3, figsize=(13, 7), squeeze=False)
     panels = (
         ("goodput_bps", 1e6, "goodput (Mbit/s)"),
         ("srtt_s", 1e-3, "mean srtt (ms)"),
         ("pacing_wait_s", 1e-3, "wait in the pacer per packet (ms)"),
     )
-    for ax, (key, scale, ylabel) in zip(axes, panels, strict=True):
-        for i, (pu, _) in enumerate(more.PACER_PU):
+    for row, d in zip(axes, more.PACER_DIRS, strict=True):
+        mine = [c for c in cells if c[0] == d]
+        for ax, (key, scale, ylabel) in zip(row, panels, strict=True):
             stats = [
-                _ci([r[key] for r in pacer if r["pu"] == pu and r["config"] == name])
-                for name, _, _, _ in more.PACER_CONFIGS
+                _ci([r[key] for r in pacer if (r["direction"], r["pu"], r["config"]) == c[:3]])
+                for c in mine
             ]
-            xs = [k + 0.4 * i for k in range(len(stats))]
             ys = [m / scale for m, _ in stats]
             hs = [0.0 if math.isnan(h) else h / scale for _, h in stats]
-            ax.bar(xs, ys, 0.4, yerr=hs, capsize=3, label=f"PU {pu}")
-        ticks = [
-            label.replace(" (", "\n(").replace(", ", ",\n") for *_, label in more.PACER_CONFIGS
-        ]
-        ax.set_xticks([k + 0.2 for k in range(len(ticks))], ticks, fontsize=7)
-        ax.set_ylabel(ylabel)
-    axes[0].legend()
-    fig.suptitle("uplink pacer (Algorithm 4), one host")
+            ax.bar(range(len(stats)), ys, 0.6, yerr=hs, capsize=3)
+            ticks = [c[5].replace(" (", "\n(").replace(", ", ",\n") for c in mine]
+            ax.set_xticks(range(len(ticks)), ticks, fontsize=6)
+            ax.set_ylabel(f"{d}: {ylabel}")
+    fig.suptitle(f"the pacer (Algorithm 4), one host, PU {more.PACER_PU[0][0]}")
     fig.tight_layout()
     pacer_path = out / "pacer.png"
     fig.savefig(pacer_path, dpi=110)

@@ -61,12 +61,26 @@ def _submit(pool, tasks: dict, key, path: Path, seed: int, run_dir: Path, sets: 
 
 # --- 1. the uplink pacer ---------------------------------------------------
 
-#: (name, preset stem, extra overrides, label) of the pacer diagnosis.
+#: MAC retries that never run out (30 each): no frame is lost on the air,
+#: so no loss halves the TCP's window.
+RETRIES_30 = ("wireless.retry_long=30", "wireless.retry_short=30")
+
+#: (name, preset stem, extra overrides, label) of the pacer diagnosis; the
+#: stem gets the direction (``-down``, ``-up``).
 PACER_CONFIGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
-    ("regular", "regular-up", (), "regular"),
-    ("dsasync", "dsasync-up", (), "DSASync (alpha_min 0.5)"),
-    ("dsasync-beta1", "dsasync-up", ("agent.0.alpha_min=1.0",), "DSASync, beta = 1"),
-    ("dsasync-nosmooth", "dsasync-up", ('agent.0.smoothing="off"',), "DSASync, no smoothing"),
+    ("regular", "regular", (), "regular"),
+    ("dsasync", "dsasync", (), "DSASync (preset)"),
+    ("dsasync-meantfp", "dsasync", ('agent.0.max_wait="mean_tfp"',), "DSASync, wait <= mean TFP"),
+    ("dsasync-window", "dsasync", ('agent.0.rate_over="window"',), "DSASync, D over the window"),
+    ("dsasync-beta1", "dsasync", ("agent.0.alpha_min=1.0",), "DSASync, beta = 1"),
+    ("dsasync-nosmooth", "dsasync", ('agent.0.smoothing="off"',), "DSASync, no smoothing"),
+    ("dsasync-retries", "dsasync", RETRIES_30, "DSASync, retries 30"),
+    (
+        "dsasync-nosmooth-retries",
+        "dsasync",
+        (*RETRIES_30, 'agent.0.smoothing="off"'),
+        "DSASync, no smoothing, retries 30",
+    ),
 )
 
 #: PU settings of the pacer diagnosis: the preset's 20 %, and none.
@@ -74,6 +88,23 @@ PACER_PU: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("20%", ()),
     ("0%", ('wireless.availability.on="1000000s"', 'wireless.availability.off="1s"')),
 )
+
+#: Directions of the pacer diagnosis (on the downlink it paces the host's ACKs).
+PACER_DIRS: tuple[str, ...] = ("down", "up")
+
+#: The configurations also run with no PU (the rest only at the preset's 20 %).
+PACER_PU0 = ("regular", "dsasync", "dsasync-beta1", "dsasync-nosmooth")
+
+
+def pacer_cells() -> list[tuple[str, str, str, str, tuple[str, ...], str]]:
+    """(direction, PU, name, stem, overrides, label) of every pacer cell run."""
+    return [
+        (d, pu, name, f"{stem}-{d}", (*pu_sets, *extra), label)
+        for d in PACER_DIRS
+        for pu, pu_sets in PACER_PU
+        for name, stem, extra, label in PACER_CONFIGS
+        if pu == PACER_PU[0][0] or name in PACER_PU0
+    ]
 
 
 def run_pacer(
@@ -83,39 +114,43 @@ def run_pacer(
     progress: Progress | None,
     jobs: int | None = None,
 ) -> list[dict]:
-    """Uplink runs that show what the pacer does to a window-limited TCP:
-    per (PU, config, seed) goodput, mean sampled srtt and cwnd, the mean
-    time a paced packet waited and the share of packets that waited."""
+    """Runs that show what the pacer does to a window-limited TCP, both
+    directions: per (direction, PU, config, seed) goodput, mean sampled srtt
+    and cwnd, the mean time a paced packet waited and the share of packets
+    that waited."""
     tasks: dict = {}
+
+    def run_dir(d: str, pu: str, name: str, seed: int) -> Path:
+        return out / "runs" / f"pacer-{d}-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
+
     with _pool(jobs) as pool:
-        for pu, pu_sets in PACER_PU:
-            for name, stem, extra, label in PACER_CONFIGS:
-                for seed in seeds:
-                    if progress:
-                        progress(f"pacer {label} PU {pu} seed {seed}")
-                    run_dir = out / "runs" / f"pacer-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
-                    sets = [*overrides, *pu_sets, *extra]
-                    _submit(pool, tasks, (pu, name, seed), _preset(stem), seed, run_dir, sets)
+        for d, pu, name, stem, extra, label in pacer_cells():
+            for seed in seeds:
+                if progress:
+                    progress(f"pacer {d} {label} PU {pu} seed {seed}")
+                sets = [*overrides, *extra]
+                key = (d, pu, name, seed)
+                _submit(pool, tasks, key, _preset(stem), seed, run_dir(d, pu, name, seed), sets)
     rows = []
-    for (pu, name, seed), task in tasks.items():
+    for (d, pu, name, seed), task in tasks.items():
         s = task.result()
-        d = s.get("dsasync") or {}
-        paced = max(int(d.get("paced", 0)), 1)
-        run_dir = out / "runs" / f"pacer-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
+        a = s.get("dsasync") or {}
+        paced = max(int(a.get("paced", 0)), 1)
         cwnd = []
-        for path in (run_dir / "timeseries").glob("*.csv"):
+        for path in (run_dir(d, pu, name, seed) / "timeseries").glob("*.csv"):
             with path.open() as f:
                 cwnd += [float(r["cwnd_bytes"]) for r in csv.DictReader(f)]
         rows.append(
             {
+                "direction": d,
                 "pu": pu,
                 "config": name,
                 "seed": seed,
                 "goodput_bps": s["flows"][0]["goodput_bps"],
-                "srtt_s": mean_srtt_s(run_dir),
+                "srtt_s": mean_srtt_s(run_dir(d, pu, name, seed)),
                 "cwnd_bytes": statistics.fmean(cwnd) if cwnd else math.nan,
-                "pacing_wait_s": float(d.get("pacing_delay_total_s", 0.0)) / paced,
-                "share_waited": int(d.get("paced_waited", 0)) / paced,
+                "pacing_wait_s": float(a.get("pacing_delay_total_s", 0.0)) / paced,
+                "share_waited": int(a.get("paced_waited", 0)) / paced,
             }
         )
     return rows

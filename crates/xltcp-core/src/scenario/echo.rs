@@ -105,6 +105,8 @@ fn agent(a: &AgentSpec) -> Value {
                     Smoothing::Off => "off",
                 },
                 "tx_window": c.tx_window,
+                "rate_over": c.rate_over.name(),
+                "max_wait": c.max_wait.name(),
             })
         }
         AgentScheme::Snoop => json!({ "scheme": "snoop", "at": at }),

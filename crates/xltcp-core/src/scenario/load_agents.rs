@@ -22,7 +22,7 @@ use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use super::tree::Val;
 use crate::schemes::clamp::{ClampConfig, Growth, HalvingRule, WindowUpdates};
-use crate::schemes::dsasync::{DsaSyncConfig, Smoothing};
+use crate::schemes::dsasync::{DsaSyncConfig, MaxWait, RateOver, Smoothing};
 use crate::schemes::ucl::security::{Identity, SecConfig, TrustedPeers, MAX_REPLAY_WINDOW};
 use crate::schemes::ucl::{Adversary, KeySource, Rule, SecuritySpec, UclConfig};
 use crate::time::Dur;
@@ -466,7 +466,11 @@ fn read_dsasync(cx: &mut Cx, t: &mut Tab) -> DsaSyncConfig {
     let efficiency = fraction(cx, t, "efficiency", d.efficiency, true);
     let smoothing = t.read(cx, "smoothing", d.smoothing, rd::choice(SMOOTHINGS));
     let tx_window = t.read(cx, "tx_window", d.tx_window as i128, rd::int_in(1, 100_000)) as usize;
+    let rate_over = t.read(cx, "rate_over", d.rate_over, rd::choice(&RateOver::NAMES));
+    let max_wait = t.read(cx, "max_wait", d.max_wait, rd::choice(&MaxWait::NAMES));
     DsaSyncConfig {
+        rate_over,
+        max_wait,
         buffer,
         b_low,
         b_high,

@@ -110,7 +110,8 @@ pub enum AgentScheme {
     },
     /// `"dsasync"` (at "bs"): DSASync (paper 001); keys `buffer`, `b_low`,
     /// `b_high`, `alpha_min`, `window`, `efficiency`, `smoothing` ("cell",
-    /// "node", "off"), `tx_window` (see `schemes::dsasync`).
+    /// "node", "off"), `tx_window`, `rate_over` ("active", "window"),
+    /// `max_wait` ("none", "mean_tfp") (see `schemes::dsasync`).
     DsaSync(crate::schemes::dsasync::DsaSyncConfig),
     /// `"snoop"` (at "bs"): Snoop's cache and local retransmission of
     /// downlink data (any hop).

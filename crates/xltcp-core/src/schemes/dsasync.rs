@@ -39,27 +39,40 @@
 //!   every TCP packet from the hosts toward the CHs — the data of SH-CH
 //!   connections and the hosts' ACKs of downlink data alike, as the paper
 //!   has it ("the ACKs are sent to the CH at a lower but steady rate, even
-//!   during TFPs") — is paced at `beta * D`, with
-//!   `beta = max(alpha, alpha_min)`, `alpha = 1 - TFP time / window` over
-//!   the last `window`, per host (3) or averaged over the hosts (4).
-//!   Reconstruction: `D` is measured over the *non-TFP* part of the window
-//!   (bytes / (window - TFP time)). Measured over the whole window, `beta *
-//!   D` is below the arrival rate whenever `beta < 1`, the queue grows
-//!   without bound and TCP's self-clocking drives the rate to zero; over the
-//!   active part, `beta * D` is the long-run arrival rate, and the pacer
-//!   spreads the packets of the active periods over the TFPs, which is what
-//!   the paper says the algorithm is for. Even so a window-limited TCP
-//!   reads every added delay as a longer RTT and slows down, which feeds
-//!   back into `D`; so no packet waits longer than the mean TFP seen so far
-//!   (ours: the paper bounds the shaping by `alpha_min` alone).
-//!   What remains is inherent in the algorithm as written, not in our
-//!   reading of it: `D` is measured on the packets that reach the BS, a
-//!   window-limited TCP sends them at the rate its ACKs come back, which
-//!   is the pacer's own output, so a pacer at `beta * D <= D` can hold the
-//!   rate or lower it, never let it grow; nearly every packet waits (up to
-//!   the cap) and the TCP sees the wait as RTT. `xltcp reproduce dsasync`
-//!   measures it (`pacer.csv`: the wait per packet, the share of packets
-//!   held, srtt and goodput with and without smoothing, PU 20 % and 0 %).
+//!   during TFPs", VI-C2) — waits in one FIFO (4) and leaves when
+//!   `size(p) / elapsed < beta * D` (line 10), `elapsed` the time since the
+//!   last packet left; otherwise the pacer waits `size(p) / (beta * D) -
+//!   elapsed` (line 13). `beta = max(alpha, alpha_min)` (line 6), `alpha =
+//!   1 - TFP time / window` over the last `window` (eq. 1), per host (3) or
+//!   averaged over the hosts (4), `D` the rate at which the hosts' packets
+//!   reach the BS (eq. 2), per host (3) or for the cell (4).
+//!   `rate_over` says what `D` is measured over. `"active"` (default, our
+//!   reading): the *non-TFP* part of the window (bytes / (window - TFP
+//!   time)): the paper's "actual data-rate at which src's outgoing TCP
+//!   packets are received at the BS" (IV-B b) is the rate while the host
+//!   can send, and then `beta * D` is the long-run arrival rate, which
+//!   spreads the packets of the active periods over the TFPs, what the
+//!   paper says the algorithm is for. `"window"`: the whole window (bytes /
+//!   window, the other reading of "the rate at which [they] enter the BS's
+//!   outgoing queue ... in the moving time-window"): `beta * D` is then
+//!   below the arrival rate whenever `beta < 1` and a self-clocked TCP
+//!   slows to the pacer's rate, window after window.
+//!   `max_wait` bounds a packet's wait: `"none"` (default) as the paper,
+//!   whose only bound on the shaping is `alpha_min` ("the alpha_min
+//!   parameter provides control over (a) excessive delays", IV-B b);
+//!   `"mean_tfp"` (the reconstruction's earlier default, ours): no packet
+//!   waits longer than the mean TFP seen so far (and so, before the first
+//!   TFP, none waits at all; the paper's pacer, at `alpha = 1`, paces at
+//!   `D`).
+//!   What the pacer costs, measured (downlink, seeds 1-10, `xltcp reproduce
+//!   dsasync` measures it on 50): a pacer at a flow's own mean rate is a
+//!   server loaded near 1, so the hosts' ACKs, which arrive in bursts, queue
+//!   in it (90 % of them wait, 30-100 ms each); a TCP whose window does not
+//!   cover that wait besides the path's RTT slows down, and `D`, measured on
+//!   the ACKs that come back from what the pacer let through, follows it
+//!   down. When the window covers it (MAC retries that never run out, so no
+//!   loss halves it: a standing queue of some 200 kB at the BS), the same
+//!   pacer costs 4 % (`pacer.csv`, `xltcp reproduce dsasync`).
 //! - **Algorithm 5** (`capacity` signal of a channel switch): for each host
 //!   whose downlink rate over the last `window` exceeds `efficiency *
 //!   C_new`, three duplicates of its last ACK to each of its CHs, so they
@@ -91,6 +104,55 @@ pub enum Smoothing {
     Cell,
 }
 
+/// What the pacer's rate `D` is measured over (`rate_over`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateOver {
+    /// `"active"` (default, our reading of IV-B b): the non-TFP part of
+    /// the window, so that `beta * D` is the long-run arrival rate.
+    Active,
+    /// `"window"`: the whole window, TFPs included.
+    Window,
+}
+
+impl RateOver {
+    /// The TOML names.
+    pub const NAMES: [(&'static str, RateOver); 2] =
+        [("active", RateOver::Active), ("window", RateOver::Window)];
+
+    /// The TOML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateOver::Active => "active",
+            RateOver::Window => "window",
+        }
+    }
+}
+
+/// The longest a packet waits in the pacer (`max_wait`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxWait {
+    /// `"none"` (default): as the paper, only `alpha_min` bounds the
+    /// shaping.
+    None,
+    /// `"mean_tfp"` (ours, the earlier default): the mean length of the
+    /// TFPs seen so far.
+    MeanTfp,
+}
+
+impl MaxWait {
+    /// The TOML names.
+    pub const NAMES: [(&'static str, MaxWait); 2] =
+        [("none", MaxWait::None), ("mean_tfp", MaxWait::MeanTfp)];
+
+    /// The TOML name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MaxWait::None => "none",
+            MaxWait::MeanTfp => "mean_tfp",
+        }
+    }
+}
+
 /// DSASync's parameters (defaults from the paper where it gives them).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DsaSyncConfig {
@@ -112,6 +174,10 @@ pub struct DsaSyncConfig {
     pub smoothing: Smoothing,
     /// `tx_window`: released packets in the AP's MAC at once (ours: 50).
     pub tx_window: usize,
+    /// `rate_over`: what the pacer's `D` is measured over ("active").
+    pub rate_over: RateOver,
+    /// `max_wait`: the longest wait in the pacer ("none", as the paper).
+    pub max_wait: MaxWait,
 }
 
 impl Default for DsaSyncConfig {
@@ -125,6 +191,8 @@ impl Default for DsaSyncConfig {
             efficiency: 0.6,
             smoothing: Smoothing::Cell,
             tx_window: 50,
+            rate_over: RateOver::Active,
+            max_wait: MaxWait::None,
         }
     }
 }
@@ -459,8 +527,11 @@ impl DsaSync {
             tfp += self.tfp_in_window(now, k).as_secs_f64();
         }
         let tfp = tfp / hosts.len().max(1) as f64;
-        let active = (span.as_secs_f64() - tfp).max(1e-3);
-        let d = bytes as f64 / active;
+        let over = match self.cfg.rate_over {
+            RateOver::Active => (span.as_secs_f64() - tfp).max(1e-3),
+            RateOver::Window => span.as_secs_f64(),
+        };
+        let d = bytes as f64 / over;
         let alpha = 1.0 - tfp / span.as_secs_f64();
         let beta = alpha.max(self.cfg.alpha_min).min(1.0);
         (d > 0.0).then_some(beta * d)
@@ -487,9 +558,12 @@ impl DsaSync {
                 None => now,
                 Some(r) => self.last_dequeue[slot] + Dur::from_secs_f64(p.ip_len() as f64 / r),
             };
-            // Spreading over a TFP never holds a packet longer than a TFP
-            // lasts (the mean of those seen so far).
-            let due = due.min(at + self.mean_tfp());
+            // `max_wait = "mean_tfp"` (ours): spreading over a TFP never
+            // holds a packet longer than a TFP lasts (the mean so far).
+            let due = match self.cfg.max_wait {
+                MaxWait::None => due,
+                MaxWait::MeanTfp => due.min(at + self.mean_tfp()),
+            };
             if due <= now {
                 self.pacer.remove(k);
                 self.last_dequeue[slot] = now;

@@ -440,3 +440,57 @@ fn a_heard_primary_user_freezes_the_whole_cell_like_a_tfp() {
     // The freeze counts as TFP time for the pacer (Algorithms 3/4).
     assert_eq!(a.mean_tfp(), Dur::from_millis(900));
 }
+
+/// The pacer of `cfg` after a 250 ms TFP and 75 uplink segments (1040 B)
+/// 10 ms apart: its rate at 1 s and the longest wait of any segment.
+fn pace_after_a_tfp(cfg: DsaSyncConfig) -> (f64, f64) {
+    let mut a = DsaSync::new(cfg, vec![0]);
+    a.on_signal(ms(0), &tfp(true, TfpCause::PuOn, None));
+    a.on_signal(ms(250), &tfp(false, TfpCause::PuOn, None));
+    for k in 0..75u32 {
+        let t = ms(250 + 10 * u64::from(k));
+        while let Some(due) = a.poll_timeout().filter(|&d| d <= t) {
+            a.on_timeout(due);
+        }
+        let mut p = ack(0, 60_000);
+        p.tcp.payload_len = MSS;
+        p.tcp.seq = SeqNum(1 + k * MSS);
+        p.meta.uid = 50_000 + u64::from(k);
+        assert_eq!(a.on_packet(t, Tap::BsUp, &mut p), Verdict::Hold);
+    }
+    let rate = a.pace_rate(ms(1000), None).unwrap();
+    while let Some(due) = a.poll_timeout() {
+        a.on_timeout(due);
+    }
+    assert_eq!(a.stats_now().paced, 75);
+    assert_eq!(actions(&mut a).len(), 75);
+    (rate, a.stats_now().max_pacing_delay_s)
+}
+
+#[test]
+fn rate_over_window_paces_at_beta_times_the_whole_windows_rate() {
+    let cfg = DsaSyncConfig {
+        rate_over: RateOver::Window,
+        ..DsaSyncConfig::default()
+    };
+    // 78 000 B over the whole second, alpha = 0.75: 58 500 B/s, below the
+    // long-run arrival rate (the default reading gives 78 000 B/s).
+    let (rate, _) = pace_after_a_tfp(cfg);
+    assert!((rate - 58_500.0).abs() < 100.0, "{rate}");
+    let (rate, _) = pace_after_a_tfp(DsaSyncConfig::default());
+    assert!((rate - 78_000.0).abs() < 100.0, "{rate}");
+}
+
+#[test]
+fn max_wait_mean_tfp_bounds_each_wait_by_the_mean_tfp_and_none_does_not() {
+    let capped = DsaSyncConfig {
+        max_wait: MaxWait::MeanTfp,
+        ..DsaSyncConfig::default()
+    };
+    let (_, longest) = pace_after_a_tfp(capped);
+    assert!(longest <= 0.250 + 1e-9, "{longest}");
+    // The paper's pacer (the default): only alpha_min bounds the shaping,
+    // and the backlog of a burst waits past the mean TFP.
+    let (_, longest) = pace_after_a_tfp(DsaSyncConfig::default());
+    assert!(longest > 0.250, "{longest}");
+}
