@@ -55,6 +55,9 @@ struct Outcome {
     /// The emulator: segments Linux received with a bad checksum, summed
     /// over both namespaces.
     in_csum_errors: Option<u64>,
+    /// An 802.11 hop: (downlink packets an agent took back from the AP's
+    /// MAC queue, downlink packets a retune cleared from it).
+    wifi_down_withdrawn_flushed: Option<(u64, u64)>,
 }
 
 impl Outcome {
@@ -148,6 +151,7 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
         dropped_other: None,
         agents: sum.agents.0.clone(),
         in_csum_errors: None,
+        wifi_down_withdrawn_flushed: sum.wifi().map(|w| (w.down.withdrawn, w.down.drop_flushed)),
     }
 }
 
@@ -222,6 +226,7 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
                 .filter_map(|c| c.get("InCsumErrors"))
                 .sum(),
         ),
+        wifi_down_withdrawn_flushed: sum.wifi().map(|w| (w.down.withdrawn, w.down.drop_flushed)),
     }
 }
 
@@ -814,6 +819,54 @@ fn dsasync_paced_the_uplink(_: &Scenario, o: &Outcome) {
     app_read_what_arrived_in_order(e, o);
 }
 
+/// Algorithm 2 line 11, scripted: no primary user, only the sensing
+/// periods of the host (25 ms every 500 ms) and of the cell, whose driver
+/// clears its queue at each retune (`tfp_queue = "flush"`); 4 s of the
+/// downlink, the pacer off (it only shapes the host's ACKs).
+const DSASYNC_WITHDRAW: &[&str] = &[
+    "sim.duration=4s",
+    "wireless.availability.on=\"1000000s\"",
+    "wireless.availability.off=\"1s\"",
+    "agent.0.smoothing=\"off\"",
+];
+
+/// At each sensing period's start DSASync took the host's packets that
+/// were waiting in the AP's MAC back into its buffer (the hop counted
+/// the same packets) and released every one when the period ended: the
+/// buffer balances, the retunes cleared none of them, and the receiving
+/// application read what arrived.
+fn dsasync_withdrew_at_each_tfp_and_released(_: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    let d = o.dsasync().expect("dsasync ran");
+    let (withdrawn, flushed) = o.wifi_down_withdrawn_flushed.expect("an 802.11 hop");
+    eprintln!(
+        "{e}: withdrawn {}, accepted {}, released {}, buffered {}",
+        d.withdrawn, d.accepted, d.released, d.buffered
+    );
+    assert!(d.withdrawn > 0, "{e}: {d:?}");
+    assert_eq!(
+        d.withdrawn, withdrawn,
+        "{e}: the hop and the agent disagree"
+    );
+    assert_eq!(
+        d.accepted + d.withdrawn,
+        d.released + d.buffered,
+        "{e}: {d:?}"
+    );
+    assert!(d.released > d.withdrawn, "{e}: {d:?}");
+    assert_eq!(flushed, 0, "{e}: a retune cleared downlink packets");
+    if let Some(other) = &o.dropped_other {
+        assert!(!other.contains_key("agent_payload"), "{e}: {other:?}");
+    }
+    app_read_what_arrived_in_order(e, o);
+}
+
+conformance_shipped!(
+    dsasync_withdraw,
+    "dsasync/dsasync-down.toml",
+    super::DSASYNC_WITHDRAW,
+    super::dsasync_withdrew_at_each_tfp_and_released
+);
 conformance_shipped!(
     dsasync_download,
     "dsasync/dsasync-down.toml",
