@@ -345,9 +345,11 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
         "on what comes back from what the pacer released, follows it down. The preset is "
         "the paper's algorithm (no bound on the wait but `alpha_min`); `wait <= mean TFP` "
         "is the reconstruction's earlier cap (ours); `D over the window` the other reading "
-        "of D, whose `beta * D` is below the arrival rate. With MAC retries that never "
-        "run out (retries 30) no loss halves the window, a standing queue at the BS covers "
-        "the wait, and the pacer costs little (compare the two `retries 30` rows).",
+        "of D, whose `beta * D` is below the arrival rate. With `D` over the active part, "
+        "`beta * D` is the long-run arrival rate: the pacer is loaded at exactly 1 and only "
+        "the TCP's window bounds its queue; `beta = 1` loads it at alpha < 1. With MAC "
+        "retries that never run out (retries 30) no loss halves the window, and the wait "
+        "grows until the 256 KB receive window is what limits.",
     ]
     # The macrobenchmark.
     rows_csv = []
