@@ -44,7 +44,11 @@ def test_reproduce_writes_table_and_checks(tmp_path):
     assert "## Energy at 5 % burst loss" in table
     assert "26, 80.8" in table
     summary = json.loads((out / "runs" / "snoop-down" / "seed-1" / "summary.json").read_text())
-    assert summary["scenario"]["wireless"]["energy"]["model"] == "per_packet"
+    energy = summary["scenario"]["wireless"]["energy"]
+    assert (energy["model"], energy["on_empty"], energy["idle_w"]) == ("ns2", "off", 0)
+    # The idle-draw rows: the same runs with 0.26 W times the MH's idle time.
+    assert "| 0.26 W (the meter's default idle draw) | down |" in table
+    assert "inside its 20-90 %" in table
     report = json.loads((out / "reproduce.json").read_text())
     assert len(report["checks"]) == 8
     assert report["paper"] == "kim-chung"

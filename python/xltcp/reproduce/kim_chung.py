@@ -16,10 +16,11 @@ directions, over several seeds, and writes, into OUT:
   means, with a 95 % interval paired by seed: a seed gives every variant the
   same loss pattern); the paper's numbers beside ours and the checks of its
   targets; and the energy table: the MH's joules in the paper's model
-  (every frame charged whole, ``[wireless.energy] model = "per_packet"``,
-  as the presets set it) and in our time-based one, the BS's, and Eq. 2's
+  (ns-2's per-frame charges, ``[wireless.energy] model = "ns2"``, as the
+  presets set it) and in our time-based one, the BS's, and Eq. 2's
   efficiency (throughput in kbit/s over the MH's joules) with C-Snoop's
-  gain, beside the paper's 26 / 31 / 39 J and 20-90 %;
+  gain, beside the paper's 26 / 31 / 39 J and 20-90 %, with sensitivity
+  rows for an idle draw (:data:`IDLE_SENSITIVITY`);
 - with ``--sweeps``, sensitivity rows at 5 %: a mean burst of 6 packets, a
   1 s minimum RTO, RTS/CTS on every data frame (choices the paper leaves
   open), each with its ranking;
@@ -69,12 +70,23 @@ PAPER_5PCT = {
 #: The paper's 5 % ratios (C-Snoop 2.1 over SNACK 1.2 and Snoop 0.9).
 PAPER_RATIOS = {"snack": 2.1 / 1.2, "snoop": 2.1 / 0.9}
 
-#: Every run charges energy as the paper's ns-2 model: each frame whole,
-#: 0.6 W x airtime sent, 0.3 W x airtime heard (the presets set it; said
-#: here again so that a scenario given with other settings keeps it). It
+#: Every run charges energy as the paper's ns-2 (2.35, ``WirelessPhy``):
+#: 0.6 W x airtime sent, 0.3 W x airtime heard, each frame at its start
+#: from the end of the last one charged (the presets set it; said here
+#: again so that a scenario given with other settings keeps it). It
 #: changes no packet's fate; the time-based joules are still derived from
 #: the time per state (``_metrics``).
-ENERGY = ('wireless.energy.model="per_packet"',)
+ENERGY = ('wireless.energy.model="ns2"',)
+
+#: Idle draws for the energy table's sensitivity rows, with where each
+#: comes from; neither is the paper's (it names none) nor ns-2's default
+#: (``P_idle_ = 0.0`` in ns-2.35's ``mac/wireless-phy.cc``). An idle draw
+#: changes no packet's fate, so each row is the same runs' per-packet
+#: joules plus the watts times the MH's time idle.
+IDLE_SENSITIVITY: tuple[tuple[float, str], ...] = (
+    (0.035, "ns-2's commented-out P_idle_"),
+    (0.26, "the meter's default idle draw"),
+)
 
 #: Sensitivity settings (``--sweeps``): label and overrides, at 5 %.
 SENSITIVITY: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -130,6 +142,7 @@ def _metrics(summary: dict) -> dict:
         "mh_energy_j": mh,
         "mh_energy_time_j": _time_joules(mh_station, power),
         "bs_energy_j": bs["energy_j"],
+        "mh_idle_s": mh_station["idle_s"],
         "efficiency_bpj": 8 * flow["bytes_delivered"] / mh if mh > 0 else 0.0,
         # Eq. 2: throughput (kbit/s) over consumed energy (J).
         "eta_kbps_per_j": flow["goodput_bps"] / 1e3 / mh if mh > 0 else 0.0,
@@ -304,8 +317,9 @@ def energy_lines(results) -> list[str]:
         "",
         "The paper gives the MH 100 J and charges 0.6 W per packet sent and 0.3 W per "
         "packet received; its 26 / 31 / 39 J are the MH's (read as C-Snoop, SNACK, Snoop), "
-        "in a direction it does not name. Per packet: each frame whole at its start "
-        "(ns-2's EnergyModel); time: each state's power over the time in it, overlaps once. "
+        "in a direction it does not name. Per packet: each frame at its start, from the end "
+        "of the last one charged (ns-2.35's WirelessPhy); time: each state's power over the "
+        "time in it. "
         "η = throughput / MH energy (Eq. 2, kbit/s per J); gain = C-Snoop's η over the "
         "row's − 1 (ratio of means, 95 % CI paired by seed).",
         "",
@@ -338,7 +352,14 @@ def energy_lines(results) -> list[str]:
         "",
         "- The paper's gain: 20-90 % over its loss rates (Fig. 14); its own 5 % figures "
         f"give {paper_gain[0]:+.0%} over SNACK and {paper_gain[1]:+.0%} over Snoop.",
+        "- The paper lists the 5 % throughputs in the reverse of its own ranking "
+        "(\"C-Snoop, SNACK and Snoop are respectively about 0.9 Mbps, 1.2 Mbps and "
+        "2.1 Mbps\"); read with the joules reversed the same way (Snoop 26, SNACK 31, "
+        f"C-Snoop 39 J) η is {900 / 26:.1f} / {1200 / 31:.1f} / {2100 / 39:.1f} and "
+        f"C-Snoop's gain {2100 / 39 / (1200 / 31) - 1:+.0%} over SNACK and "
+        f"{2100 / 39 / (900 / 26) - 1:+.0%} over Snoop, inside its 20-90 %.",
     ]
+    lines += idle_lines(results)
     # Joules per delivered Mbit over a 100 s run: 10 / η.
     ours = [
         10 / _mean(results, (v, d, 0.05), "eta_kbps_per_j")
@@ -359,6 +380,43 @@ def energy_lines(results) -> list[str]:
             "the airtime they waste (local retransmissions, duplicate ACKs, SNACK "
             "options), a few % of the frames here."
         )
+    return lines
+
+
+def idle_lines(results) -> list[str]:
+    """The energy table's sensitivity rows: the MH's joules, η and
+    C-Snoop's η gain at 5 % with each :data:`IDLE_SENSITIVITY` draw added."""
+    lines = [
+        "",
+        "Sensitivity: an idle draw (neither the paper's nor ns-2's default; the same "
+        "runs, the per-packet joules plus the draw times the MH's idle time).",
+        "",
+        "| idle draw | direction | MH J (Snoop / SNACK / C-Snoop) "
+        "| η (Snoop / SNACK / C-Snoop) | C-Snoop's η gain over SNACK, Snoop |",
+        "|---|---|---|---|---|",
+    ]
+    order = ("snoop", "snack", "c-snoop")
+    for watts, why in IDLE_SENSITIVITY:
+        for d in DIRECTIONS:
+            joules, etas = {}, {}
+            for v in order:
+                rows = results[(v, d, 0.05)]
+                joules[v] = [r["mh_energy_j"] + watts * r["mh_idle_s"] for r in rows]
+                etas[v] = [
+                    r["goodput_bps"] / 1e3 / j if j > 0 else 0.0
+                    for r, j in zip(rows, joules[v])
+                ]
+            gains = []
+            for b in ("snack", "snoop"):
+                g, h = ratio_ci(etas["c-snoop"], etas[b])
+                gains.append(f"{g - 1:+.0%}" + ("" if math.isnan(h) else f" ± {h:.0%}"))
+            lines.append(
+                f"| {watts} W ({why}) | {d} | "
+                + " / ".join(f"{ci(joules[v])[0]:.1f}" for v in order)
+                + " | "
+                + " / ".join(f"{ci(etas[v])[0]:.1f}" for v in order)
+                + f" | {', '.join(gains)} |"
+            )
     return lines
 
 

@@ -45,8 +45,10 @@
 //! while another station's frame is, Idle otherwise (no power save: never
 //! Sleep); `[wireless.energy] model = "per_packet"` charges instead each
 //! frame in full when it starts, `tx_w` times its airtime to its sender
-//! and `rx_w` times it to every other station (ns-2's accounting, paper
-//! 002). The summary section ([`WifiStats`]) gives each station's time
+//! and `rx_w` times it to every other station (paper 002's ns-2
+//! accounting), and `model = "ns2"` charges each only from the end of the
+//! last frame that station was charged for, as ns-2.35's `WirelessPhy`
+//! does (overlaps once). The summary section ([`WifiStats`]) gives each station's time
 //! per state and joules up to the end of the run, when its battery ran out,
 //! and the TCP payload bits received per joule. A battery that runs out is
 //! reported (`on_empty = "report"`, the default: the radio goes on) or
@@ -287,7 +289,8 @@ impl WifiHop {
                     stream(seed, &format!("wifi.{i}.backoff")),
                 ),
                 energy: EnergyMeter::new(spec.power, spec.battery_j)
-                    .per_packet(spec.energy_per_packet),
+                    .per_packet(spec.energy_per_packet)
+                    .ns2(spec.energy_ns2),
                 fate: stream(seed, &format!("wifi.{i}.fate")),
                 held: VecDeque::new(),
                 next_id: 0,

@@ -597,8 +597,12 @@ pub struct WifiSpec {
     /// the time in it) or "per_packet" (ns-2's `EnergyModel`, paper 002:
     /// every frame sent costs `tx_w` and every frame heard `rx_w` times its
     /// airtime, overlapping frames each in full; see
-    /// `radio::wifi::energy`).
+    /// `radio::wifi::energy`) or "ns2" (per packet, each frame charged only
+    /// from the end of the last one the radio was charged for, as ns-2.35's
+    /// `WirelessPhy`; sets `energy_per_packet` too).
     pub energy_per_packet: bool,
+    /// `[wireless.energy] model = "ns2"`.
+    pub energy_ns2: bool,
     /// `snr_report`: every this long, each host's radio reports its link's
     /// SNR (an `snr` signal at the host, and one naming the host at the
     /// AP), as a driver reports the signal quality of the beacons it hears
@@ -727,6 +731,7 @@ impl WifiSpec {
             loss_per_packet: false,
             battery_off: false,
             energy_per_packet: false,
+            energy_ns2: false,
             snr_report: None,
             scheduler: ApScheduler::Fifo,
         }

@@ -101,6 +101,7 @@ fn every_wifi_key_is_read_and_echoed() {
             loss_per_packet: true,
             battery_off: false,
             energy_per_packet: false,
+            energy_ns2: false,
             snr_report: None,
             scheduler: ApScheduler::ProportionalFair {
                 time_constant: Dur::from_millis(50),
@@ -110,6 +111,26 @@ fn every_wifi_key_is_read_and_echoed() {
     assert_eq!(s.wireless.loss_down, LossSpec::Iid { p: 0.01 });
     let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
     assert_eq!(again, s);
+}
+
+#[test]
+fn the_energy_models_are_read_and_echoed() {
+    for (model, per_packet, ns2) in [
+        ("time", false, false),
+        ("per_packet", true, false),
+        ("ns2", true, true),
+    ] {
+        let s = load(WIFI, &[&format!("wireless.energy.model=\"{model}\"")]).unwrap();
+        assert_eq!(
+            (spec(&s).energy_per_packet, spec(&s).energy_ns2),
+            (per_packet, ns2),
+            "{model}"
+        );
+        let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
+        assert_eq!(again, s, "{model}");
+    }
+    let e = all_errors(WIFI, &["wireless.energy.model=\"ns3\""]);
+    assert!(e.contains("\"time\", \"per_packet\", \"ns2\""), "{e}");
 }
 
 #[test]

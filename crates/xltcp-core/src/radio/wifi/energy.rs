@@ -28,6 +28,17 @@
 //! frame it hears `rx_w` times that airtime, charged whole when the frame
 //! starts ([`EnergyMeter::charge`]), overlaps or not; Idle and Sleep are
 //! still drawn over time.
+//!
+//! ns-2 itself (2.35, `mac/wireless-phy.cc`, `WirelessPhy::sendDown` and
+//! `sendUp`) charges each frame at its start too, but only from
+//! `MAX(channel_idle_time_, NOW)`: the end of the last frame the radio was
+//! charged for, sent or heard. A frame that overlaps an earlier one costs
+//! only the part beyond it, at its own power (a transmission begun while
+//! receiving costs `Pt` only after the reception's end). [`EnergyMeter::ns2`]
+//! adds that rule to per-packet accounting (`[wireless.energy] model =
+//! "ns2"`). ns-2's other defaults: `P_idle_ = 0.0`, `P_sleep_ = 0.00`
+//! (charged only when a script sets `-idlePower`), and a node whose
+//! energy reaches 0 neither sends nor receives (`on_empty = "off"`).
 
 use crate::time::{Dur, Time};
 
@@ -125,6 +136,11 @@ pub struct EnergyMeter {
     /// Tx and Rx are charged per frame ([`EnergyMeter::charge`]), not
     /// over time.
     per_packet: bool,
+    /// Per-frame charges start at the end of the last frame charged
+    /// (ns-2's `channel_idle_time_`).
+    ns2: bool,
+    /// The end of the last frame charged (with `ns2`).
+    charged_until: Time,
 }
 
 impl EnergyMeter {
@@ -140,6 +156,8 @@ impl EnergyMeter {
             used_j: 0.0,
             depleted_at: None,
             per_packet: false,
+            ns2: false,
+            charged_until: Time::ZERO,
         }
     }
 
@@ -149,6 +167,19 @@ impl EnergyMeter {
     #[must_use]
     pub fn per_packet(mut self, on: bool) -> EnergyMeter {
         self.per_packet = on;
+        self
+    }
+
+    /// The same meter with ns-2's overlap rule (`on`; implies per-packet
+    /// accounting): a frame is charged only from the end of the last frame
+    /// charged, sent or heard, to its own end (`WirelessPhy::sendDown` and
+    /// `sendUp`, `start_time = MAX(channel_idle_time_, NOW)`), so
+    /// overlapping frames cost the radio once, each part at the power of
+    /// the frame that reached it first.
+    #[must_use]
+    pub fn ns2(mut self, on: bool) -> EnergyMeter {
+        self.ns2 = on;
+        self.per_packet |= on;
         self
     }
 
@@ -165,7 +196,15 @@ impl EnergyMeter {
         {
             return false;
         }
-        self.used_j += airtime.as_secs_f64() * self.profile.watts(state);
+        let charged = if self.ns2 {
+            let start = now.max(self.charged_until);
+            let end = (now + airtime).max(self.charged_until);
+            self.charged_until = end;
+            end.saturating_since(start)
+        } else {
+            airtime
+        };
+        self.used_j += charged.as_secs_f64() * self.profile.watts(state);
         match self.battery_j {
             Some(b) if self.used_j >= b => {
                 self.used_j = b;
@@ -375,6 +414,42 @@ mod tests {
         // The time in each state is counted the same way by both.
         assert_eq!(pkt.time_in(RadioState::Tx, now), Dur::from_millis(10));
         assert_eq!(pkt.time_in(RadioState::Rx, now), Dur::from_millis(2));
+    }
+
+    #[test]
+    fn ns2_charges_each_stretch_of_air_once_from_the_end_of_the_last_frame() {
+        let p = PowerProfile {
+            idle_w: 0.0,
+            ..PowerProfile::default()
+        };
+        let mut m = EnergyMeter::new(p, None).ns2(true);
+        // A 10 ms frame heard from 100 ms; a 4 ms one heard from 105 ms
+        // (inside it: nothing more); a 10 ms frame sent from 108 ms (only
+        // 110-118 ms charged, at Tx power); a 2 ms frame heard at 200 ms.
+        m.charge(at_ms(100), RadioState::Rx, Dur::from_millis(10));
+        m.charge(at_ms(105), RadioState::Rx, Dur::from_millis(4));
+        m.charge(at_ms(108), RadioState::Tx, Dur::from_millis(10));
+        m.charge(at_ms(200), RadioState::Rx, Dur::from_millis(2));
+        let want = 0.010 * 0.3 + 0.008 * 0.6 + 0.002 * 0.3;
+        assert!(
+            (m.energy_j(at_ms(1000)) - want).abs() < 1e-12,
+            "{}",
+            m.energy_j(at_ms(1000))
+        );
+        // The same frames without the rule: each in full.
+        let mut whole = EnergyMeter::new(p, None).per_packet(true);
+        whole.charge(at_ms(100), RadioState::Rx, Dur::from_millis(10));
+        whole.charge(at_ms(105), RadioState::Rx, Dur::from_millis(4));
+        whole.charge(at_ms(108), RadioState::Tx, Dur::from_millis(10));
+        whole.charge(at_ms(200), RadioState::Rx, Dur::from_millis(2));
+        let want = 0.016 * 0.3 + 0.010 * 0.6;
+        assert!((whole.energy_j(at_ms(1000)) - want).abs() < 1e-12);
+        // With a battery it still empties on the frame that exceeds it.
+        let mut b = EnergyMeter::new(p, Some(0.005)).ns2(true);
+        assert!(!b.charge(at_ms(0), RadioState::Tx, Dur::from_millis(5)));
+        assert!(!b.charge(at_ms(2), RadioState::Tx, Dur::from_millis(5)));
+        assert!(b.charge(at_ms(10), RadioState::Tx, Dur::from_millis(5)));
+        assert_eq!(b.depleted_at(), Some(at_ms(10)));
     }
 
     #[test]
