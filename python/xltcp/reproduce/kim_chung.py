@@ -359,7 +359,6 @@ def energy_lines(results) -> list[str]:
         f"C-Snoop's gain {2100 / 39 / (1200 / 31) - 1:+.0%} over SNACK and "
         f"{2100 / 39 / (900 / 26) - 1:+.0%} over Snoop, inside its 20-90 %.",
     ]
-    lines += idle_lines(results)
     # Joules per delivered Mbit over a 100 s run: 10 / η.
     ours = [
         10 / _mean(results, (v, d, 0.05), "eta_kbps_per_j")
@@ -380,7 +379,7 @@ def energy_lines(results) -> list[str]:
             "the airtime they waste (local retransmissions, duplicate ACKs, SNACK "
             "options), a few % of the frames here."
         )
-    return lines
+    return lines + idle_lines(results)
 
 
 def idle_lines(results) -> list[str]:

@@ -289,8 +289,7 @@ impl WifiHop {
                     stream(seed, &format!("wifi.{i}.backoff")),
                 ),
                 energy: EnergyMeter::new(spec.power, spec.battery_j)
-                    .per_packet(spec.energy_per_packet)
-                    .ns2(spec.energy_ns2),
+                    .accounting(spec.energy_accounting),
                 fate: stream(seed, &format!("wifi.{i}.fate")),
                 held: VecDeque::new(),
                 next_id: 0,
@@ -768,7 +767,7 @@ impl WifiHop {
     /// frame `k` starting now costs its sender `tx_w` and every other
     /// station `rx_w` times its airtime, in full.
     fn charge_frame(&mut self, now: Time, k: usize, q: &mut dyn TimerSink) {
-        if !self.spec.energy_per_packet {
+        if !self.spec.energy_accounting.per_frame() {
             return;
         }
         let (from, airtime) = (self.air[k].t.from.0 as usize, self.air[k].t.airtime);

@@ -5,7 +5,7 @@
 use super::model::*;
 use super::reader::{self as rd, Cx, Tab};
 use super::tree::{Node, Val};
-use crate::radio::wifi::{ErrorModel, Preamble, Standard};
+use crate::radio::wifi::{Accounting, ErrorModel, Preamble, Standard};
 use crate::time::{Dur, Time};
 use std::path::Path;
 
@@ -139,9 +139,12 @@ fn read_scheduler(cx: &mut Cx, t: &mut Tab) -> ApScheduler {
 
 const ON_EMPTY: &[(&str, bool)] = &[("report", false), ("off", true)];
 
-/// `[wireless.energy] model`: over time (0), per packet (1), per packet
-/// with ns-2's overlap rule (2).
-const ENERGY_MODEL: &[(&str, u8)] = &[("time", 0), ("per_packet", 1), ("ns2", 2)];
+/// `[wireless.energy] model`.
+const ENERGY_MODEL: &[(&str, Accounting)] = &[
+    ("time", Accounting::Time),
+    ("per_packet", Accounting::PerPacket),
+    ("ns2", Accounting::NS2),
+];
 const FADINGS: &[(&str, u8)] = &[("none", 0), ("rayleigh", 1), ("rician", 2)];
 
 /// The keys of an SNR process table (for the trace's conflicts).
@@ -454,9 +457,7 @@ fn read_energy(cx: &mut Cx, t: &mut Tab, spec: &mut WifiSpec) {
         t.invalid(cx, "battery_j", "must be an energy in joules", "> 0");
     }
     spec.battery_off = t.read(cx, "on_empty", false, rd::choice(ON_EMPTY));
-    let model = t.read(cx, "model", 0, rd::choice(ENERGY_MODEL));
-    spec.energy_per_packet = model >= 1;
-    spec.energy_ns2 = model == 2;
+    spec.energy_accounting = t.read(cx, "model", Accounting::Time, rd::choice(ENERGY_MODEL));
 }
 
 /// The `[wireless]` keys of a wifi hop, for the echo (`rate`, `delay` and
@@ -529,11 +530,11 @@ pub(super) fn echo_wifi(v: &mut serde_json::Value, w: &WifiSpec) {
     if w.battery_off {
         energy["on_empty"] = json!("off");
     }
-    if w.energy_ns2 {
-        energy["model"] = json!("ns2");
-    } else if w.energy_per_packet {
-        // Only when set, so that echoes of earlier scenarios are unchanged.
-        energy["model"] = json!("per_packet");
+    // Only when set, so that echoes of earlier scenarios are unchanged.
+    match w.energy_accounting {
+        Accounting::Time => {}
+        Accounting::PerPacket => energy["model"] = json!("per_packet"),
+        Accounting::Ns2 { .. } => energy["model"] = json!("ns2"),
     }
     v["energy"] = energy;
     if let Some(d) = &w.dsa {

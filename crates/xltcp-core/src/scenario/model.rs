@@ -594,15 +594,12 @@ pub struct WifiSpec {
     /// stops: it neither sends nor receives again).
     pub battery_off: bool,
     /// `[wireless.energy] model`: "time" (default: each state's power over
-    /// the time in it) or "per_packet" (ns-2's `EnergyModel`, paper 002:
-    /// every frame sent costs `tx_w` and every frame heard `rx_w` times its
-    /// airtime, overlapping frames each in full; see
-    /// `radio::wifi::energy`) or "ns2" (per packet, each frame charged only
-    /// from the end of the last one the radio was charged for, as ns-2.35's
-    /// `WirelessPhy`; sets `energy_per_packet` too).
-    pub energy_per_packet: bool,
-    /// `[wireless.energy] model = "ns2"`.
-    pub energy_ns2: bool,
+    /// the time in it), "per_packet" (every frame sent costs `tx_w` and
+    /// every frame heard `rx_w` times its airtime, overlapping frames each
+    /// in full) or "ns2" (per packet, each frame charged only from the end
+    /// of the last one the radio was charged for, as ns-2.35's
+    /// `WirelessPhy`, paper 002); see `radio::wifi::energy`.
+    pub energy_accounting: crate::radio::wifi::Accounting,
     /// `snr_report`: every this long, each host's radio reports its link's
     /// SNR (an `snr` signal at the host, and one naming the host at the
     /// AP), as a driver reports the signal quality of the beacons it hears
@@ -730,8 +727,7 @@ impl WifiSpec {
             battery_j: None,
             loss_per_packet: false,
             battery_off: false,
-            energy_per_packet: false,
-            energy_ns2: false,
+            energy_accounting: crate::radio::wifi::Accounting::Time,
             snr_report: None,
             scheduler: ApScheduler::Fifo,
         }

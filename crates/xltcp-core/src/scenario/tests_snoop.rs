@@ -135,7 +135,12 @@ fn the_kim_chung_presets_round_trip_and_differ_only_in_agents_direction_and_sack
             assert_eq!((w.retry_short, w.power.idle_w), (7, 0.0), "{name}");
             assert!(w.loss_per_packet, "{name}");
             // Energy as ns-2.35's WirelessPhy charges it, a dead radio off.
-            assert!(w.energy_ns2 && w.battery_off, "{name}");
+            assert_eq!(
+                w.energy_accounting,
+                crate::radio::wifi::Accounting::NS2,
+                "{name}"
+            );
+            assert!(w.battery_off, "{name}");
             let burst = LossSpec::Gilbert {
                 mean_loss: 0.05,
                 mean_burst: 3.0,

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::radio::wifi::{ErrorModel, PowerProfile, Preamble, Rate, Standard};
+use crate::radio::wifi::{Accounting, ErrorModel, PowerProfile, Preamble, Rate, Standard};
 use crate::time::Dur;
 
 const WIFI: &str = r#"
@@ -100,8 +100,7 @@ fn every_wifi_key_is_read_and_echoed() {
             battery_j: Some(100.0),
             loss_per_packet: true,
             battery_off: false,
-            energy_per_packet: false,
-            energy_ns2: false,
+            energy_accounting: Accounting::Time,
             snr_report: None,
             scheduler: ApScheduler::ProportionalFair {
                 time_constant: Dur::from_millis(50),
@@ -115,17 +114,13 @@ fn every_wifi_key_is_read_and_echoed() {
 
 #[test]
 fn the_energy_models_are_read_and_echoed() {
-    for (model, per_packet, ns2) in [
-        ("time", false, false),
-        ("per_packet", true, false),
-        ("ns2", true, true),
+    for (model, accounting) in [
+        ("time", Accounting::Time),
+        ("per_packet", Accounting::PerPacket),
+        ("ns2", Accounting::NS2),
     ] {
         let s = load(WIFI, &[&format!("wireless.energy.model=\"{model}\"")]).unwrap();
-        assert_eq!(
-            (spec(&s).energy_per_packet, spec(&s).energy_ns2),
-            (per_packet, ns2),
-            "{model}"
-        );
+        assert_eq!(spec(&s).energy_accounting, accounting, "{model}");
         let again = load_str(&to_toml(&s), "echo.toml", Path::new("."), &[]).unwrap();
         assert_eq!(again, s, "{model}");
     }

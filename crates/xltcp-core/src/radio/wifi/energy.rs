@@ -20,7 +20,7 @@
 //! point those measurements make; a model with idle ≈ 0 would overstate
 //! the benefit of short transfers.
 //!
-//! Two accountings ([`EnergyMeter::per_packet`]): by time (the default),
+//! Three accountings ([`Accounting`]): by time (the default),
 //! the state's power over the time in it, so overlapping frames (a
 //! collision, a frame heard while sending) cost the radio once; or per
 //! packet, as ns-2's `EnergyModel` behind paper 002's figures: every frame
@@ -34,8 +34,8 @@
 //! `MAX(channel_idle_time_, NOW)`: the end of the last frame the radio was
 //! charged for, sent or heard. A frame that overlaps an earlier one costs
 //! only the part beyond it, at its own power (a transmission begun while
-//! receiving costs `Pt` only after the reception's end). [`EnergyMeter::ns2`]
-//! adds that rule to per-packet accounting (`[wireless.energy] model =
+//! receiving costs `Pt` only after the reception's end). The third accounting
+//! is that rule ([`Accounting::Ns2`], `[wireless.energy] model =
 //! "ns2"`). ns-2's other defaults: `P_idle_ = 0.0`, `P_sleep_ = 0.00`
 //! (charged only when a script sets `-idlePower`), and a node whose
 //! energy reaches 0 neither sends nor receives (`on_empty = "off"`).
@@ -71,6 +71,38 @@ impl RadioState {
             RadioState::Idle => 2,
             RadioState::Sleep => 3,
         }
+    }
+}
+
+/// How a meter charges the frames it sends and hears.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Accounting {
+    /// Each state's power over the time in it: overlapping frames once.
+    #[default]
+    Time,
+    /// Each frame whole at its start ([`EnergyMeter::charge`]), overlaps
+    /// or not; Idle and Sleep over time.
+    PerPacket,
+    /// Each frame at its start from the end of the last frame charged,
+    /// sent or heard, to its own end: ns-2.35's `WirelessPhy::sendDown`
+    /// and `sendUp` (`start_time = MAX(channel_idle_time_, NOW)`), so
+    /// overlapping frames cost once, each part at the power of the frame
+    /// that reached it first; Idle and Sleep over time.
+    Ns2 {
+        /// The end of the last frame charged (ns-2's `channel_idle_time_`).
+        charged_until: Time,
+    },
+}
+
+impl Accounting {
+    /// ns-2's rule, nothing charged yet.
+    pub const NS2: Accounting = Accounting::Ns2 {
+        charged_until: Time::ZERO,
+    };
+
+    /// Whether Tx and Rx are charged per frame.
+    pub fn per_frame(self) -> bool {
+        self != Accounting::Time
     }
 }
 
@@ -133,14 +165,8 @@ pub struct EnergyMeter {
     /// Joules used in completed intervals.
     used_j: f64,
     depleted_at: Option<Time>,
-    /// Tx and Rx are charged per frame ([`EnergyMeter::charge`]), not
-    /// over time.
-    per_packet: bool,
-    /// Per-frame charges start at the end of the last frame charged
-    /// (ns-2's `channel_idle_time_`).
-    ns2: bool,
-    /// The end of the last frame charged (with `ns2`).
-    charged_until: Time,
+    /// How Tx and Rx are charged.
+    accounting: Accounting,
 }
 
 impl EnergyMeter {
@@ -155,31 +181,16 @@ impl EnergyMeter {
             time_in: [Dur::ZERO; 4],
             used_j: 0.0,
             depleted_at: None,
-            per_packet: false,
-            ns2: false,
-            charged_until: Time::ZERO,
+            accounting: Accounting::Time,
         }
     }
 
-    /// The same meter with per-packet accounting (`on`): Tx and Rx cost
-    /// only what [`charge`](EnergyMeter::charge) adds, while the time in
-    /// them is still counted; Idle and Sleep are drawn over time as before.
+    /// The same meter with `accounting`: per frame, Tx and Rx cost only
+    /// what [`charge`](EnergyMeter::charge) adds, while the time in them is
+    /// still counted; Idle and Sleep are drawn over time in every case.
     #[must_use]
-    pub fn per_packet(mut self, on: bool) -> EnergyMeter {
-        self.per_packet = on;
-        self
-    }
-
-    /// The same meter with ns-2's overlap rule (`on`; implies per-packet
-    /// accounting): a frame is charged only from the end of the last frame
-    /// charged, sent or heard, to its own end (`WirelessPhy::sendDown` and
-    /// `sendUp`, `start_time = MAX(channel_idle_time_, NOW)`), so
-    /// overlapping frames cost the radio once, each part at the power of
-    /// the frame that reached it first.
-    #[must_use]
-    pub fn ns2(mut self, on: bool) -> EnergyMeter {
-        self.ns2 = on;
-        self.per_packet |= on;
+    pub fn accounting(mut self, accounting: Accounting) -> EnergyMeter {
+        self.accounting = accounting;
         self
     }
 
@@ -190,19 +201,20 @@ impl EnergyMeter {
     /// time accounting, for Idle and Sleep, and on an empty battery.
     pub fn charge(&mut self, now: Time, state: RadioState, airtime: Dur) -> bool {
         let now = self.account(now);
-        if !self.per_packet
+        if !self.accounting.per_frame()
             || self.depleted_at.is_some()
             || !matches!(state, RadioState::Tx | RadioState::Rx)
         {
             return false;
         }
-        let charged = if self.ns2 {
-            let start = now.max(self.charged_until);
-            let end = (now + airtime).max(self.charged_until);
-            self.charged_until = end;
-            end.saturating_since(start)
-        } else {
-            airtime
+        let charged = match &mut self.accounting {
+            Accounting::Ns2 { charged_until } => {
+                let start = now.max(*charged_until);
+                let end = (now + airtime).max(*charged_until);
+                *charged_until = end;
+                end.saturating_since(start)
+            }
+            _ => airtime,
         };
         self.used_j += charged.as_secs_f64() * self.profile.watts(state);
         match self.battery_j {
@@ -293,7 +305,7 @@ impl EnergyMeter {
     /// time with per-packet accounting: their frames are charged).
     fn draw(&self, state: RadioState) -> f64 {
         match state {
-            RadioState::Tx | RadioState::Rx if self.per_packet => 0.0,
+            RadioState::Tx | RadioState::Rx if self.accounting.per_frame() => 0.0,
             _ => self.profile.watts(state),
         }
     }
@@ -390,7 +402,7 @@ mod tests {
             ..PowerProfile::default()
         };
         let mut time = EnergyMeter::new(p, None);
-        let mut pkt = EnergyMeter::new(p, None).per_packet(true);
+        let mut pkt = EnergyMeter::new(p, None).accounting(Accounting::PerPacket);
         // A 10 ms frame sent at 100 ms; a 4 ms frame heard from 105 ms,
         // overlapping it (a collision); a 2 ms frame heard at 200 ms.
         for m in [&mut time, &mut pkt] {
@@ -422,7 +434,7 @@ mod tests {
             idle_w: 0.0,
             ..PowerProfile::default()
         };
-        let mut m = EnergyMeter::new(p, None).ns2(true);
+        let mut m = EnergyMeter::new(p, None).accounting(Accounting::NS2);
         // A 10 ms frame heard from 100 ms; a 4 ms one heard from 105 ms
         // (inside it: nothing more); a 10 ms frame sent from 108 ms (only
         // 110-118 ms charged, at Tx power); a 2 ms frame heard at 200 ms.
@@ -437,7 +449,7 @@ mod tests {
             m.energy_j(at_ms(1000))
         );
         // The same frames without the rule: each in full.
-        let mut whole = EnergyMeter::new(p, None).per_packet(true);
+        let mut whole = EnergyMeter::new(p, None).accounting(Accounting::PerPacket);
         whole.charge(at_ms(100), RadioState::Rx, Dur::from_millis(10));
         whole.charge(at_ms(105), RadioState::Rx, Dur::from_millis(4));
         whole.charge(at_ms(108), RadioState::Tx, Dur::from_millis(10));
@@ -445,7 +457,7 @@ mod tests {
         let want = 0.016 * 0.3 + 0.010 * 0.6;
         assert!((whole.energy_j(at_ms(1000)) - want).abs() < 1e-12);
         // With a battery it still empties on the frame that exceeds it.
-        let mut b = EnergyMeter::new(p, Some(0.005)).ns2(true);
+        let mut b = EnergyMeter::new(p, Some(0.005)).accounting(Accounting::NS2);
         assert!(!b.charge(at_ms(0), RadioState::Tx, Dur::from_millis(5)));
         assert!(!b.charge(at_ms(2), RadioState::Tx, Dur::from_millis(5)));
         assert!(b.charge(at_ms(10), RadioState::Tx, Dur::from_millis(5)));
@@ -460,7 +472,7 @@ mod tests {
         };
         // 0.01 J: two 6 ms frames sent at 0.6 W (3.6 mJ each), then a
         // third that would bring it to 10.8 mJ.
-        let mut m = EnergyMeter::new(p, Some(0.01)).per_packet(true);
+        let mut m = EnergyMeter::new(p, Some(0.01)).accounting(Accounting::PerPacket);
         assert_eq!(m.poll_timeout(), None);
         assert!(!m.charge(at_ms(0), RadioState::Tx, Dur::from_millis(6)));
         assert!(!m.charge(at_ms(10), RadioState::Tx, Dur::from_millis(6)));

@@ -63,7 +63,7 @@ mod tests_timing;
 
 pub use arf::{Arf, ArfConfig, RateControl};
 pub use capacity::{Access, Bianchi, BianchiSolution, OracleCapacity, ReverseAck};
-pub use energy::{EnergyMeter, PowerProfile, RadioState};
+pub use energy::{Accounting, EnergyMeter, PowerProfile, RadioState};
 pub use error::ErrorModel;
 pub use events::{DcfStats, MacEvent, UndeliveredReason};
 pub use frame::{Addr, Frame, Transmission, TxKind};
