@@ -53,7 +53,7 @@
 //!   can send, and then `beta * D` is the long-run arrival rate, which
 //!   spreads the packets of the active periods over the TFPs, what the
 //!   paper says the algorithm is for. `"window"`: the whole window (bytes /
-//!   window, the other reading of "the rate at which [they] enter the BS's
+//!   window, the other reading of "the rate at which \[they\] enter the BS's
 //!   outgoing queue ... in the moving time-window"): `beta * D` is then
 //!   below the arrival rate whenever `beta < 1` and a self-clocked TCP
 //!   slows to the pacer's rate, window after window.
