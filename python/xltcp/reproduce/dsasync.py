@@ -392,8 +392,9 @@ def more_sections(out: Path, pacer, macro, overhead, jitter, byun) -> tuple[list
         "Delay: the mean of the sender's sampled smoothed RTT. With no TFP, alpha = 1 "
         "and the paper's pacer releases at `D`, the rate the packets arrive at over the "
         "last window: the packets, which arrive in bursts, still queue in it (with "
-        "`max_wait = \"mean_tfp\"`, ours, a pacer that has seen no TFP holds nothing and "
-        "the uplink is regular's to the bit). On the downlink, DSASync's buffer passes at most `tx_window` (50) packets "
+        '`max_wait = "mean_tfp"`, ours, a pacer that has seen no TFP holds nothing and '
+        "the uplink is regular's to the bit). On the downlink, DSASync's buffer "
+        "passes at most `tx_window` (50) packets "
         "to the AP's MAC and keeps the rest: the CH's 256 KB window, which regular "
         "loses in part at the AP's 100-frame queue, waits in the BS buffer instead — "
         "no loss, a little more goodput, and the window's worth of queueing delay "

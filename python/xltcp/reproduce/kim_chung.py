@@ -353,8 +353,8 @@ def energy_lines(results) -> list[str]:
         "- The paper's gain: 20-90 % over its loss rates (Fig. 14); its own 5 % figures "
         f"give {paper_gain[0]:+.0%} over SNACK and {paper_gain[1]:+.0%} over Snoop.",
         "- The paper lists the 5 % throughputs in the reverse of its own ranking "
-        "(\"C-Snoop, SNACK and Snoop are respectively about 0.9 Mbps, 1.2 Mbps and "
-        "2.1 Mbps\"); read with the joules reversed the same way (Snoop 26, SNACK 31, "
+        '("C-Snoop, SNACK and Snoop are respectively about 0.9 Mbps, 1.2 Mbps and '
+        '2.1 Mbps"); read with the joules reversed the same way (Snoop 26, SNACK 31, '
         f"C-Snoop 39 J) η is {900 / 26:.1f} / {1200 / 31:.1f} / {2100 / 39:.1f} and "
         f"C-Snoop's gain {2100 / 39 / (1200 / 31) - 1:+.0%} over SNACK and "
         f"{2100 / 39 / (900 / 26) - 1:+.0%} over Snoop, inside its 20-90 %.",
@@ -403,7 +403,7 @@ def idle_lines(results) -> list[str]:
                 joules[v] = [r["mh_energy_j"] + watts * r["mh_idle_s"] for r in rows]
                 etas[v] = [
                     r["goodput_bps"] / 1e3 / j if j > 0 else 0.0
-                    for r, j in zip(rows, joules[v])
+                    for r, j in zip(rows, joules[v], strict=True)
                 ]
             gains = []
             for b in ("snack", "snoop"):
