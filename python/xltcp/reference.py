@@ -107,6 +107,15 @@ def _cell(text: str) -> str:
 #: What a table's rows cannot say, printed under its heading.
 TABLE_NOTES: dict[str, list[str]] = {
     "agent[]": [
+        'The UCL (`scheme = "ucl"`) picks each packet\'s interface by `rule`:',
+        '`"threshold"` (the paper\'s: the first interface whose reported SNR is at',
+        'least `threshold` dB, else the last), `"hysteresis"` (the same with a band of',
+        '`hysteresis_db` either side) or `"goodput"` (ours, the default: the largest',
+        "goodput as the host measures it from its MAC's delivery reports, per",
+        "interface and per 1 dB bin of its reported SNR, looked up `margin_db` below",
+        "the SNR; an interface not yet measured counts at its configured rate; a",
+        "switch needs `gain` more; it reads no error model). `dwell`: the least time",
+        "between two switches.",
         'The UCL\'s link security (`scheme = "ucl"`, `security = "on"` on the BS\'s',
         "entry and the hosts') takes `keys`, `identity`, `trusted` and these keys.",
         "`replay_window`: counters a frame may lie below the highest accepted one",

@@ -118,7 +118,7 @@ def test_ucl_moving_figure_draws_every_seed(tmp_path, calls):
     for seed in SEEDS:
         for key, *_ in ucl.MOVING_VARIANTS:
             _write_series(tmp_path / "runs" / f"moving-{key}" / f"seed-{seed}", seed, "ftp")
-    moving = {"ours": [{"bs_switch_log": [{"t": 10.0, "iface": 1}, {"t": 20.0, "iface": 0}]}]}
+    moving = {"paper": [{"bs_switch_log": [{"t": 10.0, "iface": 1}, {"t": 20.0, "iface": 0}]}]}
     ucl.figures(moving, tmp_path, SEEDS, sweeps=False)
     assert [n for n, _, _ in calls["band"]] == [len(SEEDS)] * len(ucl.MOVING_VARIANTS)
     _distinct_styles(calls["band"])

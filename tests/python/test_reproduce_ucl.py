@@ -20,9 +20,33 @@ def test_presets_are_shipped():
         assert ucl.preset(stem).is_file(), stem
     for _, stem, _, _ in ucl.MOVING_VARIANTS:
         assert ucl.preset(stem).is_file(), stem
-    assert (ucl.preset("moving-11a").parent / "walk-11a.txt").is_file()
+    for walk in ("11a", "11b", "11a-even", "11b-even", "11a-stay57", "11b-stay57", "11a-fixed54"):
+        assert (ucl.preset("moving-11a").parent / f"walk-{walk}.txt").is_file(), walk
     for stem in ("link-plain", "link-secured"):
         assert ucl.preset(stem).is_file(), stem
+
+
+def test_walk_means_are_the_calibrated_locations():
+    # L1 to L4 in the walk's order, as walk-11a.txt and walk-11b.txt give
+    # them (Table 1's means where they give the paper's goodput).
+    a, b = ucl.walk_means("walk-11a.txt"), ucl.walk_means("walk-11b.txt")
+    assert list(a) == ["L1", "L2", "L3", "L4"]
+    assert a["L1"] == ucl.TABLE1["L1"][1] and b["L1"] == ucl.TABLE1["L1"][0]
+    assert a["L1"] > a["L2"] > a["L3"] > a["L4"]
+    assert b["L3"] == ucl.TABLE1["L3"][0] and b["L4"] < ucl.TABLE1["L4"][0]
+    # The equal-legs walk visits the same means.
+    assert ucl.walk_means("walk-11a-even.txt") == a
+    assert ucl.walk_means("walk-11b-even.txt") == b
+    assert ucl.walk_means("walk-11a-stay57.txt") == a
+    assert ucl.walk_means("walk-11b-stay57.txt") == b
+
+
+def test_location_checks_compare_with_the_papers_mean():
+    locations = {("L1", "11a"): [28.0e6, 28.2e6], ("L4", "11b"): [1.0e6, 1.2e6]}
+    found = {t: (met, s) for t, met, s in ucl.location_checks(locations)}
+    assert found["L1: 11a alone within 20 % of the paper's 28.08 Mbit/s"][0]
+    assert not found["L4: 11b alone within 20 % of the paper's 2.83 Mbit/s"][0]
+    assert len(found) == 2, "only the measured cases"
 
 
 def test_reproduce_writes_tables_figure_and_checks(tmp_path):
@@ -37,7 +61,9 @@ def test_reproduce_writes_tables_figure_and_checks(tmp_path):
     assert ("L1", "ucl") in cases and ("moving", "ours") in cases
     report = json.loads((out / "reproduce.json").read_text())
     assert report["paper"] == "ucl"
-    assert len(report["checks"]) == 8
+    # 7 locations, 3 moving runs against the paper's, its 2 gains, ours
+    # against its rule, ours' idle time, ours' security, 2 of the security.
+    assert len(report["checks"]) == 17
     # The UCL switched in the moving run's first seconds only if the SNR
     # said so; its counters are there either way.
     assert "switches" in report["moving"]["ours"][0]

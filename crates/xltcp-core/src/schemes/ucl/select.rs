@@ -17,16 +17,22 @@
 //! - **hysteresis**: as threshold, leaving an interface only when its SNR
 //!   falls `hysteresis_db` below the threshold and taking it back only
 //!   when its SNR is `hysteresis_db` above it;
-//! - **goodput** (rate-aware): the interface with the largest expected
-//!   goodput at its current SNR less a fade margin (`margin_db`, default
-//!   0 dB; `xltcp reproduce ucl --sweeps` measures 3 dB, against shadowing
-//!   that moves the SNR between reports while an OFDM rate's frame error
-//!   rate climbs from 0 to 1 within a few dB): the saturated TCP goodput of
-//!   the interface's PHY rate (the same medium-time model as the oracle)
-//!   times the frame success probability at that SNR and frame size; a
-//!   switch needs a `gain` (relative) over the current interface.
+//! - **goodput** (ours): the interface with the largest goodput *as the
+//!   host measures it* ([`measure`]): from its MAC's reports on the frames
+//!   it sent (acknowledged bits over their time at the MAC, times the
+//!   fraction not given up), over the latest frames for the interface in
+//!   use and, for the others, from a history kept per SNR bin and looked up
+//!   at the interface's latest reported SNR less a margin (`margin_db`,
+//!   default 0 dB). An interface never measured yet is credited with its
+//!   configured rate (the driver's; with rate control, the one it starts
+//!   at), the most it could carry: it is tried once the one in use
+//!   delivers less, and judged by what it measured from then on. A switch
+//!   needs a `gain` (relative) over the interface in use. The rule sees no
+//!   error model and no PHY timing: only SNR reports, delivery reports, its
+//!   own history and its interfaces' configured rates.
 //!
-//! Every rule waits `dwell` after a switch before the next.
+//! Every rule waits `dwell` after a switch before the next (but for a
+//! move after failures, below).
 //!
 //! Beyond the paper ("ours"), each switchable:
 //! - **reordering** (`reorder = "barrier"`): after a switch, packets for
@@ -38,34 +44,35 @@
 //!   switch may reorder, as the paper's implementation did.
 //! - **resend** (`resend = true`): a data segment (or a SYN, a FIN) the
 //!   MAC gave up on after its retries (`undelivered`, retry limit) is sent
-//!   again at once on another interface, and two such in a row on the
-//!   current interface move the destination to the best other one: a
-//!   failing link does not cost TCP a retransmission timeout while another
-//!   works. A packet dropped at a full queue is left to TCP (congestion
-//!   must reach it), so timeouts after queue overflow remain.
+//!   again at once on another interface, and two frames of any kind given
+//!   up in a row on the current interface move the destination to the
+//!   next one, dwell or not: a failing link does not cost TCP a
+//!   retransmission timeout while another works. A packet dropped at a
+//!   full queue is left to TCP (congestion must reach it), so timeouts
+//!   after queue overflow remain.
 //!
 //! Before the first report the first interface is used.
 //!
 //! With `security = "on"` the agent also seals every packet it sends and
 //! opens every one it receives ([`super::secure`]); packets wait for the
-//! handshake, and the goodput rule counts the 28 bytes a frame.
+//! handshake; the goodput rule measures the sealed frames as they are.
 //!
 //! Sans-IO: [`Agent::on_packet`], [`Agent::on_signal`],
 //! [`Agent::on_timeout`] in; [`Agent::poll_action`] and
 //! [`Agent::poll_timeout`] out.
 
-use super::secure::{Air, Inbound, Sec, SecuritySpec, UclSecStats, CONTROL, OVERHEAD};
-use crate::hop::wifi::tcp_capacity;
-use crate::radio::wifi::data_psdu_bytes;
-use crate::radio::wifi::error::{db_to_linear, per};
-use crate::scenario::{HopKind, TcpSpec, WirelessSpec};
+use super::secure::{Air, Inbound, Sec, SecuritySpec, UclSecStats, CONTROL};
+use crate::scenario::{TcpSpec, WirelessSpec};
 use crate::schemes::cache::local_copy;
 use crate::schemes::{Action, Agent, AgentStats, NodeSignal, Tap, Verdict, Via};
 use crate::signal::{Signal, UndeliveredReason};
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, TcpFlags};
+use measure::{Frame, Link};
 use serde::Serialize;
 use std::collections::VecDeque;
+
+pub mod measure;
 
 /// How the interface is chosen (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,12 +89,12 @@ pub enum Rule {
         /// Half-width of the band, dB.
         margin: f64,
     },
-    /// The largest expected goodput at the SNR less a fade `margin`,
-    /// switching for a relative `gain`.
+    /// The largest measured goodput ([`measure`]), the history looked up
+    /// at the SNR less a `margin`, switching for a relative `gain`.
     Goodput {
         /// Relative gain a switch needs (0.1: 10 % more).
         gain: f64,
-        /// Fade margin, dB: each interface is judged at its SNR less this.
+        /// Margin, dB: the history is looked up at the SNR less this.
         margin: f64,
     },
 }
@@ -125,7 +132,7 @@ impl UclConfig {
         }
     }
 
-    /// Ours: rate-aware choice, dwell, barrier and resend.
+    /// Ours: measured goodput, dwell, barrier and resend.
     pub fn ours() -> UclConfig {
         UclConfig {
             rule: Rule::Goodput {
@@ -214,64 +221,13 @@ impl UclStats {
     }
 }
 
-/// Expected goodput of an interface against SNR, tabulated.
-#[derive(Clone, Debug)]
-struct GoodputTable {
-    /// bit/s at `LOW_DB + k * STEP_DB`.
-    bps: Vec<f64>,
-}
-
-const LOW_DB: f64 = -10.0;
-const STEP_DB: f64 = 0.25;
-const STEPS: usize = 321;
-
-impl GoodputTable {
-    /// The table of hop `w` for TCP segments of `tcp`, each frame
-    /// carrying `overhead` bytes below IP.
-    fn of(w: &WirelessSpec, tcp: &TcpSpec, overhead: u32) -> GoodputTable {
-        let bps = (0..STEPS)
-            .map(|k| {
-                let db = LOW_DB + k as f64 * STEP_DB;
-                match &w.kind {
-                    HopKind::Wifi(spec) => {
-                        let fixed = [spec.rate];
-                        let rates = if spec.arf {
-                            spec.standard.rates()
-                        } else {
-                            &fixed[..]
-                        };
-                        rates
-                            .iter()
-                            .map(|&rate| {
-                                let cap = tcp_capacity(spec, tcp, rate, overhead);
-                                let psdu = data_psdu_bytes(cap.ip_bytes);
-                                let snr = db_to_linear(db);
-                                let p = per(spec.error_model, rate, spec.preamble, snr, psdu);
-                                cap.bps() * (1.0 - p)
-                            })
-                            .fold(0.0, f64::max)
-                    }
-                    // A hop without an SNR model: its rate, whatever the SNR.
-                    _ => w.link.rate_bps as f64,
-                }
-            })
-            .collect();
-        GoodputTable { bps }
-    }
-
-    fn at(&self, db: f64) -> f64 {
-        let x = ((db - LOW_DB) / STEP_DB).clamp(0.0, (STEPS - 1) as f64);
-        let k = x.floor() as usize;
-        let next = self.bps[(k + 1).min(STEPS - 1)];
-        self.bps[k] + (next - self.bps[k]) * (x - k as f64)
-    }
-}
-
 /// The choice for one destination.
 #[derive(Clone, Debug)]
 struct Dest {
     /// Latest SNR per interface.
     snr: Vec<Option<f64>>,
+    /// What the host measured of each interface (the goodput rule).
+    links: Vec<Link>,
     /// The interface in use.
     iface: u8,
     /// When it was chosen.
@@ -305,7 +261,10 @@ pub struct Ucl {
     side: Side,
     /// The wireless host of each flow (at the BS).
     host_of: Vec<u32>,
-    tables: Vec<GoodputTable>,
+    /// The node's interfaces.
+    ifaces: usize,
+    /// Each interface's configured rate, bit/s.
+    nominal: Vec<f64>,
     /// Per destination: one at a host, one per host at the BS.
     dests: Vec<Dest>,
     actions: VecDeque<Action>,
@@ -315,17 +274,13 @@ pub struct Ucl {
 }
 
 impl Ucl {
-    fn new(
-        cfg: UclConfig,
-        side: Side,
-        hops: &[&WirelessSpec],
-        tcp: &TcpSpec,
-        host_of: &[u32],
-    ) -> Ucl {
+    fn new(cfg: UclConfig, side: Side, hops: &[&WirelessSpec], host_of: &[u32]) -> Ucl {
+        // Of the hops only their number and configured rates: the rules see
+        // reports, not the channel.
         let n = hops.len().max(1);
-        let overhead = if cfg.security.is_some() { OVERHEAD } else { 0 };
         let dest = Dest {
             snr: vec![None; n],
+            links: vec![Link::default(); n],
             iface: 0,
             since: Time::ZERO,
             outstanding: vec![0; n],
@@ -339,10 +294,8 @@ impl Ucl {
         Ucl {
             side,
             host_of: host_of.to_vec(),
-            tables: hops
-                .iter()
-                .map(|w| GoodputTable::of(w, tcp, overhead))
-                .collect(),
+            ifaces: n,
+            nominal: hops.iter().map(|w| w.link.rate_bps as f64).collect(),
             dests: vec![dest; dests],
             actions: VecDeque::new(),
             stats: UclStats::default(),
@@ -356,7 +309,7 @@ impl Ucl {
     /// `flow_of[h]` a flow of host `h` (the route of its control frames).
     pub fn secure_bs(&mut self, air: Air, seed: u64, flow_of: &[Option<u32>]) {
         if let Some(spec) = self.cfg.security.clone() {
-            let n = self.tables.len() as u8;
+            let n = self.ifaces as u8;
             self.sec = Some(Sec::at_bs(spec, air, seed, flow_of, n));
         }
     }
@@ -364,7 +317,7 @@ impl Ucl {
     /// Turns host `h`'s security on (see [`Ucl::secure_bs`]).
     pub fn secure_host(&mut self, air: Air, seed: u64, h: u32, flow: Option<u32>) {
         if let Some(spec) = self.cfg.security.clone() {
-            let n = self.tables.len() as u8;
+            let n = self.ifaces as u8;
             self.sec = Some(Sec::at_host(spec, air, seed, h, flow, n));
         }
     }
@@ -408,15 +361,20 @@ impl Ucl {
         }
     }
 
-    /// The UCL at the base station, over `hops`, for flows whose hosts are
-    /// `host_of`; `tcp` gives the segment size of the goodput rule.
-    pub fn at_bs(cfg: UclConfig, hops: &[&WirelessSpec], tcp: &TcpSpec, host_of: &[u32]) -> Ucl {
-        Ucl::new(cfg, Side::Bs, hops, tcp, host_of)
+    /// The UCL at the base station, over `hops` (their number and
+    /// configured rates), for flows whose hosts are `host_of`.
+    pub fn at_bs(cfg: UclConfig, hops: &[&WirelessSpec], _tcp: &TcpSpec, host_of: &[u32]) -> Ucl {
+        Ucl::new(cfg, Side::Bs, hops, host_of)
     }
 
     /// The UCL at a wireless host.
-    pub fn at_host(cfg: UclConfig, hops: &[&WirelessSpec], tcp: &TcpSpec) -> Ucl {
-        Ucl::new(cfg, Side::Host, hops, tcp, &[])
+    pub fn at_host(cfg: UclConfig, hops: &[&WirelessSpec], _tcp: &TcpSpec) -> Ucl {
+        Ucl::new(cfg, Side::Host, hops, &[])
+    }
+
+    /// What the UCL measured of interface `k` toward destination `d`.
+    pub fn measured(&self, d: usize, k: usize) -> &Link {
+        &self.dests[d].links[k]
     }
 
     /// The interface in use toward destination `d`.
@@ -444,6 +402,7 @@ impl Ucl {
     fn pick(&self, d: &Dest) -> u8 {
         let n = d.snr.len();
         let last = (n - 1) as u8;
+        let nominal = |k: usize| self.nominal.get(k).copied().unwrap_or(0.0);
         match self.cfg.rule {
             Rule::Threshold { db } => (0..n)
                 .find(|&k| d.snr[k].is_some_and(|s| s >= db))
@@ -459,9 +418,17 @@ impl Ucl {
                 })
                 .map_or(last, |k| k as u8),
             Rule::Goodput { gain, margin } => {
-                let expect = |k: usize| d.snr[k].map_or(0.0, |s| self.tables[k].at(s - margin));
-                let best = (0..n).fold(0, |b, k| if expect(k) > expect(b) { k } else { b });
-                if expect(best) > expect(d.iface as usize) * (1.0 + gain) {
+                let cur = d.iface as usize;
+                // The interface in use by its latest frames; the others by
+                // their history at their reported SNR; one never measured
+                // by its configured rate, the most it could carry.
+                let expect = |k: usize| {
+                    let past = d.snr[k].and_then(|s| d.links[k].at(s - margin));
+                    let fresh = if k == cur { d.links[k].recent() } else { None };
+                    fresh.or(past).unwrap_or_else(|| nominal(k))
+                };
+                let best = (0..n).fold(cur, |b, k| if expect(k) > expect(b) { k } else { b });
+                if expect(best) > expect(cur) * (1.0 + gain) {
                     best as u8
                 } else {
                     d.iface
@@ -553,10 +520,12 @@ impl Ucl {
             (Side::Bs, Some(h)) if (h as usize) < self.dests.len() => h as usize,
             _ => return false,
         };
-        let Some(slot) = self.dests[i].snr.get_mut(iface as usize) else {
+        let d = &mut self.dests[i];
+        let Some(slot) = d.snr.get_mut(iface as usize) else {
             return false;
         };
         *slot = Some(db);
+        d.links[iface as usize].snr(db);
         self.stats.reports += 1;
         let to = self.pick(&self.dests[i]);
         self.switch(now, i, to);
@@ -579,6 +548,21 @@ impl Ucl {
         if let Some(n) = d.outstanding.get_mut(k) {
             *n = n.saturating_sub(1);
         }
+        // What the MAC said of the frame: the goodput rule's measurement.
+        let channel = matches!(
+            s.reason,
+            None | Some(UndeliveredReason::RetryLimit | UndeliveredReason::ChannelAccessFailure)
+        );
+        if let Some(link) = d.links.get_mut(k).filter(|_| channel) {
+            link.frame(if delivered {
+                Frame::Delivered {
+                    bits: 8.0 * p.ip_len() as f64,
+                    tx_s: s.delays.map(|m| m.tx.as_secs_f64()),
+                }
+            } else {
+                Frame::Lost
+            });
+        }
         if d.barrier
             .as_ref()
             .is_some_and(|b| d.outstanding[b.old as usize] == 0)
@@ -597,11 +581,12 @@ impl Ucl {
         let f = p.tcp.flags;
         let sequenced =
             p.tcp.payload_len > 0 || f.contains(TcpFlags::SYN) || f.contains(TcpFlags::FIN);
-        if !(self.cfg.resend && gave_up && n > 1 && sequenced) {
+        if !(self.cfg.resend && gave_up && n > 1) {
             return true;
         }
         // Another interface: the one in use if the loss was elsewhere,
-        // else the next one.
+        // else the next one. Any frame given up counts toward a move (a
+        // host sending only ACKs moves too); only sequenced ones are resent.
         if k == d.iface as usize {
             d.failures += 1;
         }
@@ -613,6 +598,9 @@ impl Ucl {
         if d.failures >= 2 {
             d.since = Time::ZERO;
             self.switch(now, i, other);
+        }
+        if !sequenced {
+            return true;
         }
         let mut copy = local_copy(&p);
         copy.meta.iface = other;

@@ -1,9 +1,10 @@
 //! The UCL's choice, report by report.
 
+use super::measure::{Frame, Link};
 use super::*;
 use crate::scenario::{load_str, Scenario};
 use crate::schemes::snoop::tests::data;
-use crate::signal::UndeliveredReason;
+use crate::signal::{MacDelays, UndeliveredReason};
 
 const TWO: &str = r#"
 [wired]
@@ -115,30 +116,143 @@ fn hysteresis_needs_the_margin_both_ways() {
     assert_eq!(u.iface(0), 0);
 }
 
+/// The MAC's report that `p`, sent on `iface`, was acknowledged `tx_us`
+/// after it reached the head of the queue.
+fn acked(p: Packet, iface: u8, tx_us: u64) -> NodeSignal {
+    NodeSignal {
+        delays: Some(MacDelays {
+            queue: Dur::ZERO,
+            tx: Dur::from_micros(tx_us),
+            attempts: 1,
+        }),
+        ..report(p, iface, true)
+    }
+}
+
 #[test]
-fn the_goodput_rule_weighs_rate_against_frame_loss() {
+fn the_goodput_rule_follows_what_the_mac_measured() {
     let cfg = UclConfig {
         dwell: Dur::ZERO,
         ..UclConfig::ours()
     };
     let mut u = host(cfg);
-    // 11a at 54 Mb/s at 30 dB carries about five times what 11b does.
     u.on_signal(ms(100), &snr(0, 30.0));
     u.on_signal(ms(100), &snr(1, 40.0));
+    // 11a at 30 dB: a 1040-byte packet every 320 us, 26 Mbit/s.
+    for k in 0..40 {
+        u.on_signal(ms(101), &acked(data(k), 0, 320));
+    }
+    let g = u.measured(0, 0).recent().unwrap();
+    assert!((g - 26e6).abs() < 0.1e6, "{g}");
+    // 11b, never measured, is credited its configured 11 Mbit/s: less.
+    u.on_signal(ms(200), &snr(0, 30.0));
     assert_eq!(u.iface(0), 0);
-    // At 18 dB 54 Mb/s frames of 1500 bytes are nearly all lost: 11b wins
-    // although its nominal rate is a fifth.
-    u.on_signal(ms(200), &snr(0, 18.0));
+    // At 20 dB 11a's frames take ten times as long and every other one is
+    // given up (one at a time: no move after failures).
+    u.on_signal(ms(300), &snr(0, 20.0));
+    for k in 0..64 {
+        let r = if k % 2 == 0 {
+            acked(data(k), 0, 3200)
+        } else {
+            report(data(k), 0, false)
+        };
+        u.on_signal(ms(301), &r);
+    }
+    while u.poll_action().is_some() {}
+    assert_eq!(u.iface(0), 0, "no SNR report yet");
+    let now = u.measured(0, 0).recent().unwrap();
+    assert!(now < 3e6, "{now}");
+    u.on_signal(ms(400), &snr(0, 20.0));
+    assert_eq!(u.iface(0), 1, "11b's credit beats what 11a measures now");
+    assert_eq!(u.measured(0, 1).recent(), None, "11b is tried unmeasured");
+    // 11b measured: 5.2 Mbit/s.
+    for k in 0..40 {
+        u.on_signal(ms(401), &acked(data(k), 1, 1600));
+    }
+    // 11a at 21 dB: its history (interpolated between 20 and 30 dB) says
+    // less than 11b: stay. At 30 dB it says 26 Mbit/s: back.
+    u.on_signal(ms(500), &snr(0, 21.0));
     assert_eq!(u.iface(0), 1);
-    // The table agrees with the error model's ordering.
-    let t = &u.tables;
-    assert!(t[0].at(30.0) > 4.0 * t[1].at(40.0));
-    assert!(t[0].at(18.0) < 0.1 * t[1].at(40.0));
+    u.on_signal(ms(600), &snr(0, 30.0));
+    assert_eq!(u.iface(0), 0);
+    assert_eq!(u.counters().switches, 2);
+}
+
+#[test]
+fn the_history_fills_the_snrs_it_has_not_seen() {
+    let ok = |tx_s: f64| Frame::Delivered {
+        bits: 8000.0,
+        tx_s: Some(tx_s),
+    };
+    let mut l = Link::default();
+    assert_eq!(l.at(10.0), None, "nothing measured");
+    // Before any SNR report: the recent average at every SNR.
+    l.frame(ok(0.001));
+    l.frame(ok(0.001));
+    assert_eq!(l.at(10.0), Some(8e6));
+    l.snr(30.2);
+    for _ in 0..4 {
+        l.frame(ok(0.001));
+    }
+    l.snr(20.9);
+    for _ in 0..4 {
+        l.frame(ok(0.002));
+    }
+    let near = |x: Option<f64>, y: f64| x.is_some_and(|x| (x - y).abs() < 1.0);
+    assert!(near(l.at(30.0), 8e6));
+    assert!(near(l.at(20.0), 4e6));
+    assert!(near(l.at(25.5), 6e6), "between bins: the line");
+    assert!(near(l.at(45.0), 8e6), "above: the highest bin's");
     assert!(
-        t[1].at(40.0) > 5e6 && t[1].at(40.0) < 7.5e6,
-        "{}",
-        t[1].at(40.0)
+        near(l.at(15.5), 2e6),
+        "below: the line through the lowest two"
     );
+    assert!(near(l.at(5.0), 0.0), "never below 0");
+    // Frames given up: 0 there.
+    l.snr(10.0);
+    l.frame(Frame::Lost);
+    l.frame(Frame::Lost);
+    assert_eq!(l.at(10.5), Some(0.0));
+    assert!(near(l.at(15.5), 4e6 * 5.0 / 10.0), "between 10 and 20 dB");
+    // One frame is not a measurement.
+    let mut one = Link::default();
+    one.frame(ok(0.001));
+    assert!(!one.measured());
+    assert_eq!(one.recent(), None);
+}
+
+#[test]
+fn the_goodput_rule_sees_only_what_a_host_can() {
+    // The measurements' module imports nothing from the simulator: it
+    // cannot reach the channel's error model or the PHY's timing.
+    let measure = include_str!("measure.rs");
+    for line in measure.lines().map(str::trim_start) {
+        if line.starts_with("use ") {
+            assert!(line.starts_with("use std::"), "measure.rs: {line}");
+        }
+        assert!(
+            !line.contains("crate::") && !line.contains("super::"),
+            "measure.rs: {line}"
+        );
+    }
+    // The rule's own module names no radio module (error model, PHY
+    // timing, rates) and reads no channel state.
+    let select = include_str!("../select.rs");
+    for model in [
+        "radio::",
+        "error::",
+        "::per(",
+        " per(",
+        "ErrorModel",
+        "tcp_capacity",
+        "psdu",
+        "db_to_linear",
+        "db_at",
+        "SnrProcess",
+        "HopKind",
+    ] {
+        assert!(!select.contains(model), "select.rs names {model}");
+    }
 }
 
 #[test]
@@ -249,6 +363,21 @@ fn a_packet_the_mac_gave_up_on_goes_out_on_the_other_interface() {
     let mut paper = host(UclConfig::paper());
     paper.on_signal(ms(20), &report(p, 0, false));
     assert!(paper.poll_action().is_none());
+}
+
+#[test]
+fn pure_acks_given_up_move_the_host_but_are_not_resent() {
+    let mut u = host(UclConfig::ours());
+    u.on_signal(ms(0), &snr(0, 30.0));
+    let mut ack = data(0);
+    ack.tcp.payload_len = 0;
+    for t in [10, 20] {
+        send(&mut u, ms(t), ack);
+        u.on_signal(ms(t + 5), &report(ack, 0, false));
+        assert!(u.poll_action().is_none(), "an ACK is not resent");
+    }
+    assert_eq!(u.iface(0), 1, "two given up in a row move the host");
+    assert_eq!(u.counters().resent, 0);
 }
 
 #[test]
