@@ -21,7 +21,9 @@ a new or empty folder or one holding a campaign with the same plan
 
 SIGTERM and SIGHUP stop a command as Ctrl-C does (exit status 130): the
 run's temporary folder is removed and its manifest says ``interrupted``.
-Progress bars (stderr, terminals only) appear once a run has taken 2 s.
+Progress goes to stderr (not with ``--quiet``): on a terminal, bars that
+appear once a run has taken 2 s; elsewhere (a batch job, a log file) plain
+lines, one per finished run at most every 5 s (:mod:`xltcp.progress`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from rich.table import Table
 from rich.text import Text
 
 import xltcp
-from xltcp import budget, files, runner, table
+from xltcp import budget, files, progress, runner, table
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -160,11 +162,14 @@ def refused() -> Iterator[None]:
 
 
 class ProgressView(runner.Observer):
-    """Progress bars on stderr, shown only once a run has taken a while.
+    """Progress on stderr: bars on a terminal, shown only once a run has taken
+    a while; plain lines elsewhere (:class:`xltcp.progress.Lines`).
 
     The bars start once ``delay`` seconds of wall time have passed since the
     view was made, so quick runs print nothing. The core calls back with
-    simulated seconds done and total; several seeds add an overall bar.
+    simulated seconds done and total; several seeds add an overall bar. Off
+    a terminal, each finished seed of several writes a line, and a long run
+    a line about its simulated time, each at most every few seconds.
     """
 
     def __init__(
@@ -180,6 +185,9 @@ class ProgressView(runner.Observer):
         self.started_at = clock()
         self.last_refresh = 0.0
         self.bar: Progress | None = None
+        self.lines: progress.Lines | None = None
+        if enabled and not progress.live(console):
+            self.lines = progress.Lines(console, seeds, clock=clock)
         self.seed: int | None = None
         self.done_s, self.total_s, self.finished = 0.0, 0.0, 0
 
@@ -191,12 +199,22 @@ class ProgressView(runner.Observer):
     def progress(self, done_s: float, total_s: float) -> None:
         """Called by the core with simulated seconds done and total."""
         self.done_s, self.total_s = done_s, total_s
+        if self.lines is not None:
+            self.lines.note(f"{self._label()}: {done_s:.0f} of {total_s:.0f} s simulated")
+            return
         self._update()
 
     def run_finished(self, index: int, seed: int | None, summary: dict) -> None:
-        """Advance the overall bar."""
+        """Advance the overall bar (off a terminal, a line for several seeds)."""
         self.finished += 1
+        if self.lines is not None:
+            if self.seeds > 1:
+                self.lines.finished("run" if seed is None else f"seed {seed}")
+            return
         self._update(force=True)
+
+    def _label(self) -> str:
+        return "run" if self.seed is None else f"seed {self.seed}"
 
     def close(self) -> None:
         """Remove the bars, if they were shown."""
@@ -207,15 +225,17 @@ class ProgressView(runner.Observer):
     def _update(self, force: bool = False) -> None:
         now = self.clock()
         if self.bar is None:
-            if not self.enabled or now - self.started_at < self.delay:
+            if not self.enabled or self.lines is not None or now - self.started_at < self.delay:
                 return
             self._start()
         assert self.bar is not None
         if self.seeds > 1:
             self.bar.update(self.overall, completed=self.finished)
-        label = "run" if self.seed is None else f"seed {self.seed}"
         self.bar.update(
-            self.current, description=label, total=self.total_s or None, completed=self.done_s
+            self.current,
+            description=self._label(),
+            total=self.total_s or None,
+            completed=self.done_s,
         )
         # The core holds the interpreter while it runs, so the bar is redrawn
         # here rather than by a background thread; at most ten times a second.
@@ -423,9 +443,7 @@ def run_scenario(
         manifest = results.Manifest(
             out_dir, scenario, echo, overrides, seeds if many else [seed_of(echo, seed)]
         )
-        view = ProgressView(
-            err_console, len(seeds) if many else 1, not quiet and err_console.is_terminal
-        )
+        view = ProgressView(err_console, len(seeds) if many else 1, not quiet)
         try:
             if many:
                 result = _run_seeds(scenario, seeds, out_dir, overrides, view, manifest, resume)
@@ -553,11 +571,15 @@ SCHEDULER_ADDRESS = re.compile(
 
 
 class SweepView:
-    """A progress bar over the runs of a campaign (stderr, terminals only)."""
+    """Progress over the runs of a campaign on stderr: a bar on a terminal,
+    plain lines elsewhere (:class:`xltcp.progress.Lines`)."""
 
     def __init__(self, console: Console, total: int, enabled: bool) -> None:
         self.bar: Progress | None = None
-        if enabled and total:
+        self.lines: progress.Lines | None = None
+        if enabled and total and not progress.live(console):
+            self.lines = progress.Lines(console, total)
+        elif enabled and total:
             from rich.progress import (
                 BarColumn,
                 Progress,
@@ -582,6 +604,9 @@ class SweepView:
         """One more run finished."""
         if self.bar is not None:
             self.bar.advance(self.task)
+        if self.lines is not None:
+            point, seed = getattr(spec, "point", None), getattr(spec, "seed", None)
+            self.lines.finished(f"point {point} seed {seed}")
 
     def close(self) -> None:
         """Remove the bar."""
@@ -712,7 +737,8 @@ def sweep(
         if plan_only:
             _print_plan(the_plan, out_dir, limit)
             return
-        view = SweepView(err_console, len(the_plan.runs), not quiet and err_console.is_terminal)
+        todo = campaign.pending(the_plan, out_dir / "runs")
+        view = SweepView(err_console, len(todo), not quiet)
         try:
             outcome = campaign.run_campaign(
                 the_plan, out_dir, executor, jobs, scheduler, view.done, limit
@@ -871,7 +897,7 @@ def emu(
         echo = runner.validate(scenario, overrides, engine="emu")
         out_dir = out if out is not None else default_out_dir(echo, scenario)
         out_dir.mkdir(parents=True, exist_ok=True)
-        view = ProgressView(err_console, 1, not quiet and err_console.is_terminal)
+        view = ProgressView(err_console, 1, not quiet)
         # SIGTERM stops the run like Ctrl-C, so the teardown runs.
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
@@ -1245,7 +1271,7 @@ def reproduce(
     total = sum(PAPERS[p].total_runs(len(seed_list), sweeps) for p in papers)
     if sensitivity:
         total = PAPERS[paper].total_runs(len(seed_list), sweeps, sensitivity=True)
-    bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
+    bar = progress_bar(err_console, not quiet, total)
     with user_errors(), bar as step:
         if paper == "all":
             summary = reproduce_all(seed_list, out_dir, sweeps, set_ or [], step, jobs)
@@ -1295,7 +1321,7 @@ def _reproduce_emu(
 
         total = byun2016_emu.total_runs(len(seed_list), overrides, repeats)
         total += byun2016_emu.population_steps(overrides)
-        bar = progress_bar(err_console, not quiet and err_console.is_terminal, total)
+        bar = progress_bar(err_console, not quiet, total)
         # SIGTERM stops the runs like Ctrl-C, so the emulator's teardown runs.
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:

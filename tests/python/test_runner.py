@@ -115,7 +115,9 @@ def test_progress_bar_appears_only_after_the_delay():
     from rich.console import Console
 
     clock = FakeClock()
-    view = ProgressView(Console(file=open("/dev/null", "w")), 3, True, delay=2.0, clock=clock)
+    view = ProgressView(
+        Console(file=open("/dev/null", "w"), force_terminal=True), 3, True, delay=2.0, clock=clock
+    )
     view.run_started(0, 1)
     view.progress(5.0, 20.0)
     assert view.bar is None

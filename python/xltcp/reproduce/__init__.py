@@ -2,7 +2,8 @@
 
 ``xltcp reproduce <paper>`` runs ``reproduce(seeds, out, sweeps, overrides,
 progress)`` of the paper's module, with a progress bar over its
-``total_runs(seeds, sweeps)`` runs.
+``total_runs(seeds, sweeps)`` runs: ``progress(label)`` is called as each
+run ends (runs on a :func:`common.pool` report through ``RunPool.run``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+from xltcp import progress
 from xltcp.reproduce import byun2016, dsasync, kim_chung, l2clamp, ucl
 
 #: Paper name -> its module.
@@ -67,9 +69,16 @@ def reproduce_all(
 
 @contextlib.contextmanager
 def progress_bar(console: Console, enabled: bool, total: int) -> Iterator[Callable[[str], None]]:
-    """A bar over `total` runs; yields the callback to call as each run starts."""
+    """A bar over `total` runs; yields the callback to call, with the run's
+    label, as each run ends (from any thread).
+
+    Off a terminal, plain lines instead (:class:`xltcp.progress.Lines`).
+    """
     if not enabled:
         yield lambda _label: None
+        return
+    if not progress.live(console):
+        yield progress.Lines(console, total).finished
         return
     bar = Progress(
         TextColumn("{task.description}"),
@@ -81,13 +90,8 @@ def progress_bar(console: Console, enabled: bool, total: int) -> Iterator[Callab
     )
     with bar:
         task = bar.add_task("starting", total=total)
-        started = [False]
 
         def step(label: str) -> None:
-            # Called as each run starts: the previous one is done.
-            if started[0]:
-                bar.advance(task)
-            started[0] = True
-            bar.update(task, description=label)
+            bar.update(task, advance=1, description=f"{label} done")
 
         yield step

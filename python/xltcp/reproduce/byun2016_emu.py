@@ -272,9 +272,6 @@ def run(
             )
             emu_runs = []
             for k in range(1, repeats + 1):
-                if progress:
-                    again = f" run {k}" if repeats > 1 else ""
-                    progress(f"{c.family} {c.label} seed {seed}{again}")
                 emu_dir = emu_folder(out, where, k)
                 emu = _done(emu_dir)
                 if emu is None:
@@ -282,6 +279,9 @@ def run(
                     text = _core.emu(str(c.path), seed, str(emu_dir), sets, None, None, None)
                     emu = json.loads(text)
                 emu_runs.append(_metrics(emu))
+                if progress:
+                    again = f" run {k}" if repeats > 1 else ""
+                    progress(f"{c.family} {c.label} seed {seed}{again}")
             row = {
                 "family": c.family,
                 "config": c.name,
@@ -319,13 +319,13 @@ def sim_population(
     for c in plan(overrides):
         if c.refusal is not None:
             continue
-        if progress:
-            progress(f"{c.family} {c.label}: the simulator as Linux, seeds 1-{seeds}")
         sets = [*overrides, *c.substitute, *SIM_AS_LINUX]
         out[_key(c.family, c.name)] = [
             _metrics(runner.run_one(c.path, seed, None, sets))["packets"]
             for seed in range(1, seeds + 1)
         ]
+        if progress:
+            progress(f"{c.family} {c.label}: the simulator as Linux, seeds 1-{seeds}")
     return out
 
 

@@ -7,18 +7,41 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from xltcp.stats import mean_ci
 
 
-def pool(jobs: int | None) -> ThreadPoolExecutor:
+class RunPool(ThreadPoolExecutor):
+    """A thread pool whose runs tell ``progress`` their label as each one ends."""
+
+    def __init__(self, jobs: int, progress: Callable[[str], None] | None = None) -> None:
+        super().__init__(max_workers=jobs)
+        self.progress = progress
+
+    def run(self, label: str, fn: Callable[..., Any], *args: Any) -> Future:
+        """Submit ``fn(*args)``; once it returns, ``progress(label)``."""
+        future = self.submit(fn, *args)
+        progress = self.progress
+        if progress is not None:
+
+            def ended(done: Future) -> None:
+                if not done.cancelled() and done.exception() is None:
+                    progress(label)
+
+            future.add_done_callback(ended)
+        return future
+
+
+def pool(jobs: int | None, progress: Callable[[str], None] | None = None) -> RunPool:
     """A thread pool of ``jobs`` workers (default: the usable cores); runs
-    release the GIL, and each writes its own folder."""
+    release the GIL, and each writes its own folder. Runs given to
+    :meth:`RunPool.run` report to ``progress`` as they end."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return ThreadPoolExecutor(max_workers=jobs or cores or 1)
+    return RunPool(jobs or cores or 1, progress)
 
 
 def ci(values: Sequence[float]) -> tuple[float, float]:

@@ -132,15 +132,14 @@ def run_all(
 ) -> dict[tuple[str, str], list[dict]]:
     """Every configuration, direction and seed: per (config, dir), metrics per seed."""
     tasks = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for direction in DIRECTIONS:
             for name, stem, extra, label in CONFIGS:
                 for seed in seeds:
-                    if progress:
-                        progress(f"{label} {direction} seed {seed}")
                     run_dir = out / "runs" / f"{name}-{direction}" / f"seed-{seed}"
                     args = (preset(stem, direction), seed, run_dir, [*overrides, *extra])
-                    tasks[(name, direction, seed)] = pool.submit(runner.run_one, *args)
+                    tag = f"{label} {direction} seed {seed}"
+                    tasks[(name, direction, seed)] = pool.run(tag, runner.run_one, *args)
     results: dict[tuple[str, str], list[dict]] = {}
     for (name, direction, seed), task in tasks.items():
         row = {"seed": seed, **_metrics(task.result())}
@@ -156,10 +155,10 @@ def run_capacity_drop(
     for name in ("regular", "dsasync"):
         values = []
         for seed in seeds:
-            if progress:
-                progress(f"capacity drop {name} seed {seed}")
             run_dir = out / "runs" / f"capacity-{name}" / f"seed-{seed}"
             runner.run_one(preset(name, "capacity"), seed, run_dir, list(overrides))
+            if progress:
+                progress(f"capacity drop {name} seed {seed}")
             rows = _series(run_dir)
             late = [g for t, g in zip(rows["time_s"], rows["goodput_bps"], strict=True) if t > 5.0]
             values.append(sum(late) / max(len(late), 1))
@@ -188,9 +187,9 @@ def run_sweep(
         for name in ("regular", "dsasync"):
             values = []
             for seed in seeds:
+                s = runner.run_one(preset(name, "down"), seed, None, [*overrides, *pu])
                 if progress:
                     progress(f"utilisation {u} {name} seed {seed}")
-                s = runner.run_one(preset(name, "down"), seed, None, [*overrides, *pu])
                 values.append(s["flows"][0]["goodput_bps"])
             mean, half = _ci(values)
             rows.append({"utilisation": u, "config": name, "goodput_bps": mean, "ci95": half})

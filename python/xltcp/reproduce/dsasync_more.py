@@ -55,8 +55,10 @@ def mean_srtt_s(run_dir: Path) -> float:
     return statistics.fmean(values) if values else math.nan
 
 
-def _submit(pool, tasks: dict, key, path: Path, seed: int, run_dir: Path, sets: Sequence[str]):
-    tasks[key] = pool.submit(runner.run_one, path, seed, run_dir, list(sets))
+def _submit(
+    pool, tasks: dict, key, path: Path, seed: int, run_dir: Path, sets: Sequence[str], label: str
+):
+    tasks[key] = pool.run(label, runner.run_one, path, seed, run_dir, list(sets))
 
 
 # --- 1. the uplink pacer ---------------------------------------------------
@@ -123,14 +125,14 @@ def run_pacer(
     def run_dir(d: str, pu: str, name: str, seed: int) -> Path:
         return out / "runs" / f"pacer-{d}-{name}-pu{pu.rstrip('%')}" / f"seed-{seed}"
 
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for d, pu, name, stem, extra, label in pacer_cells():
             for seed in seeds:
-                if progress:
-                    progress(f"pacer {d} {label} PU {pu} seed {seed}")
                 sets = [*overrides, *extra]
                 key = (d, pu, name, seed)
-                _submit(pool, tasks, key, _preset(stem), seed, run_dir(d, pu, name, seed), sets)
+                tag = f"pacer {d} {label} PU {pu} seed {seed}"
+                path, folder = _preset(stem), run_dir(d, pu, name, seed)
+                _submit(pool, tasks, key, path, seed, folder, sets, tag)
     rows = []
     for (d, pu, name, seed), task in tasks.items():
         s = task.result()
@@ -173,17 +175,16 @@ def run_macro(
     directions, regular and DSASync: per (config, direction) the total
     goodput, retransmitted traffic and RTOs of the 24 flows, per seed."""
     tasks: dict = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for direction in ("down", "up"):
             turn = [f'flow.{k}.direction="{direction}"' for k in range(MACRO_HOSTS)]
             for name in ("regular", "dsasync"):
                 for seed in seeds:
-                    if progress:
-                        progress(f"macro {name} {direction} seed {seed}")
                     run_dir = out / "runs" / f"macro-{name}-{direction}" / f"seed-{seed}"
                     sets = [*overrides, *turn]
                     path = _preset(f"{name}-macro")
-                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets)
+                    tag = f"macro {name} {direction} seed {seed}"
+                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets, tag)
     results: dict[tuple[str, str], list[dict]] = {}
     for (name, direction, seed), task in tasks.items():
         s = task.result()
@@ -213,16 +214,15 @@ def run_overhead(
     """The cell with no TFP at all, regular and DSASync, both directions:
     goodput and mean srtt per seed."""
     tasks: dict = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for direction in ("down", "up"):
             for name in ("regular", "dsasync"):
                 for seed in seeds:
-                    if progress:
-                        progress(f"no DSA {name} {direction} seed {seed}")
                     run_dir = out / "runs" / f"nodsa-{name}-{direction}" / f"seed-{seed}"
                     sets = [*overrides, f'flow.0.direction="{direction}"']
                     path = _preset(f"{name}-nodsa")
-                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets)
+                    tag = f"no DSA {name} {direction} seed {seed}"
+                    _submit(pool, tasks, (name, direction, seed), path, seed, run_dir, sets, tag)
     results: dict[tuple[str, str], list[dict]] = {}
     for (name, direction, seed), task in tasks.items():
         s = task.result()
@@ -341,14 +341,13 @@ def run_jitter(
     jitter (both definitions) and the goodput."""
     capture = ["output.pcap=true", "output.pcap_snaplen=96"]
     tasks: dict = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for name, stem, extra, label in JITTER_CONFIGS:
             for seed in seeds:
-                if progress:
-                    progress(f"jitter {label} seed {seed}")
                 run_dir = out / "runs" / f"jitter-{name}" / f"seed-{seed}"
                 sets = [*overrides, *extra, *capture]
-                _submit(pool, tasks, (name, seed), _preset(stem), seed, run_dir, sets)
+                tag = f"jitter {label} seed {seed}"
+                _submit(pool, tasks, (name, seed), _preset(stem), seed, run_dir, sets, tag)
     rows = []
     for (name, seed), task in tasks.items():
         s = task.result()
@@ -406,14 +405,13 @@ def run_byun(
     per config the goodput, RTOs, retransmissions and DSASync's buffer
     accounting, per seed."""
     tasks: dict = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for name, rel, extra, label in BYUN_CONFIGS:
             for seed in seeds:
-                if progress:
-                    progress(f"802.15.4 {label} seed {seed}")
                 run_dir = out / "runs" / f"byun-{name}" / f"seed-{seed}"
                 path = xltcp.scenarios_dir() / rel
-                _submit(pool, tasks, (name, seed), path, seed, run_dir, [*overrides, *extra])
+                sets, tag = [*overrides, *extra], f"802.15.4 {label} seed {seed}"
+                _submit(pool, tasks, (name, seed), path, seed, run_dir, sets, tag)
     results: dict[str, list[dict]] = {}
     for (name, seed), task in tasks.items():
         s = task.result()

@@ -146,14 +146,13 @@ def run(
     """Every row, configuration and seed; one dict per (row, configuration)
     with the per-seed metrics."""
     tasks = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for factor, label, _, sets, _ in ROWS:
             for name, stem, extra in CONFIGS:
                 for seed in seeds:
-                    if progress:
-                        progress(f"sensitivity {factor}={label} {name} seed {seed}")
                     args = (_preset(stem), seed, None, [*overrides, *sets, *extra])
-                    tasks[(factor, label, name, seed)] = pool.submit(runner.run_one, *args)
+                    tag = f"sensitivity {factor}={label} {name} seed {seed}"
+                    tasks[(factor, label, name, seed)] = pool.run(tag, runner.run_one, *args)
         results = {key: _metrics(t.result()) for key, t in tasks.items()}
     rows = []
     for factor, label, value, _, preset in ROWS:

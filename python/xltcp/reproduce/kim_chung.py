@@ -161,18 +161,17 @@ def run_grid(
 ) -> dict[tuple[str, str, float], list[dict]]:
     """Every variant, direction, loss rate and seed: metrics per seed."""
     tasks = {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for loss in losses:
             for direction in DIRECTIONS:
                 for variant, label in VARIANTS:
                     for seed in seeds:
-                        if progress:
-                            progress(f"{label} {direction} {loss:.0%} seed {seed}")
                         tag = "" if loss == 0.05 else f"-loss{loss:g}"
                         run_dir = out / "runs" / f"{variant}-{direction}{tag}" / f"seed-{seed}"
                         sets = [*ENERGY, *overrides, *_loss(loss)]
                         args = (preset(variant, direction), seed, run_dir, sets)
-                        tasks[(variant, direction, loss, seed)] = p.submit(runner.run_one, *args)
+                        what = f"{label} {direction} {loss:.0%} seed {seed}"
+                        tasks[(variant, direction, loss, seed)] = p.run(what, runner.run_one, *args)
     results: dict[tuple[str, str, float], list[dict]] = {}
     for (variant, direction, loss, _), task in tasks.items():
         results.setdefault((variant, direction, loss), []).append(_metrics(task.result()))
@@ -429,13 +428,11 @@ def run_sensitivity(
     """The three schemes at 5 % under each :data:`SENSITIVITY` setting:
     metrics per seed, keyed (setting label, variant, direction)."""
     tasks = {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for k, (label, sets) in enumerate(SENSITIVITY):
             for direction in DIRECTIONS:
                 for variant in SCHEMES:
                     for seed in seeds:
-                        if progress:
-                            progress(f"{label}: {variant} {direction} seed {seed}")
                         run_dir = out / "runs" / f"sensitivity-{k}" / f"{variant}-{direction}"
                         args = (
                             preset(variant, direction),
@@ -443,7 +440,9 @@ def run_sensitivity(
                             run_dir / f"seed-{seed}",
                             [*ENERGY, *overrides, *sets],
                         )
-                        tasks[(label, variant, direction, seed)] = p.submit(runner.run_one, *args)
+                        what = f"{label}: {variant} {direction} seed {seed}"
+                        key = (label, variant, direction, seed)
+                        tasks[key] = p.run(what, runner.run_one, *args)
     results: dict[tuple[str, str, str], list[dict]] = {}
     for (label, variant, direction, _), task in tasks.items():
         results.setdefault((label, variant, direction), []).append(_metrics(task.result()))

@@ -140,16 +140,15 @@ def run(
     """Every setting, variant and seed: metrics per seed, keyed by
     (setting, variant)."""
     tasks = {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for key, _, _, base, sets, variants in _settings():
             user = _for_lrwpan(overrides) if key.startswith("lrwpan") else list(overrides)
             for vkey, vlabel, vsets in variants:
                 for seed in seeds:
-                    if progress:
-                        progress(f"beyond: {key} {vlabel} seed {seed}")
                     run_dir = out / "runs" / "beyond" / f"{key}-{vkey}" / f"seed-{seed}"
                     args = (base, seed, run_dir, [*sets, *vsets, *user])
-                    tasks[(key, vkey, seed)] = p.submit(runner.run_one, *args)
+                    what = f"beyond: {key} {vlabel} seed {seed}"
+                    tasks[(key, vkey, seed)] = p.run(what, runner.run_one, *args)
     results: dict[tuple[str, str], list[dict]] = {}
     for (key, vkey, _), task in tasks.items():
         results.setdefault((key, vkey), []).append(_metrics(task.result()))

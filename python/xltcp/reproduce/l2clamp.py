@@ -219,24 +219,22 @@ def run_all(
     """The default runs (variant, or variant-rr under round robin -> per-seed
     metrics) and, with sweeps, (key, value, variant) -> per-seed metrics."""
     default_tasks, sweep_tasks = {}, {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for scheduler in SCHEDULERS:
             for variant, label in VARIANTS:
                 for seed in seeds:
-                    if progress:
-                        progress(f"{label} {scheduler} {DURATION_S} s seed {seed}")
-                    default_tasks[(_key(variant, scheduler), seed)] = p.submit(
-                        _run_default, variant, seed, out, overrides, scheduler
+                    what = f"{label} {scheduler} {DURATION_S} s seed {seed}"
+                    default_tasks[(_key(variant, scheduler), seed)] = p.run(
+                        what, _run_default, variant, seed, out, overrides, scheduler
                     )
         if sweeps:
             for key, (values, _) in SWEEPS.items():
                 for value in values:
                     for variant, label in VARIANTS:
                         for seed in seeds:
-                            if progress:
-                                progress(f"{label} {key}={_fmt(value)} seed {seed}")
-                            sweep_tasks[(key, value, variant, seed)] = p.submit(
-                                _run_point, variant, seed, key, value, overrides
+                            what = f"{label} {key}={_fmt(value)} seed {seed}"
+                            sweep_tasks[(key, value, variant, seed)] = p.run(
+                                what, _run_point, variant, seed, key, value, overrides
                             )
     default: dict[str, list[dict]] = {}
     for (variant, _), task in default_tasks.items():

@@ -130,13 +130,11 @@ def run(
     """Every row, variant, scheduler and seed: (factor, value, variant,
     scheduler) -> per-seed metrics."""
     tasks = {}
-    with _pool(jobs) as pool:
+    with _pool(jobs, progress) as pool:
         for factor, label, agent, scenario, _ in ROWS:
             for name, stem in VARIANTS:
                 for sched in SCHEDULERS:
                     for seed in seeds:
-                        if progress:
-                            progress(f"sensitivity {factor}={label} {name} {sched} seed {seed}")
                         sets = [
                             f'sim.duration="{DURATION_S}s"',
                             f'wireless.scheduler="{sched}"',
@@ -145,8 +143,9 @@ def run(
                             *overrides,
                         ]
                         args = (_preset(stem), seed, None, sets)
-                        tasks[(factor, label, name, sched, seed)] = pool.submit(
-                            runner.run_one, *args
+                        what = f"sensitivity {factor}={label} {name} {sched} seed {seed}"
+                        tasks[(factor, label, name, sched, seed)] = pool.run(
+                            what, runner.run_one, *args
                         )
         per_run = {key: _metrics(t.result()) for key, t in tasks.items()}
     out: dict = {}

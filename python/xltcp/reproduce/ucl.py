@@ -335,19 +335,16 @@ def run_security(
 ) -> dict:
     """The security experiment: (standard, rate, on) -> metrics per seed."""
     tasks = {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for std, rate in SECURITY_RATES:
             sets = [f"wireless.standard={std}", f"wireless.rate={rate}Mbps"]
             for on, stem in ((False, "link-plain"), (True, "link-secured")):
                 for seed in seeds:
-                    if progress:
-                        progress(
-                            f"security {'on' if on else 'off'} {std} {rate} Mbit/s seed {seed}"
-                        )
                     tag = f"security-{std}-{rate}-{'on' if on else 'off'}"
                     run_dir = out / "runs" / tag / f"seed-{seed}"
-                    tasks[(std, rate, on, seed)] = p.submit(
-                        runner.run_one, preset(stem), seed, run_dir, [*sets, *overrides]
+                    what = f"security {'on' if on else 'off'} {std} {rate} Mbit/s seed {seed}"
+                    tasks[(std, rate, on, seed)] = p.run(
+                        what, runner.run_one, preset(stem), seed, run_dir, [*sets, *overrides]
                     )
     found: dict = {}
     for (std, rate, on, _), task in tasks.items():
@@ -396,26 +393,24 @@ def run_all(
 ) -> tuple[dict, dict]:
     """Every location and moving case: metrics per seed."""
     loc_tasks, mov_tasks = {}, {}
-    with pool(jobs) as p:
+    with pool(jobs, progress) as p:
         for loc in LOCATIONS:
             for key, stem, label in LOCATION_VARIANTS:
                 for seed in seeds:
-                    if progress:
-                        progress(f"{loc} {label} seed {seed}")
                     run_dir = out / "runs" / f"{loc}-{key}" / f"seed-{seed}"
                     sets = [*_location_overrides(key, loc), *overrides]
-                    loc_tasks[(loc, key, seed)] = p.submit(
-                        runner.run_one, preset(stem), seed, run_dir, sets
+                    args = (preset(stem), seed, run_dir, sets)
+                    loc_tasks[(loc, key, seed)] = p.run(
+                        f"{loc} {label} seed {seed}", runner.run_one, *args
                     )
         cases = [(k, s, lab, []) for k, s, lab, _ in MOVING_VARIANTS]
         if sweeps:
             cases += list(SENSITIVITY)
         for key, stem, label, sets in cases:
             for seed in seeds:
-                if progress:
-                    progress(f"moving {label} seed {seed}")
                 run_dir = out / "runs" / f"moving-{key}" / f"seed-{seed}"
-                task = p.submit(runner.run_one, preset(stem), seed, run_dir, [*sets, *overrides])
+                args = (preset(stem), seed, run_dir, [*sets, *overrides])
+                task = p.run(f"moving {label} seed {seed}", runner.run_one, *args)
                 mov_tasks[(key, seed)] = (task, run_dir)
     locations: dict = {}
     for (loc, key, _), task in loc_tasks.items():
