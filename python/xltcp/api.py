@@ -222,7 +222,8 @@ def sweep(
     ``campaign.CampaignError`` saying what differs; ``append=True`` adds
     this plan's points and seeds to that campaign instead (``--append``).
     ``executor`` is ``"threads"``, ``"processes"`` or ``"dask"`` (with
-    ``scheduler`` an address or a ``distributed.Client``).
+    ``scheduler`` an address or a ``distributed.Client``; with none, a local
+    cluster of ``jobs`` worker processes, every core by default).
     """
     s = _scenario(scenario)
     seed_list = runner.parse_seeds(seeds) if isinstance(seeds, str) else seeds

@@ -652,24 +652,42 @@ def run_local(
         _STOPPING.discard(str(runs_dir))
 
 
-def run_dask(todo: Sequence[RunSpec], runs_dir: Path, scheduler: Any, done: Done) -> None:
+def run_dask(
+    todo: Sequence[RunSpec],
+    runs_dir: Path,
+    scheduler: Any,
+    done: Done,
+    workers: int | None = None,
+) -> None:
     """Submit every run to a Dask cluster: ``scheduler`` is an address
     (``tcp://host:8786``) or a ``distributed.Client``. The campaign folder must
-    be on a filesystem the workers share."""
+    be on a filesystem the workers share. With no ``scheduler``, a local
+    cluster of ``workers`` processes (default: every core), one run at a
+    time each, is started for these runs and closed after them."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise CampaignError(
             "--executor dask needs the distributed package (pip install 'xltcp[dask]')"
         ) from None
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler) if own else scheduler
-    except (ValueError, OSError, TimeoutError) as e:
-        raise CampaignError(
-            f"--scheduler {scheduler}: cannot reach a Dask scheduler: {e}"
-        ) from None
-    try:
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            cluster = LocalCluster(
+                n_workers=workers or cores(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            scheduler = stack.enter_context(cluster)
+        own = not isinstance(scheduler, Client)
+        try:
+            client = Client(scheduler) if own else scheduler
+        except (ValueError, OSError, TimeoutError) as e:
+            raise CampaignError(
+                f"--scheduler {scheduler}: cannot reach a Dask scheduler: {e}"
+            ) from None
+        if own:
+            stack.callback(client.close)  # before the local cluster, if any
         futures = {
             client.submit(execute, spec, str(runs_dir.absolute()), key=f"xltcp-{spec.key}"): spec
             for spec in todo
@@ -681,9 +699,6 @@ def run_dask(todo: Sequence[RunSpec], runs_dir: Path, scheduler: Any, done: Done
         except BaseException:
             client.cancel(list(futures))
             raise
-    finally:
-        if own:
-            client.close()
 
 
 # --- The table ----------------------------------------------------------------
@@ -818,8 +833,6 @@ def run_campaign(
     """
     if executor not in EXECUTORS:
         raise CampaignError(f"executor {executor!r}: allowed {', '.join(EXECUTORS)}")
-    if executor == "dask" and scheduler is None:
-        raise CampaignError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     out_dir = Path(out_dir)
     runs_dir = out_dir / "runs"
     todo = pending(the_plan, runs_dir)
@@ -843,7 +856,7 @@ def run_campaign(
 
     try:
         if todo and executor == "dask":
-            run_dask(todo, runs_dir, scheduler, finished)
+            run_dask(todo, runs_dir, scheduler, finished, min(jobs, len(todo)))
         elif todo:
             run_local(todo, runs_dir, min(jobs, len(todo)), executor == "processes", finished)
         path = write_table(table(the_plan, runs_dir), out_dir)
@@ -899,7 +912,8 @@ def run_specs(
     runs_dir.mkdir(parents=True, exist_ok=True)
     clean_partial(runs_dir)
     if todo and executor == "dask":
-        run_dask(todo, runs_dir, scheduler, done or (lambda spec, wall: None))
+        workers = min(jobs or cores(), len(todo))
+        run_dask(todo, runs_dir, scheduler, done or (lambda spec, wall: None), workers)
     elif todo:
         jobs = min(jobs or cores(), len(todo))
         run_local(todo, runs_dir, jobs, executor == "processes", done or (lambda s, w: None))

@@ -660,16 +660,22 @@ def sweep(
         "-j",
         min=1,
         metavar="N",
-        help="Runs at once on this machine [default: every core].",
+        help="Runs at once on this machine (or workers of a local Dask cluster) "
+        "[default: every core].",
     ),
     executor: str = typer.Option(
         "threads",
         "--executor",
         metavar="threads|processes|dask",
-        help="Where the runs go: a thread pool (default), a process pool, or a Dask cluster.",
+        help="Where the runs go: a thread pool (default), a process pool, or a Dask cluster "
+        "(--scheduler's, else a local one: --jobs worker processes).",
     ),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786."
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler, e.g. tcp://host:8786 [default with --executor dask: a local "
+        "cluster, started and closed by the sweep].",
     ),
     max_output: Optional[str] = MAX_OUTPUT_OPT,
     append: bool = typer.Option(
@@ -698,11 +704,6 @@ def sweep(
     if scheduler is not None and executor != "dask":
         raise typer.BadParameter(
             "give --scheduler with --executor dask", param_hint="'--scheduler'"
-        )
-    if executor == "dask" and scheduler is None:
-        raise typer.BadParameter(
-            "--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)",
-            param_hint="'--scheduler'",
         )
     if scheduler is not None and not SCHEDULER_ADDRESS.fullmatch(scheduler):
         raise typer.BadParameter(

@@ -68,3 +68,45 @@ def test_a_run_that_fails_midway_leaves_no_folder(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         campaign.execute(spec, str(tmp_path))
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_core
+def test_dask_without_a_scheduler_starts_a_local_cluster_and_writes_the_same_bytes(
+    tmp_path, monkeypatch
+):
+    """``xltcp sweep --executor dask`` with no --scheduler: a local cluster of
+    worker processes, one per core (at most one per run), closed at the end."""
+    distributed = pytest.importorskip("dask.distributed")
+    from typer.testing import CliRunner
+
+    from xltcp import campaign
+    from xltcp.cli import app
+
+    made = []
+
+    class Spy(distributed.LocalCluster):
+        def __init__(self, **kwargs):
+            made.append(kwargs)
+            super().__init__(**kwargs)
+
+        def close(self, *args, **kwargs):
+            made.append("closed")
+            return super().close(*args, **kwargs)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Spy)
+    monkeypatch.setattr("distributed.LocalCluster", Spy)
+    args = ["sweep", str(LOSSY), "--vary", "wireless.loss.down.p=0.01,0.05", "--seeds", "1"]
+    args += ["--set", "sim.duration=2s", "--quiet"]
+    embedded = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "one"), "-j", "1"])
+    assert embedded.exit_code == 0, embedded.output
+    local = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "dask"), "--executor", "dask"])
+    assert local.exit_code == 0, local.output
+    assert made[0]["n_workers"] == min(campaign.cores(), 2)
+    assert made[0]["processes"] is True and made[0]["threads_per_worker"] == 1
+    assert "closed" in made[1:]
+    one = campaign.read_table(tmp_path / "one")
+    assert len(one) == 2
+    names = [p.name for p in (tmp_path / "one").glob("results.*")]
+    assert names
+    for name in names:
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()

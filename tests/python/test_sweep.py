@@ -106,7 +106,7 @@ def _no_traceback(result):
         ),
         (["--seeds", "3..1"], "the range ends (1) before it starts (3)"),
         (["--executor", "mpi"], "'mpi': allowed threads, processes, dask"),
-        (["--executor", "dask"], "--executor dask needs --scheduler"),
+        (["--scheduler", "tcp://head:8786"], "give --scheduler with --executor dask"),
         (["--max-output", "lots"], "'lots' is not a size"),
         (["--jobs", "0"], "--jobs"),
     ],
