@@ -1,10 +1,11 @@
 """The ``xltcp`` command: run, sweep, emu, validate, demo, scenarios, plot, reproduce.
 
-Exit status: 0 on success, 2 for a user error (bad arguments or an invalid
-scenario; the message names what is wrong), 1 for anything else that went
-wrong (e.g. a results folder that cannot be written), and for ``reproduce``
-3 when it ran but missed one of the paper's targets (``--no-check`` reports
-the targets and exits 0).
+Exit status (:data:`EXIT_STATUSES`, also in ``xltcp --help``): 0 on success,
+2 for a user error (bad arguments or an invalid scenario; the message names
+what is wrong), 1 for anything else that went wrong (e.g. a results folder
+that cannot be written), for ``reproduce`` 3 when it ran but missed one of
+the paper's targets (``--no-check`` reports the targets and exits 0), and
+130 when interrupted.
 
 Results go to ``--out DIR`` (refused when it holds files, unless
 ``--force``, which empties only a folder of xltcp's own files that its
@@ -34,6 +35,7 @@ import os
 import re
 import signal
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,9 +54,41 @@ if TYPE_CHECKING:
 
     from xltcp.results import Manifest
 
+#: Exit status of ``reproduce`` when it ran but missed a target of the paper.
+TARGETS_MISSED = 3
+
+#: Every exit status of the command and what it means: in ``xltcp --help``
+#: and in the README's "Exit status" section (a test keeps them the same).
+EXIT_STATUSES: tuple[tuple[int, str], ...] = (
+    (0, "success (also a reproduction that missed a target, with --no-check)"),
+    (
+        1,
+        "something else went wrong: a file that cannot be read or written, a run that "
+        "failed, an internal error (a bug: please report it)",
+    ),
+    (
+        2,
+        "bad input: arguments, a scenario or campaign file, a results folder refused, "
+        "traces over --max-output or the free space, a machine that cannot host xltcp emu",
+    ),
+    (TARGETS_MISSED, "xltcp reproduce ran but missed a target of the paper (its table says which)"),
+    (130, "interrupted: Ctrl-C, SIGTERM or SIGHUP"),
+)
+
+
+def exit_status_text() -> str:
+    """:data:`EXIT_STATUSES` as the help's epilog (``\\b``: click keeps its lines)."""
+    rows = []
+    for code, meaning in EXIT_STATUSES:
+        lines = textwrap.wrap(meaning, 68)
+        rows += [f"  {code:<5}{lines[0]}", *(f"       {line}" for line in lines[1:])]
+    return "\b\nExit status:\n" + "\n".join(rows)
+
+
 app = typer.Typer(
     name="xltcp",
     help="TCP over disruptive wireless links: run and check scenarios.",
+    epilog=exit_status_text(),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -63,9 +97,6 @@ app = typer.Typer(
 
 out_console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
-
-#: Exit status of ``reproduce`` when it ran but missed a target of the paper.
-TARGETS_MISSED = 3
 
 #: Wall time a run must take before its progress bar appears.
 PROGRESS_DELAY_S = 2.0
@@ -1056,20 +1087,55 @@ def description(path: Path) -> str:
     return " ".join(part for part in lines if part)
 
 
+def first_sentence(text: str, width: int) -> str:
+    """The first sentence of ``text``, cut at a word to at most ``width``
+    characters (ending ``...`` when cut)."""
+    found = re.match(r"(.*?[.!?])(?=\s+[A-Z(]|\s*$)", text)  # not at "Fig. 7"
+    sentence = found.group(1) if found else text
+    if len(sentence) <= width:
+        return sentence
+    head = sentence[: max(0, width - 3)]
+    if sentence[len(head)] != " ":
+        head = head.rsplit(" ", 1)[0]  # not half a word
+    return head.rstrip(",;:") + "..."
+
+
 @app.command()
-def scenarios() -> None:
-    """List the scenarios shipped with xltcp (give a name to run or validate)."""
+def scenarios(
+    long: bool = typer.Option(
+        False, "--long", "-l", help="Each scenario's whole description, in a table."
+    ),
+) -> None:
+    """List the scenarios shipped with xltcp, a line each.
+
+    Give a name to run or validate one (xltcp run demo); --long prints each
+    scenario's whole description.
+    """
     folder = xltcp.scenarios_dir()
     names = xltcp.shipped_names()
     if not names:
         raise _error(f"no shipped scenarios found in {folder}", 1)
-    listing = Table(show_lines=True)
-    listing.add_column("scenario", no_wrap=True)
-    listing.add_column("about")
+    if long:
+        listing = Table(show_lines=True)
+        listing.add_column("scenario", no_wrap=True)
+        listing.add_column("about")
+        for name in names:
+            listing.add_row(name, description(xltcp.shipped_scenario(name)))
+        out_console.print(listing)
+        out_console.print(Text(f"in {folder}; run one with xltcp run NAME"), soft_wrap=True)
+        return
+    column = max(len(name) for name in names) + 2
+    room = max(30, out_console.width - column)
     for name in names:
-        listing.add_row(name, description(xltcp.shipped_scenario(name)))
-    out_console.print(listing)
-    out_console.print(Text(f"in {folder}; run one with xltcp run NAME"), soft_wrap=True)
+        about = first_sentence(description(xltcp.shipped_scenario(name)), room)
+        out_console.print(Text(f"{name:<{column}}{about}".rstrip()), soft_wrap=True)
+    out_console.print(
+        Text(
+            f"{len(names)} scenarios in {folder}; run one with xltcp run NAME, "
+            "xltcp scenarios --long for their descriptions"
+        ),
+        soft_wrap=True,
+    )
 
 
 @app.command()

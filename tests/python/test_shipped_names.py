@@ -38,10 +38,10 @@ def test_an_unknown_name_lists_the_shipped_ones():
     )
 
 
-def test_scenarios_prints_whole_descriptions(monkeypatch):
+def test_scenarios_long_prints_whole_descriptions(monkeypatch):
     console = Console(width=3000, record=True, highlight=False)
     monkeypatch.setattr(cli, "out_console", console)
-    result = invoke("scenarios")
+    result = invoke("scenarios", "--long")
     assert result.exit_code == 0, result.output
     text = " ".join(console.export_text().split())
     for name in xltcp.shipped_names():
