@@ -500,8 +500,11 @@ fn read_clamp(cx: &mut Cx, t: &mut Tab) -> ClampConfig {
     // measured service rate).
     let alpha = t.read(cx, "alpha", None, |v| match v {
         Val::Str(s) if s == "measured" => Ok(None),
-        Val::Str(_) => Err("expected a number of packets or \"measured\"".into()),
-        v => rd::number(v).map(Some),
+        Val::Int(_) | Val::Float(_) => rd::number(v).map(Some),
+        v => Err(format!(
+            "expected \"measured\" or a number of packets, got {}",
+            v.type_name()
+        )),
     });
     if alpha.is_some_and(|a| !(a.is_finite() && (0.0..=1e6).contains(&a))) {
         t.invalid(
