@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import xltcp
 from xltcp import cli
+from xltcp.cli import info, runs
 
 
 @pytest.fixture
@@ -20,7 +22,9 @@ def calls(monkeypatch):
             seen[-1]["force"] = rest[1] if len(rest) > 1 else kw["force"]
         return out if out is not None else Path("results") / "fake"
 
-    monkeypatch.setattr(cli, "run_scenario", fake_run_scenario)
+    # ``run`` and ``demo`` both call it: replace it where each looks it up.
+    monkeypatch.setattr(runs, "run_scenario", fake_run_scenario)
+    monkeypatch.setattr(info, "run_scenario", fake_run_scenario)
     return seen
 
 
@@ -74,7 +78,7 @@ def test_seeds_are_parsed(calls, write_toml):
 def test_demo_runs_the_shipped_scenario(calls, monkeypatch, tmp_path):
     shipped = tmp_path / "demo.toml"
     shipped.write_text("")
-    monkeypatch.setattr(cli.xltcp, "shipped_scenario", lambda name: tmp_path / f"{name}.toml")
+    monkeypatch.setattr(xltcp, "shipped_scenario", lambda name: tmp_path / f"{name}.toml")
     result = invoke("demo", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert calls[0]["out"] == tmp_path / "out"
@@ -82,7 +86,7 @@ def test_demo_runs_the_shipped_scenario(calls, monkeypatch, tmp_path):
 
 
 def test_demo_without_the_scenario_exit_1(calls, monkeypatch, tmp_path):
-    monkeypatch.setattr(cli.xltcp, "shipped_scenario", lambda name: tmp_path / "absent.toml")
+    monkeypatch.setattr(xltcp, "shipped_scenario", lambda name: tmp_path / "absent.toml")
     result = invoke("demo")
     assert result.exit_code == 1
     assert "error: the shipped demo scenario is missing" in result.stderr

@@ -5,6 +5,7 @@ from typer.testing import CliRunner
 
 import xltcp
 from xltcp import cli
+from xltcp.cli import info
 
 from conftest import REPO, needs_core
 
@@ -40,7 +41,7 @@ def test_an_unknown_name_lists_the_shipped_ones():
 
 def test_scenarios_long_prints_whole_descriptions(monkeypatch):
     console = Console(width=3000, record=True, highlight=False)
-    monkeypatch.setattr(cli, "out_console", console)
+    monkeypatch.setattr(info, "out_console", console)
     result = invoke("scenarios", "--long")
     assert result.exit_code == 0, result.output
     text = " ".join(console.export_text().split())
