@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # drop this line in a notebook to see the figures inline
 import matplotlib.pyplot as plt
+import pandas as pd
 
 import xltcp
 
@@ -82,17 +83,28 @@ table = xltcp.sweep(
 table[["wireless.loss.down.p", "wireless.rate", "seed", "goodput_bps", "rto_count"]].head()
 
 # %%
+from xltcp.stats import mean_ci  # mean and Student t 95 % half width, as the CLI prints
+
+
+def ci(values):
+    mean, half = mean_ci(list(values))
+    return pd.Series({"mean": mean, "ci95": half, "seeds": len(values)})
+
+
+# wireless.rate_bps: the swept rate as a number (bit/s) beside its text "5Mbps".
 summary = (
-    table.groupby(["wireless.rate", "wireless.loss.down.p"])["goodput_bps"]
-    .agg(["mean", "sem", "count"])
+    table.groupby(["wireless.rate_bps", "wireless.loss.down.p"])["goodput_bps"]
+    .apply(ci)
+    .unstack()
     .reset_index()
 )
 fig, ax = plt.subplots(figsize=(6, 4))
-for rate, rows in summary.groupby("wireless.rate"):
-    ax.errorbar(rows["wireless.loss.down.p"], rows["mean"] / 1e6, yerr=1.96 * rows["sem"] / 1e6,
-                marker="o", capsize=3, label=rate)  # fmt: skip
+for rate, rows in summary.groupby("wireless.rate_bps"):
+    ax.errorbar(rows["wireless.loss.down.p"], rows["mean"] / 1e6, yerr=rows["ci95"] / 1e6,
+                marker="o", capsize=3, label=f"{rate / 1e6:g} Mbit/s")  # fmt: skip
 ax.set_xlabel("frame loss probability")
-ax.set_ylabel("goodput (Mbit/s)")
+ax.set_ylabel("goodput (Mbit/s), mean ± 95 % CI over 5 seeds")
+ax.set_ylim(bottom=0)
 ax.legend(title="wireless rate")
 summary
 

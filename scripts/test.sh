@@ -7,6 +7,8 @@ scripts/setup.sh --test
 # Property tests explore a fixed sequence of cases here, so that a run is
 # repeatable; set PROPTEST_RNG_SEED yourself to explore others.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
+# Screenshots of the HTML reports (taken in headless Chromium) are kept here.
+export XLTCP_TEST_ARTIFACTS="${XLTCP_TEST_ARTIFACTS:-$PWD/target/test-artifacts}"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet

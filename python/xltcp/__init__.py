@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from xltcp.api import RunResult, Scenario, load, run, sweep
+    from xltcp.api import RunResult, Scenario, load, run, sweep, to_xarray
 
 #: The API's names, imported on first use (PEP 562): the ``xltcp`` command
 #: imports this package, and most of its commands never need the API's
 #: campaign machinery.
-_API = ("RunResult", "Scenario", "load", "run", "sweep")
+_API = ("RunResult", "Scenario", "load", "run", "sweep", "to_xarray")
 
 
 def __getattr__(name: str):
@@ -43,6 +43,7 @@ __all__ = [
     "shipped_names",
     "shipped_scenario",
     "sweep",
+    "to_xarray",
 ]
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
-from xltcp import budget, campaign, runner
+from xltcp import budget, campaign, runner, schema
 from xltcp.values import Value, toml_value, values_from_toml
 
 if TYPE_CHECKING:
@@ -239,18 +239,42 @@ def sweep(
     return campaign.read_table(Path(out))
 
 
-def load(results: str | Path) -> pd.DataFrame | RunResult:
-    """Stored results: a campaign folder's table (DataFrame), a ``--seeds``
-    folder's ``runs.csv`` (DataFrame), or a run folder (:class:`RunResult`)."""
+def load(
+    results: str | Path,
+    where: Mapping[str, Any] | None = None,
+    constants: bool = False,
+) -> pd.DataFrame | RunResult:
+    """Stored results: a campaign folder's table or a ``--seeds`` folder's
+    ``runs.csv`` (a DataFrame, one row per run and flow, the columns of
+    :mod:`xltcp.schema`), or a run folder (:class:`RunResult`).
+
+    ``where`` keeps the rows that meet every condition: ``{column: value}``,
+    a list of values, or a function of the column giving a mask
+    (``where={"tcp.min_rto_s": lambda s: s < 1, "flow": "bulk"}``); an
+    unknown column raises KeyError. A campaign table's constant columns are
+    in ``frame.attrs["constants"]``; ``constants=True`` adds them back as
+    columns. :func:`xltcp.to_xarray` turns a table into an xarray Dataset.
+    """
     import pandas as pd
 
     folder = Path(results)
     if any((folder / name).is_file() for name in (campaign.RESULTS_PARQUET, campaign.RESULTS_CSV)):
-        return campaign.read_table(folder)
+        return schema.select(campaign.read_table(folder, constants), where)
     if (folder / "summary.json").is_file():
+        if where:
+            raise ValueError(f"{folder}: where= selects rows of a table; this is one run's folder")
         return RunResult(json.loads((folder / "summary.json").read_text()), folder)
     if (folder / "runs.csv").is_file():
-        return pd.read_csv(folder / "runs.csv")
+        frame = pd.read_csv(folder / "runs.csv")
+        frame.attrs.update({"constants": {}, "swept": [], "numeric": {}})
+        return schema.select(frame, where)
     raise FileNotFoundError(
         f"{folder}: not a results folder (no {campaign.RESULTS_PARQUET}, summary.json or runs.csv)"
     )
+
+
+def to_xarray(frame: pd.DataFrame, dims: Sequence[str] | None = None):
+    """A results table (:func:`load`) as an ``xarray.Dataset``: a data variable
+    per numeric metric over ``dims`` (default: the swept keys, by their
+    numeric columns where they have one, then ``seed`` and ``flow``)."""
+    return schema.to_xarray(frame, dims)

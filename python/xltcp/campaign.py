@@ -16,12 +16,14 @@ A campaign folder holds:
   the keys it lacks, after removing the temporary folders of dead
   processes;
 - ``results.parquet`` (``results.csv`` without pyarrow): one row per run and
-  flow, with the point, every swept key as a column, the seed, the run key,
-  the flow's scalar metrics and the run's (dotted names such as
-  ``accounting.dropped``). ``wall_seconds`` is left out: it is the one value
-  that differs between two runs of the same seed, and the table is the same
-  bytes whichever executor ran the campaign. It is written once every run
-  is in the store (a stale one is removed when runs are still to come).
+  flow, with the point, every swept key as a column (and, for a key written
+  with a unit, its value in SI units beside it: ``tcp.min_rto_s``), the seed,
+  the run key, the flow's scalar metrics and the run's (dotted names such as
+  ``accounting.dropped``): the schema of :mod:`xltcp.schema`, the same as a
+  ``--seeds`` folder's ``runs.csv``. Columns that hold one value in every row
+  are kept out of it, in ``constants.json``. The table is the same bytes
+  whichever executor ran the campaign. It is written once every run is in
+  the store (a stale one is removed when runs are still to come).
 
 ``xltcp sweep`` (and :func:`xltcp.sweep`) write only into a folder that is
 new, empty, or holds a campaign with the same plan (:func:`prepare_out`):
@@ -45,13 +47,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xltcp import budget, files, results, runner
+from xltcp import budget, files, results, runner, schema
 from xltcp.values import Value, ValueSpecError, parse_vary, values_from_toml
 
 #: Executors: a pool of threads or processes on this machine, or a Dask cluster.
 EXECUTORS = ("threads", "processes", "dask")
 
-#: The default executor (measured faster than processes on this core: see the README).
+#: The default executor (measured faster than processes on this core: see docs/campaigns.md).
 DEFAULT_EXECUTOR = "threads"
 
 #: xltcp's marker in ``campaign.json``: a campaign folder is xltcp's only if it says so.
@@ -60,10 +62,6 @@ SCHEMA = "xltcp.campaign/1"
 RESULTS_PARQUET = "results.parquet"
 RESULTS_CSV = "results.csv"
 PLAN_FILE = "campaign.json"
-
-#: Summary fields not in the table: the scenario echo, per-flow and per-run
-#: lists handled apart, and the two values that are not results.
-_NOT_METRICS = ("scenario", "flows", "xltcp_version", "seed", "wall_seconds")
 
 
 class CampaignError(ValueError):
@@ -704,54 +702,16 @@ def run_dask(
 # --- The table ----------------------------------------------------------------
 
 
-def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _flatten(item, f"{prefix}{key}.", out)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            label: Any = index
-            if isinstance(item, dict):
-                for name in ("name", "direction", "station", "host"):
-                    if name in item and isinstance(item[name], (str, int)):
-                        label = item[name]
-                        item = {k: v for k, v in item.items() if k != name}
-                        break
-            _flatten(item, f"{prefix}{label}.", out)
-    elif isinstance(value, (int, float, str, bool)) or value is None:
-        out[prefix.rstrip(".")] = value
-
-
-def run_rows(summary: dict) -> list[dict[str, Any]]:
-    """One row per flow: the flow's scalar fields (``flow`` its name), then the
-    run's scalar metrics flattened to dotted names."""
-    run_level: dict[str, Any] = {}
-    for key, value in summary.items():
-        if key not in _NOT_METRICS:
-            _flatten(value, f"{key}.", run_level)
-    rows = []
-    for flow in summary.get("flows", []):
-        row: dict[str, Any] = {}
-        for key, value in flow.items():
-            if isinstance(value, (int, float, str, bool)) or value is None:
-                row["flow" if key == "name" else key] = value
-            else:
-                _flatten(value, f"{key}.", row)
-        for key, value in run_level.items():
-            row[key if key not in row else f"run.{key}"] = value
-        rows.append(row)
-    return rows
-
-
 def table(the_plan: Plan, runs_dir: Path):
-    """The campaign table as a pandas DataFrame (module doc), from the store."""
+    """The campaign table as a pandas DataFrame, every column (the schema:
+    :mod:`xltcp.schema`), from the store."""
     import pandas as pd
 
     records = []
     for spec in the_plan.runs:
         summary = json.loads((runs_dir / spec.key / "summary.json").read_text())
         params = {k: v.value for k, v in the_plan.points[spec.point].items()}
-        for row in run_rows(summary):
+        for row in schema.flow_rows(summary):
             head = {"point": spec.point, **params, "seed": spec.seed, "run": spec.key}
             clash = {k: v for k, v in row.items() if k in head}
             row = {k: v for k, v in row.items() if k not in head}
@@ -762,7 +722,17 @@ def table(the_plan: Plan, runs_dir: Path):
         kinds = {type(v.value) for p in the_plan.points for v in [p[key]]}
         if len(kinds - {int, float}) > 0 and len(kinds) > 1:
             frame[key] = frame[key].map(str)
-    return frame
+    return schema.add_numeric(frame, the_plan.keys)
+
+
+def swept_columns(frame, keys: Sequence[str]) -> dict[str, str]:
+    """{swept key: its numeric column} for the keys :func:`schema.add_numeric` gave one."""
+    found = {}
+    for key in keys:
+        made = schema.numeric_name(key, list(frame[key])) if key in frame else None
+        if made is not None and made[0] in frame:
+            found[key] = made[0]
+    return found
 
 
 def have_pyarrow() -> bool:
@@ -774,9 +744,17 @@ def have_pyarrow() -> bool:
     return True
 
 
-def write_table(frame, out_dir: Path, parquet: bool | None = None) -> Path:
-    """``results.parquet`` (or ``results.csv``), written whole then renamed."""
+def write_table(
+    frame, out_dir: Path, parquet: bool | None = None, keys: Sequence[str] = ()
+) -> Path:
+    """``results.parquet`` (or ``results.csv``) without the constant columns,
+    which go to ``constants.json`` (:func:`schema.split_constants`; ``keys``
+    are the swept keys, kept whatever they hold), each written whole then
+    renamed."""
     parquet = have_pyarrow() if parquet is None else parquet
+    kept = [*keys, *swept_columns(frame, keys).values()]
+    frame, constants = schema.split_constants(frame, kept)
+    schema.write_constants(out_dir, constants)
     path = out_dir / (RESULTS_PARQUET if parquet else RESULTS_CSV)
     tmp = path.with_name(f".{path.name}.tmp")
     if parquet:
@@ -790,16 +768,29 @@ def write_table(frame, out_dir: Path, parquet: bool | None = None) -> Path:
     return path
 
 
-def read_table(out_dir: Path):
-    """The table of a campaign folder as a DataFrame."""
+def read_table(out_dir: Path, constants: bool = False):
+    """The table of a campaign folder as a DataFrame; its constant columns in
+    ``attrs["constants"]`` (or, with ``constants``, back as columns), its swept
+    keys in ``attrs["swept"]`` and their numeric columns in ``attrs["numeric"]``."""
     import pandas as pd
 
     out_dir = Path(out_dir)
     if (out_dir / RESULTS_PARQUET).is_file():
-        return pd.read_parquet(out_dir / RESULTS_PARQUET)
-    if (out_dir / RESULTS_CSV).is_file():
-        return pd.read_csv(out_dir / RESULTS_CSV)
-    raise FileNotFoundError(f"{out_dir}: no {RESULTS_PARQUET} or {RESULTS_CSV} here")
+        frame = pd.read_parquet(out_dir / RESULTS_PARQUET)
+    elif (out_dir / RESULTS_CSV).is_file():
+        frame = pd.read_csv(out_dir / RESULTS_CSV)
+    else:
+        raise FileNotFoundError(f"{out_dir}: no {RESULTS_PARQUET} or {RESULTS_CSV} here")
+    stored = stored_plan(out_dir) or {}
+    keys = [k for k in stored.get("vary", {}) if k in frame]
+    fixed = schema.read_constants(out_dir)
+    if constants:
+        for column, value in fixed.items():
+            frame[column] = value
+    frame.attrs["constants"] = fixed
+    frame.attrs["swept"] = keys
+    frame.attrs["numeric"] = swept_columns(frame, keys)
+    return frame
 
 
 @dataclass
@@ -859,7 +850,7 @@ def run_campaign(
             run_dask(todo, runs_dir, scheduler, finished, min(jobs, len(todo)))
         elif todo:
             run_local(todo, runs_dir, min(jobs, len(todo)), executor == "processes", finished)
-        path = write_table(table(the_plan, runs_dir), out_dir)
+        path = write_table(table(the_plan, runs_dir), out_dir, keys=the_plan.keys)
     except KeyboardInterrupt:
         write_plan(the_plan, out_dir, "interrupted")
         raise
@@ -881,7 +872,7 @@ def write_plan(the_plan: Plan, out_dir: Path, status: str) -> None:
 
 def remove_table(out_dir: Path) -> None:
     """Remove the campaign's table (it is written again once every run is in)."""
-    for name in (RESULTS_PARQUET, RESULTS_CSV):
+    for name in (RESULTS_PARQUET, RESULTS_CSV, schema.CONSTANTS_FILE):
         with contextlib.suppress(FileNotFoundError):
             (out_dir / name).unlink()
 
@@ -920,17 +911,53 @@ def run_specs(
     return {key: json.loads((runs_dir / key / "summary.json").read_text()) for key in seen}
 
 
-def pilot_seconds(the_plan: Plan, simulated: float = 2.0) -> float:
-    """Estimated wall seconds of the whole campaign on one core: each point
-    run once for up to ``simulated`` seconds, scaled to its duration and seeds."""
-    total = 0.0
-    for index, echo in enumerate(the_plan.echoes):
-        duration = budget.seconds(echo.get("sim", {}).get("duration")) or 0.0
-        short = min(duration, simulated)
-        if short <= 0:
+def estimate_seconds(
+    the_plan: Plan, todo: Sequence[RunSpec], runs_dir: Path, simulated: float = 2.0
+) -> tuple[float, str]:
+    """Wall seconds the runs ``todo`` should take on one core, and where the
+    figure comes from.
+
+    Learned from measured runs first: a point with runs in the store (other
+    seeds of it, an earlier or interrupted campaign) takes their mean wall
+    time per run. The other points run once for up to ``simulated`` seconds
+    and scale that to their duration: a rough figure, as a run's cost per
+    simulated second changes along it (slow start, blockages), said so in
+    the source.
+    """
+    measured: dict[int, list[float]] = {}
+    for spec in the_plan.runs:
+        try:
+            summary = json.loads((Path(runs_dir) / spec.key / "summary.json").read_text())
+            measured.setdefault(spec.point, []).append(float(summary["wall_seconds"]))
+        except (OSError, ValueError, KeyError, TypeError):
             continue
-        overrides = [*the_plan.point_overrides(index), f'sim.duration="{short:g}s"']
-        started = time.perf_counter()
-        runner.run_one(the_plan.scenario, the_plan.seeds[0], None, overrides)
-        total += (time.perf_counter() - started) * duration / short * len(the_plan.seeds)
-    return total
+    per_point: dict[int, float] = {p: sum(w) / len(w) for p, w in measured.items()}
+    piloted = 0
+    for point in sorted({spec.point for spec in todo} - set(per_point)):
+        per_point[point] = _pilot(the_plan, point, simulated)
+        piloted += 1
+    total = sum(per_point[spec.point] for spec in todo)
+    learned = len({spec.point for spec in todo}) - piloted
+    if piloted == 0:
+        source = "from the measured runs of each point in the store"
+    elif learned == 0:
+        source = f"rough: from a {simulated:g} s run of each point, scaled to its duration"
+    else:
+        source = (
+            f"{learned} points from their measured runs, {piloted} from a rough "
+            f"{simulated:g} s run scaled to their duration"
+        )
+    return total, source
+
+
+def _pilot(the_plan: Plan, point: int, simulated: float) -> float:
+    """Wall seconds of one run of ``point``, from a run of up to ``simulated`` s."""
+    echo = the_plan.echoes[point]
+    duration = budget.seconds(echo.get("sim", {}).get("duration")) or 0.0
+    short = min(duration, simulated)
+    if short <= 0:
+        return 0.0
+    overrides = [*the_plan.point_overrides(point), f'sim.duration="{short:g}s"']
+    started = time.perf_counter()
+    runner.run_one(the_plan.scenario, the_plan.seeds[0], None, overrides)
+    return (time.perf_counter() - started) * duration / short

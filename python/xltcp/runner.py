@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from xltcp import schema
 from xltcp.stats import mean_ci
 
 #: Largest seed the core accepts (an unsigned 64-bit integer).
@@ -34,23 +35,6 @@ MAX_SEED_COUNT = 100_000
 
 #: Per-flow metrics that ``aggregate.json`` summarises over seeds.
 AGGREGATED_METRICS = ("goodput_bps", "efficiency", "retransmissions", "rto_count")
-
-#: Leading columns of ``runs.csv``; any other scalar flow field follows, sorted.
-RUN_COLUMNS = (
-    "seed",
-    "name",
-    "direction",
-    "goodput_bps",
-    "efficiency",
-    "retransmissions",
-    "rto_count",
-    "fast_retransmits",
-    "bytes_delivered",
-    "oracle_bps",
-)
-
-#: Run-level fields repeated on every ``runs.csv`` row, after the flow fields.
-RUN_LEVEL_COLUMNS = ("duration_s", "events", "wall_seconds")
 
 Progress = Callable[[float, float], None]
 
@@ -269,30 +253,19 @@ def completed_seeds(out_dir: str | Path, seeds: Sequence[int]) -> list[int]:
     return [s for s in seeds if (Path(out_dir) / f"seed-{s}" / "summary.json").is_file()]
 
 
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (int, float, str, bool)) or value is None
-
-
 def _columns(summaries: Sequence[dict]) -> list[str]:
-    extra = sorted(
-        {
-            key
-            for summary in summaries
-            for flow in summary.get("flows", [])
-            for key, value in flow.items()
-            if key not in RUN_COLUMNS and _is_scalar(value)
-        }
-    )
-    return [*RUN_COLUMNS, *extra, *RUN_LEVEL_COLUMNS]
+    """The columns of ``runs.csv``: those of the first run's rows
+    (:func:`xltcp.schema.seeds_rows`), then any a later run adds."""
+    columns: dict[str, None] = {}
+    for summary in summaries:
+        for row in schema.seeds_rows(summary):
+            columns.update(dict.fromkeys(row))
+    return list(columns)
 
 
 def _rows(summary: dict, columns: Sequence[str]) -> Iterable[dict]:
-    for flow in summary.get("flows", []):
-        row = {key: flow.get(key) for key in columns}
-        row["seed"] = summary.get("seed")
-        for key in RUN_LEVEL_COLUMNS:
-            row[key] = summary.get(key)
-        yield row
+    for row in schema.seeds_rows(summary):
+        yield {key: row.get(key) for key in columns}
 
 
 class RunsCsv:

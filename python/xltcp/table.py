@@ -45,6 +45,32 @@ def rate_pm(mean: float, half: float | None) -> str:
     return f"{_three_digits(mean / scale)} ± {_three_digits(half / scale)} {unit}"
 
 
+def rate_column(values: Sequence[float | None]) -> tuple[float, str]:
+    """One unit for a column of rates: the one its largest value prints in
+    (``(1e6, "Mbit/s")``), so every cell of the column is in the same unit."""
+    finite = [abs(float(v)) for v in values if v is not None and not math.isnan(float(v))]
+    return _rate_unit(max(finite, default=0.0))
+
+
+def number(value: float | None, scale: float = 1.0) -> str:
+    """``value / scale`` with three significant digits (two decimals below 10)."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    sign = "-" if value < 0 else ""
+    scaled = abs(value) / scale
+    return f"{sign}{scaled:.3f}" if 0 < scaled < 1 else f"{sign}{_three_digits(scaled)}"
+
+
+def number_pm(mean: float, half: float | None, scale: float = 1.0) -> str:
+    """``mean ± half`` divided by ``scale``, three significant digits each."""
+    if half is None:
+        return number(mean, scale)
+    shown = number(mean, scale)
+    # The half width to as many decimals as the mean: 1.14 ± 0.60, not ± 0.602.
+    decimals = len(shown.split(".")[1]) if "." in shown else 0
+    return f"{shown} ± {abs(half) / scale:.{decimals}f}"
+
+
 def human_seconds(seconds: float | None) -> str:
     """A duration: "20 s", "1.5 s", "850 ms", "42 us"."""
     if seconds is None or math.isnan(seconds):
@@ -69,15 +95,20 @@ def _count(value: float | None) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
-def _flow_table(title: str) -> Table:
+def _flow_table(title: str, rate_unit: str) -> Table:
+    # Units in the headers, one per column; the flow's name never wraps.
     table = Table(title=title, title_justify="left")
-    table.add_column("flow")
+    table.add_column("flow", no_wrap=True)
     table.add_column("dir")
-    table.add_column("goodput", justify="right")
-    table.add_column("efficiency", justify="right")
+    table.add_column(f"goodput {rate_unit}", justify="right")
+    table.add_column("efficiency %", justify="right")
     table.add_column("retx", justify="right")
     table.add_column("RTOs", justify="right")
     return table
+
+
+def _percent_cell(fraction: float | None) -> str:
+    return "n/a" if fraction is None or math.isnan(fraction) else f"{fraction * 100:.1f}"
 
 
 def _is_file(flow: dict) -> bool:
@@ -104,19 +135,27 @@ def run_table(summary: dict) -> Table:
     and a "completed" column says when it finished.
     """
     files = _file_flows(summary)
-    table = _flow_table(f"{_scenario_name(summary)}, seed {summary.get('seed')}")
+
+    def goodput_of(flow: dict) -> float | None:
+        is_file = str(flow.get("name")) in files
+        goodput = flow.get("active_goodput_bps") if is_file else flow.get("goodput_bps")
+        return goodput if goodput is not None else flow.get("goodput_bps")
+
+    rates = [goodput_of(f) for f in summary.get("flows", [])]
+    rates += [d.get("goodput_bps") for d in summary.get("directions", [])]
+    scale, unit = rate_column(rates)
+    table = _flow_table(f"{_scenario_name(summary)}, seed {summary.get('seed')}", unit)
     if files:
         table.add_column("completed", justify="right")
         table.caption = "file flows: goodput over the transfer, from start to completion"
         table.caption_justify = "left"
     for flow in summary.get("flows", []):
         is_file = str(flow.get("name")) in files
-        goodput = flow.get("active_goodput_bps") if is_file else flow.get("goodput_bps")
         row = [
             str(flow.get("name")),
             str(flow.get("direction")),
-            human_rate(goodput if goodput is not None else flow.get("goodput_bps")),
-            percent(flow.get("efficiency")),
+            number(goodput_of(flow), scale),
+            _percent_cell(flow.get("efficiency")),
             _count(flow.get("retransmissions")),
             _count(flow.get("rto_count")),
         ]
@@ -133,8 +172,8 @@ def run_table(summary: dict) -> Table:
             table.add_row(
                 f"all {d.get('flows')} {d.get('direction')}",
                 str(d.get("direction")),
-                human_rate(d.get("goodput_bps")),
-                percent(d.get("efficiency")),
+                number(d.get("goodput_bps"), scale),
+                _percent_cell(d.get("efficiency")),
                 "",
                 "",
                 *([""] if files else []),
@@ -224,13 +263,15 @@ def aggregate_table(agg: dict) -> Table:
         f"{_scenario_name(agg)}, {len(agg.get('seeds', []))} seeds, "
         f"mean ± {confidence * 100:.0f}% CI"
     )
-    table = _flow_table(title)
-    for flow in agg.get("flows", []):
+    flows = agg.get("flows", [])
+    scale, unit = rate_column([(f.get("goodput_bps") or {}).get("mean") for f in flows])
+    table = _flow_table(title, unit)
+    for flow in flows:
         table.add_row(
             str(flow.get("name")),
             str(flow.get("direction")),
-            _mean_pm(flow.get("goodput_bps"), rate_pm),
-            _mean_pm(flow.get("efficiency"), percent_pm),
+            _mean_pm(flow.get("goodput_bps"), lambda m, h: number_pm(m, h, scale)),
+            _mean_pm(flow.get("efficiency"), lambda m, h: number_pm(m, h, 0.01)),
             _mean_pm(flow.get("retransmissions"), count_pm),
             _mean_pm(flow.get("rto_count"), count_pm),
         )
@@ -242,7 +283,7 @@ def aggregate_line(agg: dict) -> Text:
     seeds = agg.get("seeds", [])
     wall = agg.get("wall_seconds")
     parts = [
-        f"seeds {_seed_list(seeds)}",
+        f"seeds {seed_list(seeds)}",
         f"simulated {human_seconds(agg.get('duration_s'))} each",
         f"{_count(agg.get('events'))} events",
         f"wall {human_seconds(wall)}",
@@ -250,7 +291,7 @@ def aggregate_line(agg: dict) -> Text:
     return Text(" | ".join(parts))
 
 
-def _seed_list(seeds: Sequence[int]) -> str:
+def seed_list(seeds: Sequence[int]) -> str:
     if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
         return f"{seeds[0]}..{seeds[-1]}"
     return ",".join(str(s) for s in seeds)

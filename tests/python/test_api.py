@@ -8,6 +8,7 @@ import runpy
 import pytest
 
 import xltcp
+from xltcp.stats import mean_ci
 
 from conftest import REPO, needs_core
 
@@ -125,6 +126,15 @@ def test_notebook_example_runs_top_to_bottom(tmp_path, monkeypatch):
     assert len(table) == 30
     assert os.path.isfile(tmp_path / "results" / "notebook-sweep" / "results.parquet")
     # Goodput falls with the loss rate at each link rate.
-    means = namespace["summary"].set_index(["wireless.rate", "wireless.loss.down.p"])["mean"]
-    for rate in ("5Mbps", "10Mbps"):
+    summary = namespace["summary"]
+    means = summary.set_index(["wireless.rate_bps", "wireless.loss.down.p"])["mean"]
+    for rate in (5e6, 10e6):
         assert means[rate, 0.05] < means[rate, 0.0]
+    # Student t over the 5 seeds, as the command line computes it.
+    row = summary.iloc[0]
+    goodputs = table[
+        (table["wireless.rate_bps"] == row["wireless.rate_bps"])
+        & (table["wireless.loss.down.p"] == row["wireless.loss.down.p"])
+    ]["goodput_bps"]
+    assert row["seeds"] == 5
+    assert row["ci95"] == pytest.approx(mean_ci(list(goodputs))[1])

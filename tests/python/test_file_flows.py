@@ -51,7 +51,8 @@ def test_the_table_shows_a_file_flow_rate_over_its_transfer_and_its_completion()
         ],
     }
     text = _render(summary)
-    assert "738 kbit/s" in text and "200 kbit/s" not in text
+    # One unit for the column (the largest value's): the file's rate over its transfer.
+    assert "goodput Mbit/s" in text and "0.738" in text and "0.200" not in text
     assert "completed" in text and "5.42 s" in text
     summary["flows"][0]["completion_s"] = None
     assert "not done" in _render(summary)

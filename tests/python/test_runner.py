@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from xltcp import runner
+from xltcp import runner, schema
 from xltcp.cli import ProgressView, default_out_dir
 
 
@@ -74,14 +74,19 @@ def test_runs_csv_one_row_per_run_and_flow(tmp_path):
     path = tmp_path / "runs.csv"
     runner.write_runs_csv(path, RUNS[:2])
     rows = list(csv.DictReader(path.open()))
-    assert [(r["seed"], r["name"]) for r in rows] == [
+    assert [(r["seed"], r["flow"]) for r in rows] == [
         ("1", "a"),
         ("1", "b"),
         ("2", "a"),
         ("2", "b"),
     ]
     header = path.read_text().splitlines()[0].split(",")
-    assert header == [*runner.RUN_COLUMNS, "cwnd_max", *runner.RUN_LEVEL_COLUMNS]
+    # The campaign table's schema: seed, flow, the flow's fields (nested ones
+    # dotted), the run's metrics; no wall time (it is not a result).
+    assert header == ["seed", *schema.flow_rows(RUNS[0])[0]]
+    assert header[:4] == ["seed", "flow", "direction", "goodput_bps"]
+    assert "nested.ignored" in header and "events" in header
+    assert "name" not in header and "wall_seconds" not in header
     assert rows[3]["goodput_bps"] == "4000000.0"
     assert rows[3]["events"] == "200"
 

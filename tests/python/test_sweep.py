@@ -167,9 +167,11 @@ def test_sweep_writes_a_table_per_run_and_flow(tmp_path):
     assert "8 runs" in result.output
     frame = pd.read_parquet(out / "results.parquet")
     assert len(frame) == 8
-    assert list(frame.columns[:6]) == [
-        "point", "wireless.loss.down.p", "wireless.rate", "seed", "run", "flow",
+    assert list(frame.columns[:7]) == [
+        "point", "wireless.loss.down.p", "wireless.rate", "wireless.rate_bps", "seed", "run",
+        "flow",
     ]  # fmt: skip
+    assert set(frame["wireless.rate_bps"]) == {5e6, 10e6}
     assert set(frame["wireless.rate"]) == {"5Mbps", "10Mbps"}
     assert {"goodput_bps", "rto_count", "accounting.dropped", "links.bs-air.drops.loss"} <= set(
         frame.columns

@@ -69,6 +69,12 @@ impl Dur {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-9
     }
+    /// Seconds as a report prints them: the nearest `f64` to the exact
+    /// value (60 s is 60, where [`Dur::as_secs_f64`]'s product gives
+    /// 60.00000000000001), for durations up to 2^53 ns (104 days).
+    pub fn as_secs_exact(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
     /// `self * k`, saturating.
     pub fn saturating_mul(self, k: u64) -> Dur {
         Dur(self.0.saturating_mul(k))

@@ -870,7 +870,7 @@ fn build_summary(
         engine: Some("emu"),
         scenario: scenario::echo(s),
         seed,
-        duration_s: s.sim.duration.as_secs_f64(),
+        duration_s: s.sim.duration.as_secs_exact(),
         events: hop.counters.events,
         packets: links.iter().map(|l| l.stats.transmitted).sum(),
         wall_seconds: 0.0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sys
 import textwrap
@@ -63,7 +64,13 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-out_console = Console(highlight=False)
+#: Tables fit the terminal; into a file or pipe (no terminal: rich would
+#: assume 80 columns and squeeze them) they are as wide as their content, up
+#: to 160 columns, unless COLUMNS says otherwise.
+out_console = Console(
+    highlight=False,
+    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
+)
 err_console = Console(stderr=True, highlight=False)
 
 #: Wall time a run must take before its progress bar appears.

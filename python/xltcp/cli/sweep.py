@@ -246,16 +246,15 @@ def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
     todo = campaign.pending(the_plan, runs_dir) if runs_dir.is_dir() else the_plan.runs
     estimates = [budget.estimate_run(the_plan.echoes[r.point]) for r in todo]
     disk = sum(e.written for e in estimates)
-    one_core = campaign.pilot_seconds(the_plan)
-    share = len(todo) / max(1, len(the_plan.runs))
+    one_core, source = campaign.estimate_seconds(the_plan, todo, runs_dir)
     cores = campaign.cores()
     have = len(the_plan.runs) - len(todo)
     lines = [
         f"{len(the_plan.points)} points x {len(the_plan.seeds)} seeds = {len(the_plan.runs)} runs"
         + (f" ({have} already in {out_dir})" if have else ""),
-        f"time: about {table.human_seconds(one_core * share)} on one core, "
-        f"{table.human_seconds(one_core * share / cores)} on {cores} cores "
-        "(from a short run of each point)",
+        f"time: about {table.human_seconds(one_core)} on one core, "
+        f"{table.human_seconds(one_core / min(cores, max(1, len(todo))))} on {cores} cores "
+        f"({source})",
         f"disk: about {budget.human_size(disk)} of traces (limit {budget.human_size(limit)}, "
         f"{budget.human_size(budget.free_bytes(out_dir))} free)",
     ]
@@ -268,38 +267,47 @@ def _print_plan(the_plan, out_dir: Path, limit: int) -> None:
 
 
 def sweep_table(the_plan, frame) -> Table:
-    """Per point and flow: goodput, efficiency and RTOs, mean ± 95% CI over seeds."""
+    """Per point and flow: goodput, efficiency and RTOs, mean ± 95% CI over
+    seeds; one unit per column, in its header, and the swept keys' names whole."""
     from xltcp.stats import mean_ci
 
+    stats = []
+    for (point, flow), group in frame.groupby(["point", "flow"], sort=True):
+        cells = []
+        for metric in ("goodput_bps", "efficiency", "rto_count"):
+            values = [float(v) for v in group[metric].dropna()] if metric in group else []
+            if not values:
+                cells.append(None)
+                continue
+            mean, half = mean_ci(values)
+            cells.append((mean, None if half != half else half))
+        stats.append((int(point), str(flow), cells))
+    scale, unit = table.rate_column([c[0][0] for _, _, c in stats if c[0] is not None])
     listing = Table(
         title=f"{len(the_plan.seeds)} seeds per point, mean ± 95% CI", title_justify="left"
     )
     for key in the_plan.keys:
-        listing.add_column(key)
-    listing.add_column("flow")
-    listing.add_column("goodput", justify="right")
-    listing.add_column("efficiency", justify="right")
-    listing.add_column("RTOs", justify="right")
-    for (point, flow), group in frame.groupby(["point", "flow"], sort=True):
-        cells = []
-        for metric, fmt in (
-            ("goodput_bps", table.rate_pm),
-            ("efficiency", table.percent_pm),
-            ("rto_count", table.count_pm),
-        ):
-            values = [float(v) for v in group[metric].dropna()] if metric in group else []
-            if not values:
-                cells.append("n/a")
-                continue
-            mean, half = mean_ci(values)
-            cells.append(fmt(mean, None if half != half else half))
-        params = [str(v.value) for v in the_plan.points[int(point)].values()]
-        listing.add_row(*params, str(flow), *cells)
+        listing.add_column(key, no_wrap=True, min_width=len(key))
+    listing.add_column("flow", no_wrap=True)
+    for header in (f"goodput {unit}", "efficiency %", "RTOs"):
+        listing.add_column(header, justify="right", no_wrap=True)
+    for point, flow, cells in stats:
+        shown = []
+        for cell, cell_scale in zip(cells, (scale, 0.01, 1.0), strict=True):
+            shown.append("n/a" if cell is None else table.number_pm(*cell, cell_scale))
+        params = [str(v.value) for v in the_plan.points[point].values()]
+        listing.add_row(*params, flow, *shown)
     return listing
 
 
 def sweep_line(outcome) -> Text:
-    """Runs made and skipped, wall time, and the speed-up over running them one by one."""
+    """Runs made and skipped and the wall time they took where they ran.
+
+    No speed-up is printed: the runs' own times add up differently when they
+    share the cores (each slows the others), so their sum over the wall time
+    is not what one job would have taken; only running the same work on one
+    job measures that.
+    """
     parts = [f"{outcome.ran} runs"]
     if outcome.skipped:
         parts[0] += f" ({outcome.skipped} already done)"
@@ -309,9 +317,4 @@ def sweep_line(outcome) -> Text:
         else f"on {outcome.jobs} {outcome.executor if outcome.jobs > 1 else 'job'}"
     )
     parts.append(f"wall {table.human_seconds(outcome.wall_seconds)} {where}")
-    if outcome.ran and outcome.wall_seconds > 0:
-        parts.append(
-            f"runs' own time {table.human_seconds(outcome.run_seconds)}, "
-            f"speed-up x{outcome.run_seconds / outcome.wall_seconds:.2f}"
-        )
     return Text(" | ".join(parts))

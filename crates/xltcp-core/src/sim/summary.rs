@@ -312,7 +312,7 @@ impl World {
             engine: None,
             scenario: scenario_echo,
             seed: self.seed,
-            duration_s: t,
+            duration_s: self.scenario.sim.duration.as_secs_exact(),
             events: self.events(),
             packets: links.iter().map(|l| l.stats.transmitted).sum(),
             wall_seconds: 0.0,
