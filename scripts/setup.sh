@@ -2,7 +2,7 @@
 # Installs what xltcp needs on a fresh Debian machine with Rust and Python:
 # the Python package (building the Rust core with maturin), iperf3 for the
 # emulator (`xltcp emu`) and, for the tests, tshark, chromium and the test
-# extra (pytest, pyarrow, dask.distributed).  Safe to run again.
+# extra (pytest, pyarrow, dask.distributed, ruff, MkDocs).  Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -53,3 +53,25 @@ def test_every_using_it_example_runs(tmp_path, monkeypatch):
         args = command + (SHORT if command[0] in ("run", "sweep", "demo") else [])
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, f"xltcp {shlex.join(command)}\n{result.output}"
+
+
+def test_the_readme_is_short_and_links_to_pages_that_exist():
+    # Issue 47: a README a newcomer reads in five minutes; the detail is in docs/.
+    text = (REPO / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    assert text.startswith("# xltcp\n\n```sh\nscripts/main.sh ")
+    links = re.findall(r"\]\((docs/[^)#\s]+)", text)
+    assert links
+    for link in links:
+        assert (REPO / link).is_file(), link
+
+
+def test_every_xltcp_command_of_the_readme_is_run():
+    # Every ``xltcp`` line of the README's sh blocks is one the test above runs.
+    text = (REPO / "README.md").read_text()
+    shown = {shlex.join(["xltcp", *c]) for c in using_it_commands()}
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] == "xltcp":
+                assert shlex.join(words) in shown, line
