@@ -1,5 +1,5 @@
 """Exit statuses in one table (``xltcp --help`` and the README), and
-``xltcp scenarios``: a line each, descriptions with ``--long`` (issue 47, point 3)."""
+``xltcp scenarios``: a line each, descriptions with ``--long``."""
 
 from __future__ import annotations
 

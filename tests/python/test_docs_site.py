@@ -1,7 +1,7 @@
 """The documentation site (``mkdocs.yml``, ``docs/``): it builds with MkDocs in
 strict mode with no warning (broken links, missing anchors, pages left out of
 the navigation), every page under ``docs/`` is in the navigation, and every
-page can be reached from the home page by following links (issue 47)."""
+page can be reached from the home page by following links."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Progress off a terminal: plain lines on stderr, one per finished run at most
-every few seconds, never rich's live bar (issue 43, point 3)."""
+every few seconds, never rich's live bar."""
 
 from __future__ import annotations
 
