@@ -171,7 +171,7 @@ def sweep(
     OUT must be new, empty, or hold a campaign with the same plan (exit 2
     otherwise, saying what differs); --append extends a campaign instead.
     """
-    from xltcp import campaign, values
+    from xltcp import campaign, campaign_file, values
 
     if executor not in campaign.EXECUTORS:
         raise typer.BadParameter(
@@ -192,7 +192,7 @@ def sweep(
         try:
             base = list(set_ or [])
             if _is_campaign_file(scenario):
-                spec = campaign.load_campaign_file(scenario)
+                spec = campaign_file.load_campaign_file(scenario)
                 scenario_path = spec["scenario"]
                 varied = spec["vary"] + campaign.parse_vary_options(vary or [])
                 seed_list = seeds if seeds is not None else spec["seeds"]
