@@ -12,6 +12,7 @@ use xltcp_core::wire::{emit, Packet};
 /// Where delivered datagrams go: the host namespace of `side`.
 use super::datagram::decrement_ttl;
 use super::Hop;
+
 impl Hop {
     /// A datagram reached the BS (`from_air`: from the wireless hop, else
     /// from a wired host); the BS routes it on through its agents: from a

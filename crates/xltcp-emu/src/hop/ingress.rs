@@ -10,6 +10,7 @@ use xltcp_core::wire::{parse_with, Packet, PacketMeta, ParseError, ParseOptions,
 /// Where delivered datagrams go: the host namespace of `side`.
 use super::datagram::{decrement_ttl, other_side, reject_reason, stand_in};
 use super::Hop;
+
 impl Hop {
     /// Refuses a datagram (or a device's frame) read from the hosts of
     /// `from` at `now` for `why`: counted, and captured with its reason.

@@ -11,6 +11,7 @@ use xltcp_core::wire::Packet;
 /// Where delivered datagrams go: the host namespace of `side`.
 use super::datagram::drop_name;
 use super::Hop;
+
 impl Hop {
     /// Hands `p` to the simulator's hop: from the BS to its flow's host
     /// (`down`) or from the host to the BS; `first`: ahead of the packets

@@ -13,6 +13,7 @@ use xltcp_core::wire::Packet;
 
 /// Where delivered datagrams go: the host namespace of `side`.
 use super::Hop;
+
 impl Hop {
     pub(super) fn open(&self, link: usize) -> bool {
         !(self.links[link].gated && self.blocked())

@@ -7,6 +7,7 @@ use crate::radio::snr::mean_over;
 use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{data_psdu_bytes, OracleCapacity, Rate, ReverseAck};
 use crate::scenario::{Direction, FlowSpec, TcpSpec, WifiSpec};
+
 impl WifiHop {
     /// The hop's capacity for `flow` (formula in the module doc).
     pub fn capacity(&self, flow: &FlowSpec) -> f64 {

@@ -7,6 +7,7 @@ use crate::hop::{HopOut, HopTimer, TimerKind, TimerSink};
 use crate::radio::wifi::{ArfConfig, RateControl};
 use crate::signal::{Signal, TfpCause};
 use crate::time::Time;
+
 impl WifiHop {
     /// The channel became blocked (a primary user) or free at `now`.
     pub fn set_channel_blocked(

@@ -10,6 +10,7 @@ use crate::radio::wifi::error::{db_to_linear, per};
 use crate::radio::wifi::{Addr, RadioState, Transmission, TxKind};
 use crate::time::Time;
 use rand::RngExt;
+
 impl WifiHop {
     /// The packet error rate of `t` at `now`, at the SNR of its link
     /// (the link of its host: whichever end is not the AP).

@@ -3,6 +3,7 @@
 //! (`[wireless.availability]`).
 
 use crate::time::Dur;
+
 /// Queue limit of a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {

@@ -2,6 +2,7 @@
 //! with their settings, and the primary-user detection they rely on.
 
 use crate::time::Dur;
+
 /// One `[[agent]]`: `scheme`, `at`, and the scheme's own keys.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentSpec {

@@ -2,6 +2,7 @@
 //! endpoint's types it names, and the endpoint configuration it gives.
 
 use crate::time::Dur;
+
 /// Congestion controls the `cc` key accepts. The simulator models
 /// `newreno`; `cubic` names Linux's CUBIC for the emulator (`xltcp emu`),
 /// and the simulator refuses it.

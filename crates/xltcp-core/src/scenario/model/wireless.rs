@@ -4,6 +4,7 @@
 
 use super::{AvailabilitySpec, BlockedMode, LinkSpec, LossSpec, Period, SnrSpec};
 use crate::time::Dur;
+
 /// `[wireless]`, or one `[[wireless]]` entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WirelessSpec {

@@ -9,6 +9,7 @@ use crate::schemes::{Action, Node, NodeSignal, Tap, Verdict};
 use crate::sim::flow::Side;
 use crate::time::Time;
 use crate::wire::Packet;
+
 impl World {
     pub(super) fn slots_of(&self, node: Node) -> &[u32] {
         if self.agents.is_empty() {

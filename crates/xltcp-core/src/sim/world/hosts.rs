@@ -9,6 +9,7 @@ use crate::sim::flow::Side;
 use crate::sim::rto_cause::FlowView;
 use crate::time::{Dur, Time};
 use crate::wire::{Packet, PacketMeta, SeqNum};
+
 impl World {
     /// The node of a flow's endpoint.
     fn node_of(&self, flow: usize, side: Side) -> Node {

@@ -13,6 +13,7 @@ use crate::signal::Signal;
 use crate::sim::flow::Side;
 use crate::time::Time;
 use crate::wire::Packet;
+
 impl World {
     /// Schedules what a wired link asked for; every transmission starts at `now`.
     /// `victim` is the packet a drop refers to (only needed while capturing).

@@ -8,6 +8,7 @@ use super::{AIR_FRAMES_MAX, CONTROL};
 use crate::wire::Packet;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
+
 /// A source of 32 random bytes for ephemeral keys: the OS's, in an engine
 /// that has one (the core itself reads no OS randomness).
 #[derive(Clone)]

@@ -8,6 +8,7 @@ use crate::schemes::ucl::security::DropReason;
 use crate::time::Time;
 use crate::wire::{emit, Packet};
 use rand::{Rng as _, RngExt as _};
+
 impl Sec {
     /// A frame of this node as it goes on the air: tampered every
     /// `tamper_every`th (counted in `tampered_on_air` by the caller's

@@ -10,6 +10,7 @@ use crate::schemes::ucl::security::{
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
 use std::collections::VecDeque;
+
 /// Where a handshake's ephemeral keys come from.
 #[derive(Clone, Debug)]
 pub(super) enum Ephemeral {

@@ -8,6 +8,7 @@ use crate::schemes::ucl::security::{SecureLink, HANDSHAKE_MSG_LENS};
 use crate::time::Time;
 use crate::wire::{Packet, PacketMeta, Segment};
 use std::net::Ipv4Addr;
+
 /// Bytes of the handshake's first message (the only one a BS may get at
 /// any time).
 const FIRST_LEN: usize = HANDSHAKE_MSG_LENS[0];

@@ -4,6 +4,7 @@
 use super::ERRORS_MAX;
 use crate::schemes::ucl::security::SecStats;
 use serde::Serialize;
+
 /// The security counters of the UCL (`summary.json` `"ucl"` `"security"`,
 /// summed over its nodes).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
