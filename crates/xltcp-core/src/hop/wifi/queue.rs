@@ -62,6 +62,8 @@ impl WifiHop {
     /// Takes back what station `from`'s MAC holds for station `to` and has
     /// not put on the air (see [`Hop::withdraw`]); the frames in the AP's
     /// per-receiver queues (`scheduler`) stay.
+    ///
+    /// [`Hop::withdraw`]: crate::hop::Hop::withdraw
     pub fn withdraw(
         &mut self,
         now: Time,

@@ -256,7 +256,7 @@ pub enum TfpQueue {
 /// One `[[wireless.station]]` entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StationSpec {
-    /// `host`: the wireless host ([`FlowSpec::host_name`]).
+    /// `host`: the wireless host ([`FlowSpec::host_name`](super::FlowSpec::host_name)).
     pub host: String,
     /// `snr_db` or `snr`: its link's SNR.
     pub snr: SnrSpec,

@@ -133,6 +133,8 @@
 //! [`security`]: super::security
 //! [`CpuCost::MEASURED`]: super::security::CpuCost::MEASURED
 //! [`DropReason::Tampered`]: super::security::DropReason::Tampered
+//! [`PacketMeta::link_frame`]: crate::wire::PacketMeta::link_frame
+//! [`PacketMeta::link_overhead`]: crate::wire::PacketMeta::link_overhead
 
 use super::security::{Identity, SecConfig, TrustedPeers, FRAME_OVERHEAD};
 use crate::rng::{stream, Rng};
