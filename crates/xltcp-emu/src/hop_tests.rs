@@ -1,9 +1,12 @@
 //! Tests of the hop model on real bytes, driven by hand (no devices).
 
+use super::datagram::ones_complement_sum;
 use super::*;
 use std::path::Path;
 use xltcp_core::scenario::load_str;
-use xltcp_core::wire::{emit, fix_checksums, parse, SeqNum, TcpFlags};
+use xltcp_core::wire::{
+    emit, fix_checksums, parse, parse_with, PacketMeta, ParseOptions, Segment, SeqNum, TcpFlags,
+};
 
 const SCENARIO: &str = r#"
 [sim]

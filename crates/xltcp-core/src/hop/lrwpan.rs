@@ -24,6 +24,7 @@
 //! drop. Each MAC draws its back-offs from `lrwpan.<station>.backoff`, each
 //! detector from `lrwpan.<station>.pu_detect`.
 
+use super::held::HeldFrames;
 use super::{Hop, HopDrop, HopIo, HopOut, HopSection, HopTimer, TimerKind, TimerSink};
 use crate::net::link::{Drops, LinkStats};
 use crate::net::loss::LossProcess;
@@ -41,7 +42,7 @@ use crate::time::Time;
 use crate::wire::Packet;
 use rand::RngExt;
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// A timer of the hop, carried by the engine as a [`HopTimer`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -125,32 +126,12 @@ struct Held {
     received: bool,
 }
 
-/// Frames handed to a MAC, in the order they were handed over (the MAC
-/// serves them in that order, so lookups find them at the front).
-#[derive(Debug, Default)]
-struct HeldFrames(VecDeque<(u64, Held)>);
-
-impl HeldFrames {
-    fn get(&self, id: u64) -> Option<&Held> {
-        self.0.iter().find(|(k, _)| *k == id).map(|(_, h)| h)
-    }
-
-    fn get_mut(&mut self, id: u64) -> Option<&mut Held> {
-        self.0.iter_mut().find(|(k, _)| *k == id).map(|(_, h)| h)
-    }
-
-    fn remove(&mut self, id: u64) -> Option<Held> {
-        let k = self.0.iter().position(|(k, _)| *k == id)?;
-        self.0.remove(k).map(|(_, h)| h)
-    }
-}
-
 /// One station: its MAC, its PU detector and its frames.
 #[derive(Debug)]
 struct Station {
     mac: Mac,
     detector: PuDetector,
-    held: HeldFrames,
+    held: HeldFrames<Held>,
     next_dsn: u64,
     /// Last frame id received from each sender station.
     last_rx: BTreeMap<usize, u64>,
@@ -318,10 +299,7 @@ impl LrwpanHop {
 
     /// Packets held by the MACs and not yet received.
     pub fn in_flight(&self) -> u64 {
-        let held = self
-            .stations
-            .iter()
-            .map(|s| s.held.0.iter().filter(|(_, h)| !h.received).count());
+        let held = self.stations.iter().map(|s| s.held.count(|h| !h.received));
         held.sum::<usize>() as u64
     }
 
@@ -364,14 +342,14 @@ impl LrwpanHop {
         // Frame ids: the station's data sequence number (never reused).
         let id = s.next_dsn;
         s.next_dsn += 1;
-        s.held.0.push_back((
+        s.held.push(
             id,
             Held {
                 packet,
                 to,
                 received: false,
             },
-        ));
+        );
         s.mac.enqueue(now, Frame { id, mpdu_len });
         let queued = s.mac.queue_len() as u64;
         let d = self.dir(from == 0);

@@ -60,6 +60,7 @@
 //!   its interface (`NodeSignal::iface`). A hop never knows about the
 //!   others.
 
+mod held;
 pub mod lrwpan;
 pub mod p2p;
 pub mod wifi;

@@ -23,11 +23,11 @@
 //! (see [`crate::sim::oracle`]).
 
 use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink, BS};
+use crate::net::framing;
 use crate::net::link::{Dest, Link, LinkStats, Wake};
 use crate::net::loss::LossProcess;
 use crate::rng::stream;
 use crate::scenario::{BlockedMode, FlowSpec, LossSpec, LossSteps, WirelessSpec};
-use crate::sim::oracle;
 use crate::time::Time;
 use crate::wire::Packet;
 
@@ -242,9 +242,9 @@ impl Hop for P2pHop {
             crate::scenario::Direction::Down => 0,
             crate::scenario::Direction::Up => 1,
         };
-        let share = oracle::payload_share(
+        let share = framing::payload_share(
             flow.tcp.mss,
-            oracle::headers(flow),
+            framing::headers(flow),
             self.frame_overhead + flow.link_overhead,
         );
         self.rate_bps as f64 * share / (1.0 + self.links[d].mean_loss())

@@ -19,15 +19,7 @@
 use crate::scenario::{AppSpec, FlowSpec, Scenario};
 use crate::time::Dur;
 
-/// Payload share of a frame: MSS over MSS plus headers and overhead.
-pub fn payload_share(mss: u32, header: u32, overhead: u32) -> f64 {
-    mss as f64 / (mss + header + overhead) as f64
-}
-
-/// IPv4 and TCP header bytes of a full data segment of `f`.
-pub fn headers(f: &FlowSpec) -> u32 {
-    40 + if f.tcp.timestamps { 12 } else { 0 }
-}
+pub use crate::net::framing::{headers, payload_share};
 
 /// Payload bits per second a point-to-point wireless hop carries for `f`
 /// while usable, with `loss` the mean frame loss of the data direction.

@@ -1,5 +1,10 @@
-//! The 802.11 hop's counters and its section of `summary.json`.
+//! The 802.11 hop's counters, its section of `summary.json`, and the
+//! counters read at a time ([`WifiHop::stats_at`]).
 
+use super::{sched, WifiHop};
+use crate::radio::wifi::{EnergyMeter, RadioState};
+use crate::scenario::ApScheduler;
+use crate::time::Time;
 use serde::Serialize;
 
 /// Counters of one direction of the hop (BS -> hosts is `down`).
@@ -111,4 +116,53 @@ pub struct SchedStats {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+impl WifiHop {
+    /// The counters with each station's energy at `now`.
+    pub fn stats_at(&self, now: Time) -> WifiStats {
+        let secs = |m: &EnergyMeter, s: RadioState| m.time_in(s, now).as_secs_f64();
+        let stations: Vec<StationEnergy> = self
+            .stations
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let m = &s.energy;
+                let depleted = m
+                    .depleted_at()
+                    .or_else(|| m.poll_timeout().filter(|&t| t <= now));
+                StationEnergy {
+                    station: i,
+                    tx_s: secs(m, RadioState::Tx),
+                    rx_s: secs(m, RadioState::Rx),
+                    idle_s: secs(m, RadioState::Idle),
+                    sleep_s: secs(m, RadioState::Sleep),
+                    energy_j: m.energy_j(now),
+                    battery_depleted_at_s: depleted.map(|t| (t - Time::ZERO).as_secs_f64()),
+                }
+            })
+            .collect();
+        let joules: f64 = stations.iter().map(|s| s.energy_j).sum();
+        let bytes = self.stats.down.payload_bytes_arrived + self.stats.up.payload_bytes_arrived;
+        WifiStats {
+            down: self.stats.down,
+            up: self.stats.up,
+            bits_per_joule: crate::radio::wifi::energy::bits_per_joule(8 * bytes, joules),
+            stations,
+            batteries_emptied: self.stats.batteries_emptied,
+            dsa: self.dsa.as_ref().map(|d| d.stats_at(now)),
+            scheduler: self.sched.as_ref().map(|s| {
+                Box::new(SchedStats {
+                    discipline: match self.spec.scheduler {
+                        ApScheduler::RoundRobin => "rr",
+                        _ => "pf",
+                    },
+                    frames: s.decisions[1..].to_vec(),
+                    refused: self.sched_refused[1..].to_vec(),
+                    queue_every_s: sched::SAMPLE_EVERY.as_secs_f64(),
+                    queue: s.samples.clone(),
+                })
+            }),
+        }
+    }
 }

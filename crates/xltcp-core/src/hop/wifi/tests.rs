@@ -3,9 +3,10 @@
 //! a blockage destroying a frame on the air.
 
 use super::*;
-use crate::radio::wifi::{ack_txtime, txtime, Standard};
+use crate::hop::HopDrop;
+use crate::radio::wifi::{ack_txtime, data_psdu_bytes, txtime, Standard};
 use crate::scenario::{LossSpec, QueueLimit, WifiSpec};
-use crate::signal::Signal;
+use crate::signal::{MacDelays, Signal, UndeliveredReason as SignalReason};
 use crate::sim::engine::EventQueue;
 use crate::time::{Dur, Time};
 use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, TcpOptions};

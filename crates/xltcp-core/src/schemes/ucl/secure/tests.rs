@@ -3,6 +3,7 @@
 //! changing or losing what a test says, and timers fired when nothing else
 //! moves.
 
+use super::air::Origin;
 use super::*;
 use crate::schemes::snoop::tests::data;
 
