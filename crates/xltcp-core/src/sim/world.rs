@@ -571,6 +571,7 @@ impl World {
             self.blocked_total += now - since;
             self.unblocked_at = now;
         }
+        self.output.hop_blocked(now, blocked);
         self.drive_hop(now, 0, |hop, now, io| hop.set_blocked(now, blocked, io));
         let next = self.availability.next_change();
         if next < self.end {
@@ -744,6 +745,7 @@ impl World {
             self.flows[flow].run_apps(side, now);
         }
         self.note_completion(now, flow);
+        self.output.watch(now, flow, &self.flows[flow]);
         let listening = !self.slots_of(node).is_empty();
         let mut told = false;
         while let Some(e) = self.flows[flow].ep[i].poll_event() {
