@@ -348,6 +348,15 @@ impl Output {
     /// nothing changed.
     #[inline]
     pub fn watch(&mut self, now: Time, flow: usize, f: &Flow) {
+        if self.events.is_some() {
+            self.watch_sender(now, flow, f);
+        }
+    }
+
+    /// [`Output::watch`] with `events.csv` open: out of line, so that the
+    /// per-packet path without an output folder carries one test.
+    #[inline(never)]
+    fn watch_sender(&mut self, now: Time, flow: usize, f: &Flow) {
         let Some(log) = self.events.as_mut() else {
             return;
         };
