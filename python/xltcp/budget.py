@@ -15,10 +15,17 @@ link). :func:`estimate_run` bounds both from the scenario echo alone:
 - the signal log (``signals.jsonl``, an 802.11 hop's signals to the
   schemes' agents): a line of at most :data:`SIGNAL_LINE_BYTES` bytes per
   SNR report (``snr_report``) at each end of the hop and per start and end
-  of a DSA sensing period, at most :data:`SIGNAL_LOG_MAX` lines.
+  of a DSA sensing period, at most :data:`SIGNAL_LOG_MAX` lines;
+- the events (``events.csv``, with the time series): two lines of at most
+  :data:`EVENT_LINE_BYTES` bytes per flow per sample interval, at most
+  :data:`EVENTS_MAX` lines. An estimate, not a bound: a line is a timeout,
+  a fast retransmit or the end of a recovery (each takes at least a round
+  trip, and losses seldom recur every round trip; the shipped scenarios
+  write at most a few lines per flow a second) or a change of the hop's
+  blockage.
 
 The core stops writing traces at ``[output] max_bytes`` (default 1 GiB, the
-time series, pcaps and signal log together) on its own; :func:`check`
+time series, pcaps, signal log and events together) on its own; :func:`check`
 refuses, before anything runs, a run whose estimate exceeds the limit
 (``--max-output``, default :data:`DEFAULT_LIMIT`), a set of runs whose total
 (each capped at its ``max_bytes``) does, or one that does not fit in the free
@@ -50,6 +57,13 @@ SIGNAL_LINE_BYTES = 110
 
 #: The most signals the core logs in a run (``xltcp_core::sim::SIGNAL_LOG_MAX``).
 SIGNAL_LOG_MAX = 1 << 20
+
+#: Bytes of one line of ``events.csv``, an upper bound for flow names of up
+#: to 24 characters (a typical line is ~60 bytes).
+EVENT_LINE_BYTES = 100
+
+#: The most lines the core writes to ``events.csv`` (``xltcp_core::sim::output::EVENTS_MAX``).
+EVENTS_MAX = 1 << 20
 
 #: The core's trace budget of a run without ``[output] max_bytes``.
 CORE_MAX_BYTES = 1 << 30
@@ -123,11 +137,12 @@ class Estimate:
     pcap: int
     max_bytes: int
     signals: int = 0
+    events: int = 0
 
     @property
     def total(self) -> int:
         """What the traces would take with no budget."""
-        return self.timeseries + self.pcap + self.signals
+        return self.timeseries + self.pcap + self.signals + self.events
 
     @property
     def written(self) -> int:
@@ -142,9 +157,10 @@ def estimate_run(echo: dict) -> Estimate:
     duration = seconds(sim.get("duration")) or 0.0
     interval = seconds(sim.get("sample_interval")) or 0.1
     flows = [f for f in echo.get("flow", []) if isinstance(f, dict)]
-    timeseries = 0
+    timeseries = events = 0
     if output.get("timeseries", True):
         timeseries = int((duration / interval + 2) * len(flows) * ROW_BYTES)
+        events = event_log_bytes(duration, interval, len(flows))
     pcap = 0
     if output.get("pcap", False):
         mss = min([mss_bytes(f.get("tcp", {}).get("mss")) for f in flows] or [1448])
@@ -170,7 +186,13 @@ def estimate_run(echo: dict) -> Estimate:
         packets = 2 * links / (8 * (mss + 40)) * duration
         pcap = int(packets * per_packet)
     max_bytes = int(output.get("max_bytes") or CORE_MAX_BYTES)
-    return Estimate(timeseries, pcap, max_bytes, signal_log_bytes(echo, duration, flows))
+    return Estimate(timeseries, pcap, max_bytes, signal_log_bytes(echo, duration, flows), events)
+
+
+def event_log_bytes(duration: float, interval: float, flows: int) -> int:
+    """The bytes of ``events.csv`` (module doc): two lines per flow a sample."""
+    lines = 2 * flows * duration / interval if interval > 0 else 0.0
+    return int(min(lines, EVENTS_MAX) * EVENT_LINE_BYTES)
 
 
 def signal_log_bytes(echo: dict, duration: float, flows: list[dict]) -> int:
@@ -217,6 +239,7 @@ def check(estimates: Sequence[Estimate], out_dir: Path, limit: int = DEFAULT_LIM
     )
     if worst is not None and worst.total > limit:
         signals = f", {human_size(worst.signals)} signal log" if worst.signals else ""
+        signals += f", {human_size(worst.events)} events" if worst.events else ""
         raise BudgetError(
             f"a run would write about {human_size(worst.total)} of traces "
             f"({human_size(worst.timeseries)} time series, {human_size(worst.pcap)} pcap"

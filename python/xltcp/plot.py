@@ -1,13 +1,22 @@
 """Plots of a run's time series: one PNG per flow.
 
-Each figure has three panels sharing the time axis: goodput (100 ms bins),
-cwnd and ssthresh, and the highest sequence number sent and acknowledged,
+Each figure has three panels sharing the time axis: goodput (per sample
+interval), cwnd and ssthresh, and the highest sequence number acknowledged
+with the bytes sent beyond it (highest sent minus highest acknowledged, on
+an axis of its own: on the sequence axis the two lines lie on each other),
 with the intervals in which the wireless hop was blocked shaded.
+
+Timeouts, fast retransmits and the hop's blockages come from the run's
+``events.csv`` (the simulator writes each at the simulated instant it
+happened). A folder without one (the emulator's: Linux's TCP reports no
+such events) falls back on the sampled ``congestion_state`` and
+``hop_blocked`` columns, which miss what starts and ends between two
+samples; the legend then says "sampled".
 
 A folder of several seeds (``xltcp run --seeds``: ``seed-<n>/timeseries/``)
 is drawn per flow as the mean over seeds at each sample time with its 95%
-Student t confidence band, goodput and cwnd, the seeds themselves as thin
-lines behind.
+Student t confidence band (:func:`seeds_figure`), goodput and cwnd, the
+seeds themselves as thin lines behind.
 
 The files are read through :mod:`xltcp.files`: a time series that is not a
 regular file, is larger than ``files.MAX_TABLE_BYTES``, is not CSV text or
@@ -68,6 +77,126 @@ def _blocked_spans(t: list[float], blocked: list[float]) -> list[tuple[float, fl
     return spans
 
 
+#: What ``events.csv`` must be, for messages.
+_EVENTS = "a run's events, written by xltcp run: time_s,flow,event,... per line"
+
+
+def read_events(run_dir: Path) -> list[dict] | None:
+    """The lines of ``run_dir/events.csv`` as {"time_s": float, "flow": str,
+    "event": str, "cwnd_bytes": float}, in time order; None when the folder
+    has none (the emulator's, or one written before xltcp wrote events)."""
+    path = Path(run_dir) / "events.csv"
+    if not path.is_file():
+        return None
+    found = []
+    for row in files.read_csv(path, files.MAX_TABLE_BYTES):
+        try:
+            at = float(row.get("time_s") or "")
+        except ValueError as e:
+            raise files.FileError(
+                f"{path}: time_s {row.get('time_s')!r} (allowed: {_EVENTS})"
+            ) from e
+        found.append(
+            {
+                "time_s": at,
+                "flow": str(row.get("flow") or ""),
+                "event": str(row.get("event") or ""),
+                "cwnd_bytes": _number(row.get("cwnd_bytes")),
+            }
+        )
+    return found
+
+
+def _number(text) -> float:
+    """A CSV cell as a number; NaN when empty or not one."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+#: Names of the markers on the window panel, and the ``events.csv`` event
+#: each is drawn from.
+MARKERS = {"RTO": "rto", "fast recovery": "fast_retransmit"}
+
+
+def flow_markers(events: list[dict], flow: str) -> dict[str, list[tuple[float, float]]]:
+    """Flow ``flow``'s timeouts and entries into fast recovery in
+    ``events`` (:func:`read_events`): (time, cwnd after it) per marker name."""
+    return {
+        name: [
+            (e["time_s"], e["cwnd_bytes"])
+            for e in events
+            if e["flow"] == flow and e["event"] == kind
+        ]
+        for name, kind in MARKERS.items()
+    }
+
+
+def event_spans(events: list[dict], end: float) -> list[tuple[float, float]]:
+    """The intervals in which the wireless hop was blocked, from the
+    ``hop_blocked`` / ``hop_unblocked`` lines of ``events``; one still open
+    at the end runs to ``end``."""
+    spans, start = [], None
+    for e in events:
+        if e["event"] == "hop_blocked" and start is None:
+            start = e["time_s"]
+        elif e["event"] == "hop_unblocked" and start is not None:
+            spans.append((start, e["time_s"]))
+            start = None
+    if start is not None:
+        spans.append((start, max(end, start)))
+    return spans
+
+
+def _run_end(run_dir: Path, t: list[float]) -> float:
+    """The run's simulated duration (its summary's), else the last sample."""
+    d = _summary(run_dir).get("duration_s")
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        return float(d)
+    return t[-1] if t else 0.0
+
+
+def blocked_spans(csv_path: Path, c: dict[str, list[float]] | None = None):
+    """The blocked intervals of the run whose time series is ``csv_path``
+    (``<run>/timeseries/<flow>.csv``) and whether they are exact: from the
+    run's ``events.csv`` when it has one, else from the sampled
+    ``hop_blocked`` column (to the sample interval)."""
+    c = c if c is not None else _read(csv_path)
+    t = c.get("time_s", [])
+    run_dir = Path(csv_path).parent.parent
+    events = read_events(run_dir)
+    if events is not None:
+        return event_spans(events, _run_end(run_dir, t)), True
+    return _blocked_spans(t, c.get("hop_blocked", [])), False
+
+
+def common_spans(per_run: list[list[tuple[float, float]]]) -> list[tuple[float, float]] | None:
+    """The blocked intervals when every run has the same ones (to a
+    nanosecond), else None: shading a mean over runs with one run's
+    blockages would show them where the others had none."""
+    if not per_run:
+        return []
+    first = per_run[0]
+    for spans in per_run[1:]:
+        if len(spans) != len(first) or any(
+            abs(a - c) > 1e-9 or abs(b - d) > 1e-9
+            for (a, b), (c, d) in zip(spans, first, strict=True)
+        ):
+            return None
+    return first
+
+
+def moving_average(values: list[float], n: int) -> list[float]:
+    """The mean of each value and the ``n - 1`` before it (fewer at the
+    start); NaNs are skipped."""
+    out: list[float] = []
+    for i in range(len(values)):
+        window = [v for v in values[max(0, i - n + 1) : i + 1] if not math.isnan(v)]
+        out.append(sum(window) / len(window) if window else float("nan"))
+    return out
+
+
 #: Formats ``xltcp plot --format`` writes.
 FORMATS = ("png", "pdf", "svg")
 
@@ -113,8 +242,12 @@ def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = Non
     """One flow's goodput, cwnd and sequence panels as a matplotlib figure.
 
     Units scale to the values (bit/s to Gbit/s, B to GB); RTOs and entries
-    into fast recovery are marked on the window panel, and ``marks`` (e.g.
-    {"start": 1.0, "completed": 5.4}) as vertical lines on every panel.
+    into fast recovery are marked on the window panel at the cwnd after
+    them, and ``marks`` (e.g. {"start": 1.0, "completed": 5.4}) as vertical
+    lines on every panel. Markers and blocked intervals are at the exact
+    times of the run's ``events.csv``; without one, at the samples where
+    ``congestion_state`` and ``hop_blocked`` changed (said in the legend
+    and title).
     """
     c = _read(csv_path)
     t = c.get("time_s", [])
@@ -129,22 +262,43 @@ def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = Non
     # An empty cell (no threshold before the first loss) reads as NaN: a gap.
     ax_w.plot(t, [s / w_scale for s in ss], lw=1, ls="--", label="ssthresh")
     ax_w.set_ylabel(f"cwnd, ssthresh ({w_unit})")
-    by_time = dict(zip(t, cwnd, strict=False))
-    for (name, times), style in zip(
-        _events(t, _states(csv_path)).items(), (("v", "C3"), ("o", "C2")), strict=True
+    events = read_events(Path(csv_path).parent.parent)
+    if events is not None:
+        found, how = flow_markers(events, Path(csv_path).stem), ""
+    else:
+        found, how = _sampled_markers(t, cwnd, _states(csv_path)), " (sampled)"
+    for (name, points), (marker, color) in zip(
+        found.items(), (("v", "C3"), ("o", "C2")), strict=True
     ):
-        if times:
-            ys = [by_time.get(x, 0.0) / w_scale for x in times]
-            ax_w.plot(times, ys, ls="", marker=style[0], color=style[1], ms=4, label=name)
+        if points:
+            xs = [x for x, _ in points]
+            ys = [(0.0 if math.isnan(y) else y) / w_scale for _, y in points]
+            ax_w.plot(xs, ys, ls="", marker=marker, color=color, ms=4, label=name + how)
     ax_w.legend(loc="upper right", fontsize="small")
     sent, acked = c.get("snd_max_rel", []), c.get("snd_una_rel", [])
-    s_scale, s_unit = scale(sent, _BYTE_UNITS)
-    ax_s.plot(t, [x / s_scale for x in sent], lw=1, label="highest sent")
-    ax_s.plot(t, [x / s_scale for x in acked], lw=1, label="highest acked")
-    ax_s.set_ylabel(f"sequence ({s_unit})")
+    s_scale, s_unit = scale(acked, _BYTE_UNITS)
+    ax_s.plot(t, [x / s_scale for x in acked], lw=1.2, color="C0", label="highest acked")
+    ax_s.set_ylabel(f"highest acked ({s_unit})", color="C0")
     ax_s.set_xlabel("time (s)")
-    ax_s.legend(loc="upper left", fontsize="small")
-    for a, b in _blocked_spans(t, c.get("hop_blocked", [])):
+    # Sent and acked differ by at most a window: a second axis draws the
+    # difference at its own scale.
+    ax_o = ax_s.twinx()
+    ahead = [a - b for a, b in zip(sent, acked, strict=False)]
+    o_scale, o_unit = scale(ahead, _BYTE_UNITS)
+    ax_o.plot(
+        t[: len(ahead)],
+        [x / o_scale for x in ahead],
+        lw=0.9,
+        ls="--",
+        color="C1",
+        label="highest sent - highest acked",
+    )
+    ax_o.set_ylabel(f"sent beyond acked ({o_unit})", color="C1")
+    ax_o.set_ylim(bottom=0)
+    lines = ax_s.get_lines() + ax_o.get_lines()
+    ax_s.legend(lines, [ln.get_label() for ln in lines], loc="upper left", fontsize="small")
+    spans, exact = blocked_spans(csv_path, c)
+    for a, b in spans:
         for ax in (ax_g, ax_w, ax_s):
             ax.axvspan(a, b, color="0.85", lw=0)
     for name, at in (marks or {}).items():
@@ -158,10 +312,24 @@ def flow_figure(csv_path: Path, title: str, marks: dict[str, float] | None = Non
             ha="left",
             va="top",
         )
-    blocked = any(c.get("hop_blocked", []))
-    fig.suptitle(title + "  (grey: wireless hop blocked)" if blocked else title)
+    if spans:
+        grey = "grey: wireless hop blocked" + ("" if exact else ", sampled")
+        title = f"{title}  ({grey})"
+    fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _sampled_markers(
+    t: list[float], cwnd: list[float], states: list[str]
+) -> dict[str, list[tuple[float, float]]]:
+    """:data:`MARKERS` from the sampled congestion states (:func:`_events`):
+    the first sample in each state, with its cwnd."""
+    by_time = dict(zip(t, cwnd, strict=False))
+    return {
+        name: [(x, by_time.get(x, 0.0)) for x in times]
+        for name, times in _events(t, states).items()
+    }
 
 
 def _summary(run_dir: Path) -> dict:
@@ -306,26 +474,56 @@ def style(i: int) -> dict:
     return dict(STYLES[i % len(STYLES)])
 
 
-def mean_band(runs: list[list[float]], confidence: float = 0.95):
+def mean_band(runs: list[list[float]], confidence: float = 0.95, floor: float | None = None):
     """Per sample index over ``runs`` (one list per seed): the mean, and the
     lower and upper ends of its Student t confidence interval (the mean
-    itself where one run has the sample)."""
+    itself where one run has the sample). With ``floor`` (0 for a quantity
+    that cannot be negative: goodput, a window, a count) the lower end is
+    clipped there: the t interval is symmetric and reaches below zero when
+    a few seeds spread widely around a small mean, which no seed can."""
     mean, half = _mean_band(runs, confidence)
     lo = [m - h for m, h in zip(mean, half, strict=True)]
+    if floor is not None:
+        lo = [x if math.isnan(x) else max(x, floor) for x in lo]
     hi = [m + h for m, h in zip(mean, half, strict=True)]
     return mean, lo, hi
 
 
-def band_line(ax, t: list[float], runs: list[list[float]], i: int, label: str, where=None):
+#: Opacity of a confidence band's fill; its edges are drawn stronger, so
+#: that overlapping bands stay apart.
+BAND_ALPHA = 0.12
+BAND_EDGE_ALPHA = 0.55
+
+
+def _band(ax, t, lo, hi, color, **kw):
+    """A confidence band: a light fill with thin edges of the same colour."""
+    from matplotlib.colors import to_rgba
+
+    return ax.fill_between(
+        t,
+        lo,
+        hi,
+        facecolor=to_rgba(color, BAND_ALPHA),
+        edgecolor=to_rgba(color, BAND_EDGE_ALPHA),
+        lw=0.6,
+        **kw,
+    )
+
+
+def band_line(
+    ax, t: list[float], runs: list[list[float]], i: int, label: str, where=None, floor=0.0
+):
     """Draws the mean of ``runs`` (one series per seed, sampled at ``t``)
-    in style ``i``, markers spaced along it, over its 95 % confidence band;
-    ``where`` (e.g. "post") draws steps. The label says how many seeds."""
-    mean, lo, hi = mean_band(runs)
+    in style ``i``, markers spaced along it, over its 95 % confidence band
+    (clipped at ``floor``, 0 by default: every quantity xltcp draws so is
+    nonnegative; None for a signed one); ``where`` (e.g. "post") draws
+    steps. The label says how many seeds."""
+    mean, lo, hi = mean_band(runs, floor=floor)
     n = min(len(t), len(mean))
     st = style(i)
     color = st["color"]
     step = {"step": where} if where else {}
-    ax.fill_between(t[:n], lo[:n], hi[:n], color=color, alpha=0.2, lw=0, **step)
+    _band(ax, t[:n], lo[:n], hi[:n], color, **step)
     seeds = f"mean of {len(runs)} seeds" if len(runs) > 1 else "1 seed"
     kw = {"drawstyle": f"steps-{where}"} if where else {}
     ax.plot(
@@ -359,38 +557,56 @@ def plain_log_axis(ax, values, axis: str = "x") -> None:
     target.set_minor_formatter(NullFormatter())
 
 
+#: The window goodput is averaged over in a seeds figure, seconds.
+GOODPUT_WINDOW_S = 1.0
+
+
 def seeds_figure(csv_paths: list[Path], seeds: list[int], title: str):
-    """Goodput and cwnd of one flow over seeds: mean, 95% CI band, each seed."""
+    """Goodput and cwnd of one flow over seeds: mean, 95% CI band, each seed.
+
+    Goodput is each seed's moving average over :data:`GOODPUT_WINDOW_S`
+    (said in the axis label): a sample interval's deliveries come in bursts
+    (a window's worth after a recovery), and the raw samples' peaks stretch
+    the axis far above the mean. Both quantities are nonnegative, so their
+    bands are clipped at 0 (:func:`mean_band`). The wireless hop's blocked
+    intervals are shaded only when they are the same in every seed shown
+    (the simulator's seeds draw their own schedules); otherwise none is,
+    and the title says so.
+    """
     runs = [_read(p) for p in csv_paths]
     longest = max(runs, key=lambda c: len(c.get("time_s", [])))
     t = longest.get("time_s", [])
+    interval = t[1] - t[0] if len(t) > 1 and t[1] > t[0] else 0.1
+    window = max(1, round(GOODPUT_WINDOW_S / interval))
     fig, axes = plt.subplots(2, 1, sharex=True, figsize=(9, 6))
+    smoothed = [moving_average(c.get("goodput_bps", []), window) for c in runs]
     panels = (
-        ("goodput_bps", _RATE_UNITS, "goodput"),
-        ("cwnd_bytes", _BYTE_UNITS, "cwnd"),
+        (smoothed, _RATE_UNITS, f"goodput, {window * interval:g} s moving average"),
+        ([c.get("cwnd_bytes", []) for c in runs], _BYTE_UNITS, "cwnd"),
     )
-    for ax, (column, units, name) in zip(axes, panels, strict=True):
-        factor, unit = scale([x for c in runs for x in c.get(column, [])], units)
-        label = f"{name} ({unit})"
-        series = [[x / factor for x in c.get(column, [])] for c in runs]
+    for ax, (columns, units, name) in zip(axes, panels, strict=True):
+        factor, unit = scale([x for c in columns for x in c], units)
+        series = [[x / factor for x in c] for c in columns]
         for one in series:
             ax.plot(t[: len(one)], one, lw=0.5, color="0.7")
-        mean, half = _mean_band(series)
+        mean, lo, hi = mean_band(series, floor=0.0)
         n = min(len(t), len(mean))
         ax.plot(t[:n], mean[:n], lw=1.4, color="C0", label=f"mean of {len(runs)} seeds")
-        ax.fill_between(
-            t[:n],
-            [m - h for m, h in zip(mean[:n], half[:n], strict=True)],
-            [m + h for m, h in zip(mean[:n], half[:n], strict=True)],
-            color="C0",
-            alpha=0.25,
-            lw=0,
-            label="95% CI",
-        )
-        ax.set_ylabel(label)
+        _band(ax, t[:n], lo[:n], hi[:n], "C0", label="95% CI (clipped at 0)")
+        ax.set_ylabel(f"{name} ({unit})")
+        ax.set_ylim(bottom=0)
+    spans = common_spans([blocked_spans(p, c)[0] for p, c in zip(csv_paths, runs, strict=True)])
+    note = ""
+    if spans:
+        for ax in axes:
+            for a, b in spans:
+                ax.axvspan(a, b, color="0.88", lw=0, zorder=0)
+        note = "\n(grey: wireless hop blocked, the same in every seed)"
+    elif spans is None:
+        note = "\n(the seeds' blockages differ: not shaded)"
     axes[0].legend(loc="upper right", fontsize="small")
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle(f"{title}, seeds {_seed_span(seeds)}")
+    fig.suptitle(f"{title}, seeds {_seed_span(seeds)}{note}")
     fig.tight_layout()
     return fig
 
@@ -442,10 +658,13 @@ def run_label(run_dir: Path) -> str:
 def compare_figure(paths: list[Path], labels: list[str], title: str):
     """One flow of several runs drawn together, in four panels sharing time:
     goodput, cwnd (ssthresh dashed), SRTT and RTO (dashed), and the highest
-    sequence acknowledged; each run's entries into RTO recovery are marked
-    on its window."""
+    sequence acknowledged; each run's timeouts are marked on its window, at
+    their times in its ``events.csv``, or for a run without one (the
+    emulator's) at the samples where it entered RTO recovery (said in the
+    title)."""
     runs = [_read(p) for p in paths]
     fig, (ax_g, ax_w, ax_r, ax_s) = plt.subplots(4, 1, sharex=True, figsize=(9, 9.5))
+    sampled: list[str] = []
     every = {
         col: [x for c in runs for x in c.get(col, [])]
         for col in ("goodput_bps", "cwnd_bytes", "ssthresh_bytes", "snd_una_rel")
@@ -462,11 +681,15 @@ def compare_figure(paths: list[Path], labels: list[str], title: str):
         cwnd = c.get("cwnd_bytes", [])
         ax_w.plot(t, [w / w_scale for w in cwnd], lw=1, color=color)
         ax_w.plot(t, [w / w_scale for w in c.get("ssthresh_bytes", [])], lw=1, ls="--", color=color)
-        by_time = dict(zip(t, cwnd, strict=False))
-        rtos = _events(t, _states(path))["RTO"]
+        events = read_events(Path(path).parent.parent)
+        if events is not None:
+            rtos = flow_markers(events, Path(path).stem)["RTO"]
+        else:
+            rtos = _sampled_markers(t, cwnd, _states(path))["RTO"]
+            sampled.append(label)
         ax_w.plot(
-            rtos,
-            [by_time.get(x, 0.0) / w_scale for x in rtos],
+            [x for x, _ in rtos],
+            [(0.0 if math.isnan(y) else y) / w_scale for _, y in rtos],
             ls="",
             marker="v",
             color=color,
@@ -475,7 +698,7 @@ def compare_figure(paths: list[Path], labels: list[str], title: str):
         ax_r.plot(t, c.get("srtt_s", []), lw=1, color=color)
         ax_r.plot(t, c.get("rto_s", []), lw=1, ls="--", color=color)
         ax_s.plot(t, [x / s_scale for x in c.get("snd_una_rel", [])], lw=1, color=color)
-        for a, b in _blocked_spans(t, c.get("hop_blocked", [])) if i == 0 else []:
+        for a, b in blocked_spans(path, c)[0] if i == 0 else []:
             for ax in (ax_g, ax_w, ax_r, ax_s):
                 ax.axvspan(a, b, color="0.88", lw=0)
     ax_g.set_ylabel(f"goodput ({g_unit})")
@@ -485,8 +708,14 @@ def compare_figure(paths: list[Path], labels: list[str], title: str):
     ax_r.set_yscale("log")
     ax_s.set_ylabel(f"acknowledged ({s_unit})")
     ax_s.set_xlabel("time (s)")
+    where = (
+        f"; {', '.join(sampled)}: timeouts at the samples after them (no events.csv)"
+        if sampled
+        else ""
+    )
     fig.suptitle(
-        f"{title}\n(dashed: ssthresh, RTO; triangles: timeouts; grey: hop blocked in the first)"
+        f"{title}\n(dashed: ssthresh, RTO; triangles: timeouts; grey: hop blocked in the first"
+        f"{where})"
     )
     fig.tight_layout()
     return fig

@@ -57,6 +57,7 @@ OWN_FILES = frozenset(
         LOG_NAME,
         "summary.json",
         "signals.jsonl",
+        "events.csv",
         "runs.csv",
         "aggregate.json",
         "report.html",

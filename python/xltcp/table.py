@@ -229,10 +229,18 @@ def output_warning(summary: dict) -> Text | None:
     cut = summary.get("output")
     if not isinstance(cut, dict):
         return None
+    events = cut.get("events_not_logged", 0)
+    if events and not cut.get("records_not_written") and not cut.get("signals_not_logged"):
+        return Text(
+            f"events.csv stops at {human_seconds(cut.get('cut_at_s'))}: its line limit "
+            f"reached, {_count(events)} events not written (the time series are whole)",
+            style="yellow",
+        )
     return Text(
         f"traces stop at {human_seconds(cut.get('cut_at_s'))}: [output] max_bytes = "
         f"{cut.get('max_bytes'):,} B reached, {_count(cut.get('records_not_written'))} "
-        f"records and {_count(cut.get('signals_not_logged'))} signals not written "
+        f"records, {_count(cut.get('signals_not_logged'))} signals and "
+        f"{_count(events)} events not written "
         "(raise max_bytes, set a pcap_snaplen, or turn pcap off)",
         style="yellow",
     )

@@ -170,7 +170,7 @@ def test_force_replaces_a_folder_of_xltcp_files_only(tmp_path):
     result = invoke("run", LOSSY, *SHORT, "--out", out, "--force", "-q")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "run.log", "summary.json", "timeseries"
+        "events.csv", "manifest.json", "run.log", "summary.json", "timeseries"
     ]  # fmt: skip
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["schema"] == results.SCHEMA and manifest["xltcp_version"]

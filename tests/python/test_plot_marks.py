@@ -87,4 +87,7 @@ def test_seed_folders_name_the_scenario_and_seeds_and_scale_units(tmp_path, monk
     assert written.name == "ftp.png"
     (fig,) = figures
     assert fig._suptitle.get_text() == "lossy: flow ftp, seeds 1..3"
-    assert [ax.get_ylabel() for ax in fig.axes] == ["goodput (bit/s)", "cwnd (kB)"]
+    assert [ax.get_ylabel() for ax in fig.axes] == [
+        "goodput, 1 s moving average (bit/s)",
+        "cwnd (kB)",
+    ]

@@ -45,6 +45,9 @@ direction = "down"
 app = "bulk"
 "#;
 
+/// The tests of this file count the process's allocations: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn allocations(duration: &str) -> (u64, u64) {
     let s = scenario::load_str(
         SCENARIO,
@@ -60,6 +63,7 @@ fn allocations(duration: &str) -> (u64, u64) {
 
 #[test]
 fn steady_state_packet_path_does_not_allocate() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (a10, e10) = allocations("10s");
     let (a40, e40) = allocations("40s");
     let extra_events = e40 - e10;
@@ -71,4 +75,28 @@ fn steady_state_packet_path_does_not_allocate() {
         extra_allocs * 1000 < extra_events,
         "{extra_allocs} extra allocations for {extra_events} extra events"
     );
+}
+
+#[test]
+fn event_lines_are_written_without_allocating() {
+    use xltcp_core::sim::output::Output;
+    use xltcp_core::time::{Dur, Time};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("alloc-events");
+    let mut out = Output::create(&dir, &["a".to_string()], true, 0.1).unwrap();
+    // The first lines may grow the line buffer; then none allocates.
+    out.hop_blocked(Time::ZERO, true);
+    out.hop_blocked(Time::ZERO + Dur::from_secs(1), false);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for k in 2..20_000u64 {
+        out.hop_blocked(Time::ZERO + Dur::from_millis(1000 * k + 1), k % 2 == 0);
+    }
+    let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    out.finish().unwrap();
+    let lines = std::fs::read_to_string(dir.join("events.csv"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, 20_001);
+    assert_eq!(allocs, 0, "{allocs} allocations for 19,998 event lines");
 }

@@ -41,18 +41,31 @@ def _moving_average(values: Sequence[float], n: int) -> list[float]:
     return out
 
 
-def _shade_pu(ax, s: dict[str, list[float]], t0: float = -math.inf, t1: float = math.inf) -> None:
-    t, b = s["time_s"], s["hop_blocked"]
-    start = None
-    for i, blocked in enumerate(b):
-        if blocked and start is None:
-            start = t[i]
-        if not blocked and start is not None:
-            if t[i] >= t0 and start <= t1:
-                ax.axvspan(start, t[i], color="0.9", lw=0)
-            start = None
-    if start is not None:
-        ax.axvspan(start, t[-1], color="0.9", lw=0)
+def _pu_spans(run_dir: Path) -> list[tuple[float, float]]:
+    """The run's PU-on intervals: exact from its ``events.csv``, else from
+    the sampled ``hop_blocked`` column."""
+    from xltcp.plot import blocked_spans
+
+    return blocked_spans(sorted((run_dir / "timeseries").glob("*.csv"))[0])[0]
+
+
+def _shade_pu(
+    ax, spans: list[tuple[float, float]], t0: float = -math.inf, t1: float = math.inf
+) -> None:
+    for start, end in spans:
+        if end >= t0 and start <= t1:
+            ax.axvspan(start, end, color="0.9", lw=0)
+
+
+def _common_pu(out: Path, results: dict[str, list[dict]], names) -> tuple[list, str]:
+    """The PU-on intervals to shade on a mean over the seeds of ``names``
+    (those of every run, when all have the same), and the axis note."""
+    from xltcp.plot import common_spans
+
+    spans = common_spans([_pu_spans(out / "runs" / r["key"]) for n in names for r in results[n]])
+    if spans is None:
+        return [], "time (s); PU periods differ between seeds: not shaded"
+    return spans, "time (s); grey: primary user on (every seed)"
 
 
 def figures(
@@ -76,9 +89,10 @@ def figures(
         name: [_series(out / "runs" / r["key"]) for r in results[name]] for name, _ in CONFIGS
     }
     written = []
+    spans, note = _common_pu(out, results, [n for n, _ in CONFIGS])
     fig, axes = plt.subplots(3, 1, figsize=(9, 8.5), sharex=True, sharey=True)
     for ax, (cr, twin) in zip(axes, TWINS, strict=True):
-        _shade_pu(ax, series[twin][0])
+        _shade_pu(ax, spans)
         for i, name in enumerate((twin, cr)):
             runs = [[g / 1000 for g in _moving_average(s["goodput_bps"], 10)] for s in series[name]]
             t = max((s["time_s"] for s in series[name]), key=len)
@@ -86,7 +100,7 @@ def figures(
         ax.set_ylabel("goodput (kbit/s)")
         ax.set_title(dict(CONFIGS)[twin] + " with and without CR-aware TCP", fontsize=9, loc="left")
         ax.legend(loc="upper right", fontsize=8)
-    axes[-1].set_xlabel(f"time (s); grey: primary user on (seed {seeds[0]})")
+    axes[-1].set_xlabel(note)
     fig.suptitle(
         f"Goodput, 10 s moving average: mean of {span}, band: 95 % CI (family {family})",
         fontsize=10,
@@ -98,11 +112,11 @@ def figures(
     written.append(path)
 
     fig, ax = plt.subplots(figsize=(9, 5.5))
-    _shade_pu(ax, series[CONFIGS[0][0]][0])
+    _shade_pu(ax, spans)
     for i, (name, label) in enumerate(CONFIGS):
         t = max((s["time_s"] for s in series[name]), key=len)
         band_line(ax, t, [[u / mss for u in s["snd_una_rel"]] for s in series[name]], i, label)
-    ax.set_xlabel(f"time (s); grey: primary user on (seed {seeds[0]})")
+    ax.set_xlabel(note)
     ax.set_ylabel("packets acknowledged")
     ax.set_title(f"Sequence traces: mean of {span}, band: 95 % CI (family {family})")
     ax.legend(fontsize=8)
@@ -139,20 +153,19 @@ def _zoom(out: Path, results: dict[str, list[dict]], family: str) -> Path:
 
     # One seed: a PU period is a moment of one seed's schedule, which the
     # other seeds do not share (the figures above average over seeds).
-    cr = _series(out / "runs" / results["tcp-lr-cr"][0]["key"])
+    cr_dir = out / "runs" / results["tcp-lr-cr"][0]["key"]
+    cr = _series(cr_dir)
     plain = _series(out / "runs" / results["tcp-lr"][0]["key"])
-    t, b = cr["time_s"], cr["hop_blocked"]
+    # The PU periods at their exact times (events.csv), as the signals are.
+    spans = _pu_spans(cr_dir)
     window = (30.0, 60.0)
-    start = None
-    for i in range(1, len(t)):
-        if b[i] and not b[i - 1]:
-            start = t[i]
-        if start is not None and not b[i] and b[i - 1] and t[i] - start >= 3 and start >= 30:
-            window = (start - 5, t[i] + 8)
+    for start, end in spans:
+        if end - start >= 3 and start >= 30:
+            window = (start - 5, end + 8)
             break
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     for ax, key, title in ((ax1, "cwnd_bytes", "cwnd (bytes)"), (ax2, "rto_s", "RTO (s)")):
-        _shade_pu(ax, cr, *window)
+        _shade_pu(ax, spans, *window)
         for i, (s, label) in enumerate(((cr, "TCP-LR+CR"), (plain, "TCP-LR"))):
             if key in s:
                 pts = [

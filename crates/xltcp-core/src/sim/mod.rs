@@ -88,6 +88,10 @@ pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary
         // get what is left after the run's other files.
         world.output.reserve(reserved_bytes(scenario));
     }
+    if world.availability.blocked() {
+        // Blocked from the start: `events.csv` opens with it.
+        world.output.hop_blocked(Time::ZERO, true);
+    }
     // The signal log shares the budget line by line (`Output::admit_signal`);
     // its records stay in memory until the end: at most SIGNAL_LOG_MAX.
     world.signal_log_max = (budget / 64).min(SIGNAL_LOG_MAX) as usize;

@@ -13,13 +13,21 @@
 //! packet at the time of the drop, on the direction's first interface,
 //! with the reason as the record's comment (`xltcp drop: ...`): Wireshark
 //! shows it as the packet comment and filters it with `frame.comment`.
+//!
+//! Congestion events (`events.csv`, with the time series): each flow
+//! sender's retransmission timeouts, fast retransmits (entries into fast
+//! recovery) and ends of recovery, and the wireless hop's blockages, each
+//! at the simulated instant it happened ([`Output::watch`],
+//! [`Output::hop_blocked`]). The sender's own counters and state are read
+//! after every input the world gives it, so TCP reports nothing new. At
+//! most [`EVENTS_MAX`] lines are kept (the rest are counted in the cut).
 
 use super::flow::Flow;
 use crate::hop::{AirFrame, HopDrop};
 use crate::net::link::DropReason;
 use crate::scenario::{CapturePoint, DEFAULT_SNAPLEN};
 use crate::signal::UndeliveredReason;
-use crate::tcp::CongestionState;
+use crate::tcp::{CongestionState, Endpoint};
 use crate::time::Time;
 use crate::wire::{
     epb_len, Interface, Packet, PcapngWriter, FULL_SNAPLEN, LINKTYPE_RAW, MIN_SNAPLEN,
@@ -45,6 +53,72 @@ pub struct Output {
     cut: Option<OutputCut>,
     /// A time-series row being formatted.
     row: String,
+    /// `events.csv`, when time series are written.
+    events: Option<EventLog>,
+}
+
+/// The most lines a run writes to `events.csv`; the rest are counted
+/// ([`OutputCut::events_not_logged`]).
+pub const EVENTS_MAX: u64 = 1 << 20;
+
+/// The header line of `events.csv`.
+pub const EVENTS_HEADER: &str = "time_s,flow,event,cwnd_bytes,ssthresh_bytes,rto_s";
+
+/// `events.csv`: its file, what was last seen of each flow's sender, and
+/// how many lines it may still take.
+struct EventLog {
+    w: BufWriter<File>,
+    /// The flows' names as written (sanitised for CSV: no commas, quotes
+    /// or line breaks).
+    names: Vec<String>,
+    seen: Vec<Seen>,
+    /// Whether the hop is blocked, as last recorded.
+    blocked: bool,
+    /// Lines still allowed ([`EVENTS_MAX`] or [`Output::limit_events`]).
+    left: u64,
+    line: String,
+}
+
+/// A sender's counters and state as last seen.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    rtos: u64,
+    fast: u64,
+    state: CongestionState,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen {
+            rtos: 0,
+            fast: 0,
+            state: CongestionState::Open,
+        }
+    }
+}
+
+/// What `events.csv` records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EventKind {
+    Rto,
+    FastRetransmit,
+    RecoveryEnd,
+    LossEnd,
+    HopBlocked,
+    HopUnblocked,
+}
+
+impl EventKind {
+    fn name(self) -> &'static str {
+        match self {
+            EventKind::Rto => "rto",
+            EventKind::FastRetransmit => "fast_retransmit",
+            EventKind::RecoveryEnd => "recovery_end",
+            EventKind::LossEnd => "loss_end",
+            EventKind::HopBlocked => "hop_blocked",
+            EventKind::HopUnblocked => "hop_unblocked",
+        }
+    }
 }
 
 /// The capture of the medium: its file, its interface, the IP snapshot
@@ -140,6 +214,9 @@ pub struct OutputCut {
     pub records_not_written: u64,
     /// Signals not logged to `signals.jsonl`.
     pub signals_not_logged: u64,
+    /// Lines not written to `events.csv` (past [`EVENTS_MAX`] or the
+    /// budget).
+    pub events_not_logged: u64,
 }
 
 impl Output {
@@ -156,6 +233,7 @@ impl Output {
             budget: u64::MAX,
             cut: None,
             row: String::new(),
+            events: None,
         }
     }
 
@@ -199,6 +277,14 @@ impl Output {
         self.cut_at(t).signals_not_logged += n;
     }
 
+    /// Keeps at most `n` lines of `events.csv` from now on (default
+    /// [`EVENTS_MAX`]).
+    pub fn limit_events(&mut self, n: u64) {
+        if let Some(log) = self.events.as_mut() {
+            log.left = n;
+        }
+    }
+
     /// Whether a line of `bytes` in `signals.jsonl` at `t` fits the budget
     /// the traces share (then it is charged); counts it as not logged
     /// otherwise. `[output] max_bytes` bounds all a run writes together.
@@ -239,8 +325,125 @@ impl Output {
                 )?;
                 out.series.push(w);
             }
+            let mut w = BufWriter::new(File::create(dir.join("events.csv"))?);
+            writeln!(w, "{EVENTS_HEADER}")?;
+            out.events = Some(EventLog {
+                w,
+                names: flows.iter().map(|n| csv_name(n)).collect(),
+                seen: vec![Seen::default(); flows.len()],
+                blocked: false,
+                left: EVENTS_MAX,
+                line: String::with_capacity(128),
+            });
         }
         Ok(out)
+    }
+
+    /// Records what flow `flow`'s sender (of `f`) did since it was last seen:
+    /// a retransmission timeout, a fast retransmit (entry into fast
+    /// recovery), the end of fast recovery or of RTO recovery (back to
+    /// open or disorder), each as a line of `events.csv` at `now`. The
+    /// world calls it after every input it gives a flow's endpoints
+    /// (`World::pump`), so `now` is the instant of the event. Cheap when
+    /// nothing changed.
+    #[inline]
+    pub fn watch(&mut self, now: Time, flow: usize, f: &Flow) {
+        if self.events.is_some() {
+            self.watch_sender(now, flow, f);
+        }
+    }
+
+    /// [`Output::watch`] with `events.csv` open: out of line, so that the
+    /// per-packet path without an output folder carries one test.
+    #[inline(never)]
+    fn watch_sender(&mut self, now: Time, flow: usize, f: &Flow) {
+        let Some(log) = self.events.as_mut() else {
+            return;
+        };
+        let ep = f.sender();
+        let Some(seen) = log.seen.get(flow).copied() else {
+            return;
+        };
+        let (rtos, fast) = (ep.stats().rto_count, ep.stats().fast_retransmits);
+        let state = ep.congestion_state();
+        if rtos == seen.rtos && fast == seen.fast && state == seen.state {
+            return;
+        }
+        log.seen[flow] = Seen { rtos, fast, state };
+        let recovering = |s| matches!(s, CongestionState::Recovery | CongestionState::Loss);
+        let end = match seen.state {
+            CongestionState::Recovery => EventKind::RecoveryEnd,
+            _ => EventKind::LossEnd,
+        };
+        if recovering(seen.state) && !recovering(state) {
+            self.event(now, Some((flow, ep)), end);
+        }
+        for _ in seen.fast..fast {
+            self.event(now, Some((flow, ep)), EventKind::FastRetransmit);
+        }
+        for _ in seen.rtos..rtos {
+            self.event(now, Some((flow, ep)), EventKind::Rto);
+        }
+    }
+
+    /// Records that the wireless hop became blocked (`blocked`) or usable
+    /// at `now` in `events.csv` (a change only: a repeated state adds no
+    /// line).
+    pub fn hop_blocked(&mut self, now: Time, blocked: bool) {
+        match self.events.as_mut() {
+            Some(log) if log.blocked != blocked => log.blocked = blocked,
+            _ => return,
+        }
+        let kind = if blocked {
+            EventKind::HopBlocked
+        } else {
+            EventKind::HopUnblocked
+        };
+        self.event(now, None, kind);
+    }
+
+    /// Writes one line of `events.csv`: a flow's event with its sender's
+    /// cwnd, ssthresh and RTO after it, or the hop's (no flow).
+    fn event(&mut self, now: Time, flow: Option<(usize, &Endpoint)>, kind: EventKind) {
+        use std::fmt::Write as _;
+        let Some(log) = self.events.as_mut() else {
+            return;
+        };
+        if log.left == 0 {
+            self.cut_at(now).events_not_logged += 1;
+            return;
+        }
+        let mut line = std::mem::take(&mut log.line);
+        line.clear();
+        // Nanoseconds, exactly: `Time` counts them.
+        let ns = now.as_nanos();
+        let _ = write!(line, "{}.{:09},", ns / 1_000_000_000, ns % 1_000_000_000);
+        match flow {
+            Some((k, ep)) => {
+                let _ = write!(line, "{},{},{},", log.names[k], kind.name(), ep.cwnd());
+                if ep.ssthresh() != u64::MAX {
+                    let _ = write!(line, "{}", ep.ssthresh());
+                }
+                let _ = writeln!(line, ",{:.6}", ep.rto().as_secs_f64());
+            }
+            None => {
+                let _ = writeln!(line, ",{},,,", kind.name());
+            }
+        }
+        let bytes = line.len() as u64;
+        let fits = self.cut.is_none() && bytes <= self.budget;
+        let log = self.events.as_mut().expect("checked above");
+        if fits {
+            self.budget -= bytes;
+            log.left -= 1;
+            if let Err(e) = log.w.write_all(line.as_bytes()) {
+                self.error.get_or_insert(e);
+            }
+        }
+        log.line = line;
+        if !fits {
+            self.cut_at(now).events_not_logged += 1;
+        }
     }
 
     /// Opens `dir/pcap/<file>.pcapng` per capture group: `points[i]` is
@@ -430,6 +633,9 @@ impl Output {
         for w in &mut self.writers {
             w.flush()?;
         }
+        if let Some(log) = self.events.as_mut() {
+            log.w.flush()?;
+        }
         if let Some((w, _, _, _)) = self.air.as_mut() {
             w.flush()?;
         }
@@ -438,6 +644,14 @@ impl Output {
             None => Ok(()),
         }
     }
+}
+
+/// A flow's name made safe as a CSV cell: no commas, quotes or line
+/// breaks (each becomes `_`).
+fn csv_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if ",\"\r\n".contains(c) { '_' } else { c })
+        .collect()
 }
 
 /// A flow or link name made safe as a file name.
@@ -451,4 +665,63 @@ pub fn sanitize(name: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("xltcp-events-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn events_past_the_cap_are_counted_not_written() {
+        let dir = folder("cap");
+        let mut out = Output::create(&dir, &["a".into()], true, 0.1).unwrap();
+        out.limit_events(3);
+        for k in 1..=8u64 {
+            out.hop_blocked(Time::ZERO + crate::time::Dur::from_millis(k), k % 2 == 1);
+        }
+        out.finish().unwrap();
+        let text = std::fs::read_to_string(dir.join("events.csv")).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{EVENTS_HEADER}\n0.001000000,,hop_blocked,,,\n\
+                 0.002000000,,hop_unblocked,,,\n0.003000000,,hop_blocked,,,\n"
+            )
+        );
+        let cut = out.cut().expect("events were left out");
+        assert_eq!(cut.events_not_logged, 5);
+        assert_eq!(cut.cut_at_s, 0.004);
+        assert_eq!(cut.records_not_written, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn events_share_the_budget_and_repeats_add_nothing() {
+        let dir = folder("budget");
+        let mut out = Output::create(&dir, &["a".into()], true, 0.1).unwrap();
+        out.limit(60);
+        out.hop_blocked(Time::ZERO, true);
+        out.hop_blocked(Time::ZERO + crate::time::Dur::from_millis(5), true);
+        out.hop_blocked(Time::ZERO + crate::time::Dur::from_secs(1), false);
+        out.hop_blocked(Time::ZERO + crate::time::Dur::from_secs(2), true);
+        out.finish().unwrap();
+        let text = std::fs::read_to_string(dir.join("events.csv")).unwrap();
+        // Lines of 28 and 30 bytes: the third is over the 60 (the header
+        // is in the run's reserve).
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert_eq!(out.cut().unwrap().events_not_logged, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn names_are_safe_csv_cells() {
+        assert_eq!(csv_name("a,b\"c\nd"), "a_b_c_d");
+        assert_eq!(csv_name("up-1"), "up-1");
+    }
 }

@@ -181,6 +181,7 @@ impl World {
             self.flows[flow].run_apps(side, now);
         }
         self.note_completion(now, flow);
+        self.output.watch(now, flow, &self.flows[flow]);
         let listening = !self.slots_of(node).is_empty();
         let mut told = false;
         while let Some(e) = self.flows[flow].ep[i].poll_event() {

@@ -195,6 +195,7 @@ impl World {
             self.blocked_total += now - since;
             self.unblocked_at = now;
         }
+        self.output.hop_blocked(now, blocked);
         self.drive_hop(now, 0, |hop, now, io| hop.set_blocked(now, blocked, io));
         let next = self.availability.next_change();
         if next < self.end {
