@@ -16,6 +16,11 @@ difference.
     python3 bench/agreement.py --ns3-variants bench/ns3/results/ns3_lossy_20seeds.json
         # every ns-3 variant of that file (bench/ns3/run_variants.py) beside xltcp's
         # profiles, over the file's loss rates and seeds; markdown table
+    python3 bench/agreement.py --table
+        # the agreement table: xltcp's ns3 profile against ns-3 on the
+        # lossy hop (p in 0..0.05, 60 s) and under Gilbert bursts (mean loss 0.01,
+        # 0.05, 0.1, mean burst 3, 100 s), seeds per case from --table-seeds;
+        # ns-3 runs are kept in --cache and reused; markdown table on stdout
 """
 
 from __future__ import annotations
@@ -32,6 +37,14 @@ from xltcp.stats import mean_ci
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "lossy-last-hop.toml"
 NS3_BIN = ROOT / "bench" / "ns3" / "build" / "lossy_last_hop"
+NS3_GILBERT = ROOT / "bench" / "ns3" / "build" / "gilbert"
+# Seeds per case of --table: enough for a 95% interval of about 2% of the
+# mean at the i.i.d. loss rates (run-to-run sd about 10% of the mean at
+# p = 0.05); Gilbert runs spread far more (sd 60-100% of the mean).
+TABLE_SEEDS = (
+    "iid:0=5,iid:0.001=200,iid:0.01=200,iid:0.03=200,iid:0.05=200,"
+    "gilbert:0.01=1000,gilbert:0.05=1000,gilbert:0.1=1000"
+)
 
 
 def xltcp_run(p: float, seed: int, profile: str, duration: int) -> dict:
@@ -47,6 +60,87 @@ def ns3_run(p: float, seed: int, duration: int) -> dict:
         check=True, capture_output=True, text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def gilbert_xltcp(mean_loss: float, seed: int, profile: str) -> dict:
+    """xltcp on the lossy hop with bench/gilbert.py's Gilbert chain (mean burst 3, 100 s)."""
+    lines = SCENARIO.read_text().splitlines()
+    text = "\n".join(line for line in lines if not line.startswith("p = "))
+    tmp = ROOT / "bench" / "out" / "gilbert-scenario.toml"
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    if not tmp.exists() or tmp.read_text() != text:
+        tmp.write_text(text)
+    overrides = [
+        'wireless.loss.down.steps="own"',
+        "sim.duration=100s",
+        f'tcp.profile="{profile}"',
+        'wireless.loss.down.model="gilbert"',
+        f"wireless.loss.down.mean_loss={mean_loss}",
+        "wireless.loss.down.mean_burst=3",
+    ]
+    f = json.loads(_core.run(str(tmp), seed, None, overrides, None))["flows"][0]
+    return {k: f[k] for k in ("goodput_bps", "retransmissions", "rto_count")}
+
+
+def gilbert_ns3(mean_loss: float, seed: int) -> dict:
+    out = subprocess.run(
+        [str(NS3_GILBERT), f"--meanLoss={mean_loss}", "--meanBurst=3", f"--seed={seed}",
+         "--duration=100"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def agreement_table(spec: str, profile: str, cache_path: Path, out: Path) -> int:
+    """xltcp against ns-3 per case of `spec` ("kind:loss=seeds,..."), with 95% intervals."""
+    for b in (NS3_BIN, NS3_GILBERT):
+        if not b.exists():
+            print(f"{b} missing: run bench/ns3/build.sh first", file=sys.stderr)
+            return 2
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    print(f"xltcp profile {profile} against ns-3 3.44; goodput Mbit/s, mean ± 95% CI (Student t), "
+          "CI also as % of the mean; diff = xltcp/ns-3 - 1 with the interval of the difference "
+          "of the means relative to ns-3's")
+    print()
+    print("| case | seeds | ns-3 goodput | CI % | xltcp goodput | CI % | diff | ns-3 RTOs "
+          "| xltcp RTOs | ns-3 retx | xltcp retx |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    for item in spec.split(","):
+        case, n = item.split("=")
+        kind, loss_s = case.split(":")
+        loss, seeds = float(loss_s), range(1, int(n) + 1)
+        ns, xs = [], []
+        for seed in seeds:
+            key = f"{kind}:{loss:g}:{seed}"
+            if key not in cache:
+                r = ns3_run(loss, seed, 60) if kind == "iid" else gilbert_ns3(loss, seed)
+                cache[key] = {k: r[k] for k in ("goodput_bps", "retransmissions", "rto_count")}
+            ns.append(cache[key])
+            if kind == "iid":
+                xs.append(xltcp_run(loss, seed, profile, 60))
+            else:
+                xs.append(gilbert_xltcp(loss, seed, profile))
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps(cache) + "\n")
+        nm, nh = mean_ci([r["goodput_bps"] / 1e6 for r in ns])
+        xm, xh = mean_ci([r["goodput_bps"] / 1e6 for r in xs])
+        diff = (xm / nm - 1) * 100 if nm else float("nan")
+        dh = (nh**2 + xh**2) ** 0.5 / nm * 100 if nm else float("nan")
+
+        def avg(rs: list[dict], k: str) -> float:
+            return sum(r[k] for r in rs) / len(rs)
+
+        label = f"i.i.d. p = {loss:g}" if kind == "iid" else f"Gilbert mean loss {loss:g}"
+        print(f"| {label} | {len(ns)} | {nm:.4f} ± {nh:.4f} | {nh / nm * 100 if nm else 0:.1f} "
+              f"| {xm:.4f} ± {xh:.4f} | {xh / xm * 100 if xm else 0:.1f} | {diff:+.1f}% ± {dh:.1f} "
+              f"| {avg(ns, 'rto_count'):.1f} | {avg(xs, 'rto_count'):.1f} "
+              f"| {avg(ns, 'retransmissions'):.0f} | {avg(xs, 'retransmissions'):.0f} |")
+        rows.append({"kind": kind, "loss": loss, "seeds": len(ns), "ns3_mbps": nm, "ns3_ci": nh,
+                     "xltcp_mbps": xm, "xltcp_ci": xh, "diff_pct": diff, "diff_ci_pct": dh})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"profile": profile, "rows": rows}, indent=2) + "\n")
+    return 0
 
 
 def variants_table(path: Path, profiles: list[str]) -> int:
@@ -89,7 +183,18 @@ def main() -> int:
     ap.add_argument("--profile", default="rfc", choices=["rfc", "ns3"])
     ap.add_argument("--ns3-json", type=Path, help="ns-3 results of an earlier run (bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
+    ap.add_argument("--table", action="store_true",
+                    help="the lossy-hop and Gilbert agreement table")
+    ap.add_argument("--table-seeds", default=TABLE_SEEDS,
+                    help="cases and seeds of --table: kind:loss=seeds,...")
+    ap.add_argument("--cache", type=Path,
+                    default=ROOT / "bench" / "out" / "ns3_agreement_runs.json",
+                    help="ns-3 runs of --table, reused across invocations")
     args = ap.parse_args()
+    if args.table:
+        profile = "ns3" if args.profile == "rfc" and "--profile" not in sys.argv else args.profile
+        out = args.out if "--out" in sys.argv else ROOT / "bench" / "out" / "agreement_table.json"
+        return agreement_table(args.table_seeds, profile, args.cache, out)
     if args.ns3_variants:
         return variants_table(args.ns3_variants, args.profiles.split(","))
     ps = [float(x) for x in args.p.split(",")]

@@ -33,6 +33,67 @@ struct Counters
 
 Counters g_counters;
 
+/// With --traceState: per congestion state (open, disorder, cwr, recovery,
+/// loss) the time spent in it, how often it was entered, and the data
+/// segments sent while in it.
+struct StateStats
+{
+    uint32_t current{0};
+    double since{0.0};
+    double seconds[5]{};
+    uint64_t entries[5]{};
+    uint64_t sent[5]{};
+    double cwndBytes{0.0};     ///< the current cwnd
+    double cwndSince{0.0};     ///< when it last changed
+    double cwndArea[5]{};      ///< integral of cwnd over the time in each state
+    double ssthreshSum{0.0};   ///< sum of the ssthresh values set in recovery
+    uint64_t ssthreshSets{0};  ///< how many
+};
+
+StateStats g_states;
+bool g_traceState = false;
+
+void
+AccumulateCwnd()
+{
+    double now = Simulator::Now().GetSeconds();
+    g_states.cwndArea[g_states.current] += g_states.cwndBytes * (now - g_states.cwndSince);
+    g_states.cwndSince = now;
+}
+
+void
+OnCwnd(uint32_t /* from */, uint32_t to)
+{
+    AccumulateCwnd();
+    g_states.cwndBytes = to;
+}
+
+void
+OnSsthresh(uint32_t /* from */, uint32_t to)
+{
+    if (g_states.current == 3)
+    {
+        g_states.ssthreshSum += to;
+        ++g_states.ssthreshSets;
+    }
+}
+
+void
+OnCongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    AccumulateCwnd();
+    double now = Simulator::Now().GetSeconds();
+    auto f = static_cast<uint32_t>(from);
+    auto t = static_cast<uint32_t>(to);
+    if (f < 5 && t < 5 && f != t)
+    {
+        g_states.seconds[f] += now - g_states.since;
+        g_states.since = now;
+        g_states.current = t;
+        ++g_states.entries[t];
+    }
+}
+
 void
 OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> /* s */)
 {
@@ -42,6 +103,7 @@ OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocke
         return;
     }
     ++g_counters.dataSegmentsSent;
+    ++g_states.sent[g_states.current];
     uint32_t seq = header.GetSequenceNumber().GetValue();
     if (g_counters.anySent && SequenceNumber32(seq) < SequenceNumber32(g_counters.highestSent))
     {
@@ -79,6 +141,12 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
     }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
     socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    if (g_traceState)
+    {
+        socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
+        socket->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
+        socket->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnSsthresh));
+    }
 }
 
 // The stock sender's socket exists once the application has started.
@@ -179,6 +247,10 @@ main(int argc, char* argv[])
                  recovery);
     cmd.AddValue("delAckCount", "segments the receiver waits for before it ACKs", delAckCount);
     cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", g_traceRto);
+    cmd.AddValue("traceState",
+                 "add state_seconds, state_entries and state_sent (per congestion state) to "
+                 "the output",
+                 g_traceState);
     cmd.Parse(argc, argv);
 
     if (rngLayout == "run")
@@ -348,6 +420,23 @@ main(int argc, char* argv[])
         .Int("queue_discs_after_removal", queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
+    if (g_traceState)
+    {
+        AccumulateCwnd();
+        g_states.seconds[g_states.current] += duration - g_states.since;
+        out.Num("recovery_ssthresh_mean",
+                g_states.ssthreshSets ? g_states.ssthreshSum / g_states.ssthreshSets : 0.0);
+        static const char* kStates[] = {"open", "disorder", "cwr", "recovery", "loss"};
+        for (uint32_t i = 0; i < 5; ++i)
+        {
+            std::string k(kStates[i]);
+            out.Num("state_seconds_" + k, g_states.seconds[i])
+                .Int("state_entries_" + k, g_states.entries[i])
+                .Int("state_sent_" + k, g_states.sent[i])
+                .Num("state_cwnd_mean_" + k,
+                     g_states.seconds[i] > 0 ? g_states.cwndArea[i] / g_states.seconds[i] : 0.0);
+        }
+    }
     Simulator::Destroy();
     out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
     std::printf("%s\n", out.ToString().c_str());

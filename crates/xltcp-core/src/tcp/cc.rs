@@ -99,12 +99,14 @@ impl NewReno {
         if acked == 0 {
             return;
         }
+        if profile == Profile::Ns3 {
+            return Self::ns3_increase(w, acked / smss, smss);
+        }
         if w.cwnd < w.ssthresh {
             // RFC 5681 §3.1: slow start, cwnd += min(N, SMSS); RFC 3465:
-            // min(N, L·SMSS). ns-3 adds one SMSS per ACK that acknowledges
-            // anything.
-            let inc = match (profile, self.abc_limit) {
-                (Profile::Rfc, 0) => {
+            // min(N, L·SMSS).
+            let inc = match self.abc_limit {
+                0 => {
                     // Linux: all of it, up to ssthresh; the rest counts
                     // towards congestion avoidance below.
                     let grow = acked.min(w.ssthresh - w.cwnd);
@@ -116,19 +118,31 @@ impl NewReno {
                     }
                     return self.avoid(w, rest, smss);
                 }
-                (Profile::Rfc, l) => acked.min(u64::from(l) * smss),
-                (Profile::Ns3, _) => smss,
+                l => acked.min(u64::from(l) * smss),
             };
             w.cwnd += inc;
             self.bytes_acked = 0;
         } else {
-            match profile {
-                Profile::Rfc => self.avoid(w, acked, smss),
-                // ns-3 adds SMSS*SMSS/cwnd per ACK whatever it acknowledges
-                // (RFC 5681 eq. 3), so with delayed ACKs cwnd grows by about
-                // half an SMSS per RTT.
-                Profile::Ns3 => w.cwnd += (smss * smss / w.cwnd.max(1)).max(1),
-            }
+            self.avoid(w, acked, smss);
+        }
+    }
+
+    /// ns-3's `TcpNewReno::IncreaseWindow` (tcp-congestion-ops.cc) for an
+    /// ACK of `segs` whole segments: slow start adds one SMSS per ACK of at
+    /// least one segment (`SlowStart`), and once cwnd is at or above
+    /// ssthresh, the same ACK's remaining segments, if any, add
+    /// SMSS*SMSS/cwnd once (`CongestionAvoidance`, RFC 5681 eq. 3,
+    /// whatever the ACK acknowledges: with delayed ACKs cwnd grows by about
+    /// half an SMSS per RTT). ns-3 carries sub-SMSS remainders of
+    /// acknowledged bytes over to later ACKs (`m_bytesAckedNotProcessed`);
+    /// here they are dropped, which is the same with full-sized segments.
+    fn ns3_increase(w: &mut Window, mut segs: u64, smss: u64) {
+        if w.cwnd < w.ssthresh && segs >= 1 {
+            w.cwnd += smss;
+            segs -= 1;
+        }
+        if w.cwnd >= w.ssthresh && segs > 0 {
+            w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
         }
     }
 }
@@ -159,8 +173,31 @@ mod tests {
         assert_eq!(w.cwnd, 2000);
         cc.on_ack(&mut w, 400, 1000, Profile::Rfc);
         assert_eq!(w.cwnd, 2400);
+        cc.on_ack(&mut w, 1000, 1000, Profile::Ns3);
+        assert_eq!(w.cwnd, 3400);
+        // ns-3 counts whole segments: less than one SMSS adds nothing.
         cc.on_ack(&mut w, 400, 1000, Profile::Ns3);
         assert_eq!(w.cwnd, 3400);
+    }
+
+    #[test]
+    fn ns3_slow_start_spills_into_congestion_avoidance() {
+        // ns-3's IncreaseWindow: a two-segment ACK that takes cwnd to
+        // ssthresh adds one SMSS, then SMSS*SMSS/cwnd for the other segment.
+        let mut cc = CongestionControl::new_reno();
+        let mut w = Window {
+            cwnd: 3000,
+            ssthresh: 4000,
+        };
+        cc.on_ack(&mut w, 2000, 1000, Profile::Ns3);
+        assert_eq!(w.cwnd, 4250);
+        // A one-segment ACK stops at the slow start step.
+        let mut w = Window {
+            cwnd: 3000,
+            ssthresh: 4000,
+        };
+        cc.on_ack(&mut w, 1000, 1000, Profile::Ns3);
+        assert_eq!(w.cwnd, 4000);
     }
 
     #[test]

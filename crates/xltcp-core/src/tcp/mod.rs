@@ -53,9 +53,16 @@
 //!   a peer whose last ACK came too late still closes; a received RST inside
 //!   the window closes the endpoint (no RFC 5961 challenge ACKs).
 //! - `Profile::Ns3` follows ns-3 3.44 where it differs, each switch in one
-//!   place: slow start adds one SMSS per ACK and congestion avoidance adds
-//!   SMSS*SMSS/cwnd per ACK whatever it acknowledges (cc.rs: with delayed
-//!   ACKs cwnd grows about half as fast as by byte counting), ssthresh on
+//!   place: slow start adds one SMSS per ACK of at least one whole segment
+//!   and congestion avoidance adds SMSS*SMSS/cwnd per such ACK whatever it
+//!   acknowledges, both on an ACK that reaches ssthresh with segments to
+//!   spare (cc.rs: with delayed ACKs cwnd grows about half as fast as by
+//!   byte counting); the ACK that ends fast recovery also runs that growth
+//!   after cwnd = ssthresh, and the one that ends a timeout's recovery
+//!   grows only by the segments above `recover` (recovery.rs); an ACK of
+//!   new data that restarts the timer also ends the RTO's back-off
+//!   (recovery.rs, ns-3's `NewAck`; RFC 6298 keeps it until a valid RTT
+//!   sample); ssthresh on
 //!   fast retransmit from FlightSize - 3 SMSS with Limited Transmit segments
 //!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
 //!   (recovery.rs), fast retransmit also

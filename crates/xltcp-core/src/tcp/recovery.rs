@@ -466,8 +466,19 @@ impl Endpoint {
                 self.lt_bytes = 0;
                 self.dup_delivered = 0;
                 let profile = self.config.profile;
+                // ns-3 (`TcpSocketBase::ProcessAck`, CA_LOSS branch): the
+                // ACK that ends the timeout's recovery grows cwnd only by
+                // the segments it acknowledges above `m_recover`.
+                let grow = if profile == super::Profile::Ns3
+                    && state == CongestionState::Loss
+                    && ack >= self.recover
+                {
+                    ack.since(self.recover).max(0) as u64
+                } else {
+                    data_acked
+                };
                 self.cc
-                    .on_ack(&mut self.win, data_acked, u64::from(self.smss), profile);
+                    .on_ack(&mut self.win, grow, u64::from(self.smss), profile);
                 if state == CongestionState::Disorder
                     || (state == CongestionState::Loss && ack >= self.recover)
                 {
@@ -477,6 +488,13 @@ impl Endpoint {
         }
         if fin_acked {
             self.on_fin_acked(now);
+        }
+        if restart_timer && self.config.profile == super::Profile::Ns3 {
+            // ns-3 (`TcpSocketBase::NewAck` with resetRTO) recomputes the
+            // RTO from the estimator whenever a new ACK restarts the timer:
+            // the back-off ends with the first ACK of new data, not with
+            // the next valid RTT sample as in RFC 6298 (5.7) with Karn.
+            self.rtt.clear_backoff();
         }
         if self.snd_max > self.snd_una {
             if restart_timer && !self.frozen {
@@ -516,6 +534,14 @@ impl Endpoint {
                 super::Profile::Ns3 => self.win.ssthresh,
             };
             self.exit_recovery();
+            if self.config.profile == super::Profile::Ns3 {
+                // ns-3 (`TcpSocketBase::ProcessAck`, CA_RECOVERY branch)
+                // then runs the Open state's `IncreaseWindow` on the same
+                // ACK with the segments it acknowledges: with cwnd =
+                // ssthresh, one congestion-avoidance step.
+                let profile = self.config.profile;
+                self.cc.on_ack(&mut self.win, acked, smss, profile);
+            }
             true
         } else {
             // RFC 6582 §3.2 step 3, partial ACK: retransmit the first

@@ -211,6 +211,12 @@ impl RttEstimator {
     pub fn backoff(&self) -> u32 {
         self.backoff
     }
+
+    /// Drops the back-off without a sample: the RTO is the estimator's
+    /// again (ns-3, on every ACK that restarts the timer).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
 }
 
 #[cfg(test)]

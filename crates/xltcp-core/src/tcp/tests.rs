@@ -291,6 +291,34 @@ fn a_new_sample_after_backoff_restores_the_rto() {
 }
 
 #[test]
+fn ns3_profile_ends_the_back_off_on_the_first_new_ack() {
+    // ns-3's NewAck recomputes the RTO from the estimator whenever an ACK
+    // of new data restarts the timer: no wait for a valid sample (Karn).
+    let mut ep = established(Config {
+        profile: Profile::Ns3,
+        ..cfg()
+    });
+    ep.write(4000);
+    send_segments(&mut ep, ms(100), 0, 4);
+    ep.handle_timeout(ms(1100));
+    assert!(recv!(ep, ms(1100)).retransmission);
+    ep.handle_timeout(ms(3100));
+    assert!(recv!(ep, ms(3100)).retransmission);
+    assert_eq!(ep.rto(), Dur::from_secs(4));
+    send!(ep, ms(3200), peer(r(0), s(1000), 0));
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(100)), "no sample taken");
+    assert_eq!(ep.rto(), Dur::from_secs(1));
+    while ep.poll_transmit(ms(3200)).is_some() {}
+    assert_eq!(ep.poll_timeout(), Some(ms(4200)));
+    // ns-3 ends the timeout's recovery on the ACK that reaches its
+    // recovery point and grows cwnd only by what lies above it: none here.
+    assert_eq!(ep.cwnd(), 2000);
+    send!(ep, ms(3300), peer(r(0), s(4000), 0));
+    assert_eq!(ep.congestion_state(), CongestionState::Open);
+    assert_eq!(ep.cwnd(), 2000);
+}
+
+#[test]
 fn rto_is_clamped_to_min_and_max() {
     let c = Config {
         min_rto: Dur::from_millis(200),
@@ -509,7 +537,10 @@ fn ns3_profile_grows_one_smss_per_ack_in_slow_start() {
     });
     ep.write(30_000);
     send_segments(&mut ep, ms(100), 0, 10);
-    send!(ep, ms(200), peer(r(0), s(500), 0));
+    send!(ep, ms(200), peer(r(0), s(2000), 0));
+    assert_eq!(ep.cwnd(), 11_000);
+    // ns-3 counts whole segments acknowledged: half a segment adds nothing.
+    send!(ep, ms(201), peer(r(0), s(2500), 0));
     assert_eq!(ep.cwnd(), 11_000);
 }
 

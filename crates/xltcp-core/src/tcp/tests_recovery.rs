@@ -335,8 +335,9 @@ fn ns3_profile_leaves_recovery_with_cwnd_at_ssthresh() {
     let mut ep = in_recovery();
     ep.config.profile = super::Profile::Ns3;
     send!(ep, ms(300), peer(r(0), s(15_000), 0));
-    // ns-3 takes RFC 6582's other option: cwnd = ssthresh.
-    assert_eq!(ep.cwnd(), 5500);
+    // ns-3 takes RFC 6582's other option: cwnd = ssthresh, then the same
+    // ACK runs one congestion-avoidance step (SMSS*SMSS/cwnd).
+    assert_eq!(ep.cwnd(), 5500 + 1_000_000 / 5500);
     assert_eq!(ep.congestion_state(), CongestionState::Open);
 }
 
