@@ -1029,6 +1029,8 @@ impl From<&TcpSpec> for crate::tcp::Config {
         crate::tcp::Config {
             mss: spec.mss,
             initial_window: spec.initial_window,
+            // A name only the emulator runs is refused by `sim::check`.
+            cc: crate::tcp::CcAlgorithm::from_name(&spec.cc).unwrap_or_default(),
             abc_limit: spec.abc_limit,
             sack: spec.sack,
             timestamps: spec.timestamps,

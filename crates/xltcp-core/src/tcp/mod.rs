@@ -83,6 +83,7 @@
 
 mod cc;
 mod config;
+mod frto;
 mod rack;
 mod recovery;
 mod recv;
@@ -112,10 +113,10 @@ mod tests_recovery;
 #[cfg(test)]
 mod tests_recv;
 
-pub use cc::{CongestionControl, NewReno, Window};
+pub use cc::{AckInfo, CongestionControl, NewReno, Window};
 pub use config::{
-    Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery, RttEstimatorKind,
-    RttSampling, SsthreshFrom,
+    CcAlgorithm, Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery,
+    RttEstimatorKind, RttSampling, SsthreshFrom,
 };
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
@@ -335,6 +336,11 @@ pub struct Endpoint {
     pub(crate) snd_wl2: SeqNum,
     pub(crate) win: Window,
     pub(crate) cc: CongestionControl,
+    /// The RTT sample the ACK being processed gave, if any.
+    pub(crate) ack_rtt: Option<Dur>,
+    /// When the last ACK arrived (the time congestion-control hooks see
+    /// outside an ACK's own processing).
+    pub(crate) last_ack_at: Time,
     pub(crate) rtt: RttEstimator,
     /// The segment being timed (end sequence, send time), Karn's rule.
     pub(crate) rtt_probe: Option<(SeqNum, Time)>,
@@ -492,7 +498,9 @@ impl Endpoint {
                 cwnd: config.initial_window.max(1) as u64 * smss as u64,
                 ssthresh: u64::MAX,
             },
-            cc: CongestionControl::new_reno_abc(config.abc_limit),
+            cc: CongestionControl::from_config(&config),
+            ack_rtt: None,
+            last_ack_at: Time::ZERO,
             rtt,
             rtt_probe: None,
             consecutive_rtos: 0,
