@@ -20,11 +20,16 @@ pub enum CcAlgorithm {
     /// RFC 5681 slow start and congestion avoidance, RFC 6582's reduction.
     #[default]
     NewReno,
+    /// CUBIC (RFC 9438); HyStart++ (RFC 9406) with `hystart`.
+    Cubic,
 }
 
 impl CcAlgorithm {
     /// Every algorithm the endpoint runs, with the name the `cc` key gives it.
-    pub const ALL: &'static [(&'static str, CcAlgorithm)] = &[("newreno", CcAlgorithm::NewReno)];
+    pub const ALL: &'static [(&'static str, CcAlgorithm)] = &[
+        ("newreno", CcAlgorithm::NewReno),
+        ("cubic", CcAlgorithm::Cubic),
+    ];
 
     /// The algorithm named `name` (as the `cc` key writes it), if modelled.
     pub fn from_name(name: &str) -> Option<CcAlgorithm> {
@@ -187,6 +192,8 @@ pub struct Config {
     pub max_rto: Dur,
     /// Congestion control.
     pub cc: CcAlgorithm,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start.
+    pub hystart: bool,
     /// Most SMSS one ACK adds to cwnd in slow start (RFC 3465's L): 1 is
     /// RFC 5681's min(N, SMSS); 0 adds all N up to ssthresh, as Linux.
     pub abc_limit: u32,
@@ -296,6 +303,7 @@ impl Default for Config {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             cc: CcAlgorithm::NewReno,
+            hystart: false,
             abc_limit: 1,
             min_rto_mode: MinRtoMode::Rfc6298,
             rtt_estimator: RttEstimatorKind::Rfc6298,

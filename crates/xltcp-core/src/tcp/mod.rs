@@ -81,7 +81,7 @@
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
 //! must never go backwards; a `handle_timeout` before the deadline is a no-op.
 
-mod cc;
+pub(crate) mod cc;
 mod config;
 mod frto;
 mod rack;
@@ -100,6 +100,8 @@ mod fixture;
 mod harness;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cc;
 #[cfg(test)]
 mod tests_cr;
 #[cfg(test)]

@@ -19,8 +19,10 @@
 //! The dispatch is a `match` over the algorithms (no virtual call per ACK),
 //! and no hook allocates.
 
+pub(crate) mod cubic;
 mod newreno;
 
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 
 use super::config::{CcAlgorithm, Config, Profile};
@@ -60,6 +62,8 @@ pub struct AckInfo {
 pub enum CongestionControl {
     /// RFC 5681 slow start and congestion avoidance.
     NewReno(NewReno),
+    /// CUBIC (RFC 9438), optionally with HyStart++ (RFC 9406).
+    Cubic(Cubic),
 }
 
 impl CongestionControl {
@@ -78,6 +82,9 @@ impl CongestionControl {
     pub fn from_config(config: &Config) -> CongestionControl {
         match config.cc {
             CcAlgorithm::NewReno => CongestionControl::new_reno_abc(config.abc_limit),
+            CcAlgorithm::Cubic => {
+                CongestionControl::Cubic(Cubic::new(config.abc_limit, config.hystart))
+            }
         }
     }
 
@@ -85,9 +92,10 @@ impl CongestionControl {
     /// loss recovery (Linux's `pkts_acked`): controllers that measure the
     /// path (delay, bandwidth) take their samples here.
     #[inline]
-    pub fn on_sample(&mut self, _w: &mut Window, _ack: &AckInfo, _smss: u64) {
+    pub fn on_sample(&mut self, w: &mut Window, ack: &AckInfo, _smss: u64) {
         match self {
             CongestionControl::NewReno(_) => {}
+            CongestionControl::Cubic(s) => s.on_sample(w, ack),
         }
     }
 
@@ -97,6 +105,7 @@ impl CongestionControl {
     pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64, profile: Profile) {
         match self {
             CongestionControl::NewReno(s) => s.on_ack(w, ack.acked, smss, profile),
+            CongestionControl::Cubic(s) => s.on_ack(w, ack, smss, profile),
         }
     }
 
@@ -107,7 +116,7 @@ impl CongestionControl {
     /// reduction.
     pub fn ssthresh_on_loss(
         &mut self,
-        _w: &Window,
+        w: &Window,
         flight: u64,
         smss: u64,
         profile: Profile,
@@ -115,13 +124,14 @@ impl CongestionControl {
     ) -> u64 {
         match self {
             CongestionControl::NewReno(s) => s.ssthresh_on_loss(flight, smss, profile),
+            CongestionControl::Cubic(s) => s.ssthresh_on_loss(w, flight, smss),
         }
     }
 
     /// Fast recovery ended (cwnd already set by the recovery's rule).
     pub fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {
         match self {
-            CongestionControl::NewReno(_) => {}
+            CongestionControl::NewReno(_) | CongestionControl::Cubic(_) => {}
         }
     }
 
@@ -130,6 +140,7 @@ impl CongestionControl {
     pub fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool, _now: Time) {
         match self {
             CongestionControl::NewReno(s) => s.on_rto(w, flight, smss, first),
+            CongestionControl::Cubic(s) => s.on_rto(w, flight, smss, first),
         }
     }
 
@@ -138,7 +149,7 @@ impl CongestionControl {
     #[inline]
     pub fn pacing_rate(&self) -> Option<u64> {
         match self {
-            CongestionControl::NewReno(_) => None,
+            CongestionControl::NewReno(_) | CongestionControl::Cubic(_) => None,
         }
     }
 }
