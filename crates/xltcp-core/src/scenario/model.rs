@@ -148,11 +148,12 @@ pub enum AgentScheme {
 }
 
 /// Congestion controls the `cc` key accepts: the simulator models those in
-/// [`crate::tcp::CcAlgorithm::ALL`] (`newreno`, `cubic`: RFC 9438); the
+/// [`crate::tcp::CcAlgorithm::ALL`] (`newreno`, `cubic`: RFC 9438,
+/// `westwood`: Westwood+, `vegas`); the
 /// emulator (`xltcp emu`) runs Linux's module of the same name, `reno` for
 /// `newreno`. A name the endpoint does not model (`bbr`) runs only in the
 /// emulator.
-pub const KNOWN_CC: &[&str] = &["newreno", "cubic", "bbr"];
+pub const KNOWN_CC: &[&str] = &["newreno", "cubic", "westwood", "vegas", "bbr"];
 
 /// `[sim]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,8 +208,9 @@ pub use crate::tcp::PrrVariant;
 pub struct TcpSpec {
     /// `profile`: "rfc" (default) or "ns3".
     pub profile: TcpProfile,
-    /// `cc`: congestion control; "newreno" (default, RFC 5681) or "cubic"
-    /// (RFC 9438). The loader accepts the names in [`KNOWN_CC`].
+    /// `cc`: congestion control; "newreno" (default, RFC 5681), "cubic"
+    /// (RFC 9438), "westwood" (Westwood+) or "vegas". The loader accepts
+    /// the names in [`KNOWN_CC`].
     pub cc: String,
     /// `hystart`: HyStart++ (RFC 9406) in CUBIC's first slow start
     /// (default false; Linux runs its own HyStart by default).

@@ -22,6 +22,10 @@ pub enum CcAlgorithm {
     NewReno,
     /// CUBIC (RFC 9438); HyStart++ (RFC 9406) with `hystart`.
     Cubic,
+    /// Westwood+ (Mascolo et al. 2001; Linux's `westwood`).
+    Westwood,
+    /// Vegas (Brakmo and Peterson 1995; Linux's `vegas`).
+    Vegas,
 }
 
 impl CcAlgorithm {
@@ -29,6 +33,8 @@ impl CcAlgorithm {
     pub const ALL: &'static [(&'static str, CcAlgorithm)] = &[
         ("newreno", CcAlgorithm::NewReno),
         ("cubic", CcAlgorithm::Cubic),
+        ("westwood", CcAlgorithm::Westwood),
+        ("vegas", CcAlgorithm::Vegas),
     ];
 
     /// The algorithm named `name` (as the `cc` key writes it), if modelled.

@@ -325,3 +325,142 @@ fn cubic_hystart_leaves_slow_start_on_a_delay_increase() {
     let ssthresh = sc.ep.ssthresh();
     assert!(ssthresh < u64::MAX && ssthresh > ss_growth, "{ssthresh}");
 }
+
+#[test]
+fn westwood_plus_trace_follows_its_bandwidth_estimate() {
+    let mut sc = Script::new(cc_cfg(CcAlgorithm::Westwood), &[300]);
+    sc.run(ms(100) + Dur::from_secs(5));
+    let entry = sc.recovery_entry();
+    assert_slow_start(&sc.trace[..entry]);
+    // The bandwidth estimate from the ACKs before the loss: bytes
+    // acknowledged over each interval longer than the RTT (100 ms), two
+    // 7/8 filters (Linux's `westwood_filter`).
+    let (mut start, mut bytes, mut bw_ns, mut bw) = (None::<Time>, 0u64, 0u64, 0u64);
+    for s in sc.trace[..entry].iter().filter(|s| s.acked > 0) {
+        let Some(t0) = start else {
+            start = Some(s.at);
+            bytes = s.acked;
+            continue;
+        };
+        bytes += s.acked;
+        let delta = s.at.saturating_since(t0);
+        if delta > RTT {
+            let sample = (u128::from(bytes) * 1_000_000_000 / u128::from(delta.0)) as u64;
+            if bw == 0 {
+                (bw_ns, bw) = (sample, sample);
+            } else {
+                bw_ns = (7 * bw_ns + sample) / 8;
+                bw = (7 * bw + bw_ns) / 8;
+            }
+            bytes = 0;
+            start = Some(s.at);
+        }
+    }
+    assert!(bw > 0);
+    // ssthresh = BWE·RTT_min (RTT_min 100 ms), not half the flight.
+    let e = sc.trace[entry];
+    let want = (u128::from(bw) * u128::from(RTT.0) / 1_000_000_000) as u64;
+    assert_eq!(e.ssthresh, want.max(2 * MSS));
+    assert_ne!(e.ssthresh, e.flight_before / 2);
+    // NewReno's recovery (RFC 6582: ssthresh + 3 SMSS), then NewReno's
+    // congestion avoidance.
+    assert_eq!(e.cwnd, e.ssthresh + 3 * MSS);
+    let ca = sc.avoidance_start(entry);
+    let mut counted = 0;
+    for s in &sc.trace[ca..] {
+        counted += s.acked;
+        let grow = if counted >= s.cwnd_before {
+            counted -= s.cwnd_before;
+            MSS
+        } else {
+            0
+        };
+        assert_eq!(s.cwnd, s.cwnd_before + grow, "{s:?}");
+    }
+}
+
+fn vegas_cfg() -> Config {
+    Config {
+        // A sample per ACK: Vegas decides only on rounds of three or more.
+        rtt_sampling: super::RttSampling::EveryAck,
+        ..cc_cfg(CcAlgorithm::Vegas)
+    }
+}
+
+#[test]
+fn vegas_leaves_slow_start_and_shrinks_on_a_longer_rtt() {
+    use super::cc::vegas::{BETA, GAMMA};
+    let mut sc = Script::new(vegas_cfg(), &[]);
+    sc.run(ms(350));
+    // RTT = BaseRTT: diff = 0, slow start all along.
+    assert_slow_start(&sc.trace);
+    assert_eq!(sc.ep.ssthresh(), u64::MAX);
+    // 25 ms of queue from now on: diff = cwnd·25/100 segments.
+    sc.rtt = RTT + Dur::from_millis(25);
+    let from = sc.trace.len();
+    sc.run(ms(100) + Dur::from_secs(30));
+    let exit = from
+        + sc.trace[from..]
+            .iter()
+            .position(|s| s.ssthresh < u64::MAX)
+            .unwrap();
+    let s = sc.trace[exit];
+    // diff > gamma in slow start: cwnd = min(cwnd, target + 1), target =
+    // cwnd·BaseRTT/RTT; ssthresh = cwnd - 1 segment.
+    let cwnd = s.cwnd_before / MSS;
+    assert!(cwnd * 25 / 100 > GAMMA);
+    let target = cwnd * 100 / 125;
+    assert_eq!(s.cwnd, cwnd.min(target + 1) * MSS);
+    assert_eq!(s.ssthresh, s.cwnd - MSS);
+    // Congestion avoidance: one segment less per round trip while diff >
+    // beta, then steady where diff <= beta: 19 segments (19·25/100 = 4).
+    let mut decreases = 0;
+    for s in &sc.trace[exit + 1..] {
+        if s.cwnd != s.cwnd_before {
+            assert_eq!(s.cwnd + MSS, s.cwnd_before, "{s:?}");
+            assert!((s.cwnd_before / MSS) * 25 / 100 > BETA);
+            decreases += 1;
+        }
+    }
+    assert_eq!(sc.ep.cwnd(), 19 * MSS);
+    assert_eq!(decreases, s.cwnd / MSS - 19);
+}
+
+#[test]
+fn vegas_grows_by_a_segment_per_round_trip_after_a_loss() {
+    let mut sc = Script::new(vegas_cfg(), &[300]);
+    sc.run(ms(100) + Dur::from_secs(4));
+    let entry = sc.recovery_entry();
+    assert_slow_start(&sc.trace[..entry]);
+    // A loss halves as NewReno does.
+    let e = sc.trace[entry];
+    assert_eq!(e.ssthresh, (e.flight_before / 2).max(2 * MSS));
+    // Then RTT = BaseRTT, diff = 0 < alpha: one segment more per round.
+    let ca = sc.avoidance_start(entry);
+    let mut grown = Vec::new();
+    for s in &sc.trace[ca..] {
+        if s.cwnd != s.cwnd_before {
+            assert_eq!(s.cwnd, s.cwnd_before + MSS, "{s:?}");
+            grown.push(s.at);
+        }
+    }
+    let span = secs(
+        sc.trace
+            .last()
+            .unwrap()
+            .at
+            .saturating_since(sc.trace[ca].at),
+    );
+    let rounds = span / secs(RTT);
+    assert!(
+        (grown.len() as f64 - rounds).abs() <= 2.0,
+        "{} {rounds}",
+        grown.len()
+    );
+    for pair in grown.windows(2) {
+        assert!(
+            pair[1].saturating_since(pair[0]) >= RTT,
+            "one per round trip"
+        );
+    }
+}

@@ -21,9 +21,13 @@
 
 pub(crate) mod cubic;
 mod newreno;
+pub(crate) mod vegas;
+pub(crate) mod westwood;
 
 pub use cubic::Cubic;
 pub use newreno::NewReno;
+pub use vegas::Vegas;
+pub use westwood::Westwood;
 
 use super::config::{CcAlgorithm, Config, Profile};
 use crate::time::{Dur, Time};
@@ -64,6 +68,10 @@ pub enum CongestionControl {
     NewReno(NewReno),
     /// CUBIC (RFC 9438), optionally with HyStart++ (RFC 9406).
     Cubic(Cubic),
+    /// Westwood+ (bandwidth estimation sets ssthresh after a loss).
+    Westwood(Westwood),
+    /// Vegas (delay-based congestion avoidance).
+    Vegas(Vegas),
 }
 
 impl CongestionControl {
@@ -85,6 +93,8 @@ impl CongestionControl {
             CcAlgorithm::Cubic => {
                 CongestionControl::Cubic(Cubic::new(config.abc_limit, config.hystart))
             }
+            CcAlgorithm::Westwood => CongestionControl::Westwood(Westwood::new(config.abc_limit)),
+            CcAlgorithm::Vegas => CongestionControl::Vegas(Vegas::new(config.abc_limit)),
         }
     }
 
@@ -96,6 +106,8 @@ impl CongestionControl {
         match self {
             CongestionControl::NewReno(_) => {}
             CongestionControl::Cubic(s) => s.on_sample(w, ack),
+            CongestionControl::Westwood(s) => s.on_sample(ack),
+            CongestionControl::Vegas(s) => s.on_sample(ack),
         }
     }
 
@@ -106,6 +118,8 @@ impl CongestionControl {
         match self {
             CongestionControl::NewReno(s) => s.on_ack(w, ack.acked, smss, profile),
             CongestionControl::Cubic(s) => s.on_ack(w, ack, smss, profile),
+            CongestionControl::Westwood(s) => s.on_ack(w, ack.acked, smss, profile),
+            CongestionControl::Vegas(s) => s.on_ack(w, ack, smss, profile),
         }
     }
 
@@ -125,13 +139,15 @@ impl CongestionControl {
         match self {
             CongestionControl::NewReno(s) => s.ssthresh_on_loss(flight, smss, profile),
             CongestionControl::Cubic(s) => s.ssthresh_on_loss(w, flight, smss),
+            CongestionControl::Westwood(s) => s.ssthresh_on_loss(smss),
+            CongestionControl::Vegas(s) => s.ssthresh_on_loss(flight, smss, profile),
         }
     }
 
     /// Fast recovery ended (cwnd already set by the recovery's rule).
     pub fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {
-        match self {
-            CongestionControl::NewReno(_) | CongestionControl::Cubic(_) => {}
+        if let CongestionControl::Vegas(s) = self {
+            s.on_recovery_exit();
         }
     }
 
@@ -141,6 +157,8 @@ impl CongestionControl {
         match self {
             CongestionControl::NewReno(s) => s.on_rto(w, flight, smss, first),
             CongestionControl::Cubic(s) => s.on_rto(w, flight, smss, first),
+            CongestionControl::Westwood(s) => s.on_rto(w, smss, first),
+            CongestionControl::Vegas(s) => s.on_rto(w, flight, smss, first),
         }
     }
 
@@ -149,7 +167,10 @@ impl CongestionControl {
     #[inline]
     pub fn pacing_rate(&self) -> Option<u64> {
         match self {
-            CongestionControl::NewReno(_) | CongestionControl::Cubic(_) => None,
+            CongestionControl::NewReno(_)
+            | CongestionControl::Cubic(_)
+            | CongestionControl::Westwood(_)
+            | CongestionControl::Vegas(_) => None,
         }
     }
 }
