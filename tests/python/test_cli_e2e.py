@@ -166,7 +166,7 @@ def test_demo_command(tmp_path):
 
 def test_run_refuses_an_emulator_only_congestion_control(tmp_path):
     demo = xltcp.shipped_scenario("demo")
-    result = invoke("run", demo, *SHORT, "--set", 'tcp.cc="cubic"', "--out", tmp_path)
+    result = invoke("run", demo, *SHORT, "--set", 'tcp.cc="bbr"', "--out", tmp_path)
     assert result.exit_code == 2
     assert "runs only in the emulator" in result.output
 
@@ -182,11 +182,11 @@ def test_timeseries_leave_an_unset_ssthresh_empty(demo, tmp_path):
 
 def test_validate_makes_the_checks_run_makes(tmp_path):
     demo = xltcp.shipped_scenario("demo")
-    result = invoke("validate", demo, "--set", 'tcp.cc="cubic"')
+    result = invoke("validate", demo, "--set", 'tcp.cc="bbr"')
     assert result.exit_code == 2
     assert "runs only in the emulator" in result.stderr
     assert str(demo) in result.stderr
-    assert invoke("validate", demo, "--set", 'tcp.cc="cubic"', "--emu").exit_code == 0
+    assert invoke("validate", demo, "--set", 'tcp.cc="bbr"', "--emu").exit_code == 0
 
 
 def test_two_flow_tables_are_one_error_naming_the_fix(write_toml):

@@ -201,7 +201,7 @@ fn writing_traces_does_not_change_the_results() {
 
 #[test]
 fn the_simulator_refuses_a_congestion_control_only_the_emulator_has() {
-    let sc = load(BASE, &["tcp.cc=\"cubic\""]);
+    let sc = load(BASE, &["tcp.cc=\"bbr\""]);
     let err = sim::run(&sc, RunOptions::default()).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::Unsupported);
     assert!(err.to_string().contains("xltcp emu"), "{err}");

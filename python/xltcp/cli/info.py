@@ -83,7 +83,7 @@ def validate(
     emu: bool = typer.Option(
         False,
         "--emu",
-        help='Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = "cubic").',
+        help='Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = "bbr").',
     ),
 ) -> None:
     """Check a scenario file as xltcp run would, and print a short summary of it."""

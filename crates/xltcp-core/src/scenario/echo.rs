@@ -228,7 +228,7 @@ pub fn to_toml(s: &Scenario) -> String {
 }
 
 fn tcp(t: &TcpSpec) -> Value {
-    json!({
+    let mut v = json!({
         "profile": match t.profile { TcpProfile::Rfc => "rfc", TcpProfile::Ns3 => "ns3" },
         "cc": t.cc,
         "recovery": match t.recovery { RecoverySpec::NewReno => "newreno", RecoverySpec::Sack => "sack" },
@@ -266,7 +266,12 @@ fn tcp(t: &TcpSpec) -> Value {
         "rtt_sampling": match t.rtt_sampling { RttSampling::Timed => "timed", RttSampling::EveryAck => "every_ack" },
         "rcv_buffer": format_size(t.rcv_buffer),
         "snd_buffer": format_size(t.snd_buffer),
-    })
+    });
+    // `hystart` matters to CUBIC alone; other echoes stay as they were.
+    if t.cc == "cubic" || t.hystart {
+        v["hystart"] = Value::Bool(t.hystart);
+    }
+    v
 }
 
 /// `[wired]`: a link with its jitter.

@@ -295,6 +295,7 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
     let spec = TcpSpec {
         profile: t.read(cx, "profile", b.profile, rd::choice(PROFILES)),
         cc: t.read(cx, "cc", b.cc, rd::string),
+        hystart: t.read(cx, "hystart", b.hystart, rd::boolean),
         recovery: t.read(cx, "recovery", b.recovery, rd::choice(RECOVERIES)),
         sack: t.read(cx, "sack", b.sack, rd::boolean),
         timestamps: t.read(cx, "timestamps", b.timestamps, rd::boolean),

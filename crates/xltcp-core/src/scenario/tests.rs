@@ -146,6 +146,7 @@ timeseries = false
     let tcp = TcpSpec {
         profile: TcpProfile::Ns3,
         cc: "newreno".into(),
+        hystart: false,
         recovery: RecoverySpec::NewReno,
         sack: false,
         timestamps: true,
@@ -389,7 +390,7 @@ fn each_rule_is_enforced() {
         ("[tcp]\ndelayed_ack_timeout = \"0s\"", "tcp.delayed_ack_timeout", "out of range"),
         ("[tcp]\nmin_rto = \"0s\"", "tcp.min_rto", "longer than 0"),
         ("[tcp]\ninitial_rto = \"0s\"", "tcp.initial_rto", "longer than 0"),
-        ("[tcp]\ncc = \"vegas\"", "tcp.cc", "(allowed: newreno, cubic)"),
+        ("[tcp]\ncc = \"htcp\"", "tcp.cc", "(allowed: newreno, cubic, westwood, vegas, bbr)"),
         ("[tcp]\nrecovery = \"rack\"", "tcp.recovery", "\"newreno\", \"sack\""),
         ("[tcp]\nprofile = \"linux\"", "tcp.profile", "\"rfc\", \"ns3\""),
         ("[tcp]\nrcv_buffer = \"1000B\"", "tcp.rcv_buffer", "mss..=1GiB"),

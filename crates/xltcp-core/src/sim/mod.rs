@@ -42,16 +42,23 @@ pub struct RunOptions<'a> {
 pub const SIGNAL_LOG_MAX: u64 = 1 << 20;
 
 /// What the simulator refuses in a valid scenario (the loader accepts it
-/// because the emulator runs it): a congestion control other than NewReno.
-/// `run` makes this check first; `xltcp validate` makes it too, so a
-/// scenario that validates also runs.
+/// because the emulator runs it): a congestion control the endpoint does
+/// not model ([`crate::tcp::CcAlgorithm::ALL`]). `run` makes this check
+/// first; `xltcp validate` makes it too, so a scenario that validates also
+/// runs.
 pub fn check(scenario: &Scenario) -> Result<(), String> {
-    match scenario.flows.iter().find(|f| f.tcp.cc != "newreno") {
-        Some(f) => Err(format!(
-            "flow {}: tcp.cc = \"{}\" runs only in the emulator (xltcp emu); \
-             the simulator models newreno",
-            f.name, f.tcp.cc
-        )),
+    let modelled = |cc: &str| crate::tcp::CcAlgorithm::from_name(cc).is_some();
+    match scenario.flows.iter().find(|f| !modelled(&f.tcp.cc)) {
+        Some(f) => {
+            let names: Vec<&str> = crate::tcp::CcAlgorithm::ALL.iter().map(|a| a.0).collect();
+            Err(format!(
+                "flow {}: tcp.cc = \"{}\" runs only in the emulator (xltcp emu); \
+                 the simulator models {}",
+                f.name,
+                f.tcp.cc,
+                names.join(", ")
+            ))
+        }
         None => Ok(()),
     }
 }

@@ -14,6 +14,38 @@ pub enum Recovery {
     Sack,
 }
 
+/// Congestion control (`cc`; see `cc/`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CcAlgorithm {
+    /// RFC 5681 slow start and congestion avoidance, RFC 6582's reduction.
+    #[default]
+    NewReno,
+    /// CUBIC (RFC 9438); HyStart++ (RFC 9406) with `hystart`.
+    Cubic,
+    /// Westwood+ (Mascolo et al. 2001; Linux's `westwood`).
+    Westwood,
+    /// Vegas (Brakmo and Peterson 1995; Linux's `vegas`).
+    Vegas,
+}
+
+impl CcAlgorithm {
+    /// Every algorithm the endpoint runs, with the name the `cc` key gives it.
+    pub const ALL: &'static [(&'static str, CcAlgorithm)] = &[
+        ("newreno", CcAlgorithm::NewReno),
+        ("cubic", CcAlgorithm::Cubic),
+        ("westwood", CcAlgorithm::Westwood),
+        ("vegas", CcAlgorithm::Vegas),
+    ];
+
+    /// The algorithm named `name` (as the `cc` key writes it), if modelled.
+    pub fn from_name(name: &str) -> Option<CcAlgorithm> {
+        CcAlgorithm::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, a)| a)
+    }
+}
+
 /// Which reference behaviour to follow where implementations differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Profile {
@@ -164,6 +196,10 @@ pub struct Config {
     pub min_rto: Dur,
     /// Upper bound of the RTO (RFC 6298 (2.5)).
     pub max_rto: Dur,
+    /// Congestion control.
+    pub cc: CcAlgorithm,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start.
+    pub hystart: bool,
     /// Most SMSS one ACK adds to cwnd in slow start (RFC 3465's L): 1 is
     /// RFC 5681's min(N, SMSS); 0 adds all N up to ssthresh, as Linux.
     pub abc_limit: u32,
@@ -272,6 +308,8 @@ impl Default for Config {
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
+            cc: CcAlgorithm::NewReno,
+            hystart: false,
             abc_limit: 1,
             min_rto_mode: MinRtoMode::Rfc6298,
             rtt_estimator: RttEstimatorKind::Rfc6298,

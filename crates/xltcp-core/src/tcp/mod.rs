@@ -88,8 +88,10 @@
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
 //! must never go backwards; a `handle_timeout` before the deadline is a no-op.
 
-mod cc;
+pub(crate) mod cc;
 mod config;
+mod frto;
+mod inspect;
 mod rack;
 mod recovery;
 mod recv;
@@ -107,6 +109,8 @@ mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cc;
+#[cfg(test)]
 mod tests_cr;
 #[cfg(test)]
 mod tests_frto;
@@ -119,10 +123,10 @@ mod tests_recovery;
 #[cfg(test)]
 mod tests_recv;
 
-pub use cc::{CongestionControl, NewReno, Window};
+pub use cc::{AckInfo, CongestionControl, NewReno, Window};
 pub use config::{
-    Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery, RttEstimatorKind,
-    RttSampling, SsthreshFrom,
+    CcAlgorithm, Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery,
+    RttEstimatorKind, RttSampling, SsthreshFrom,
 };
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};
@@ -342,6 +346,11 @@ pub struct Endpoint {
     pub(crate) snd_wl2: SeqNum,
     pub(crate) win: Window,
     pub(crate) cc: CongestionControl,
+    /// The RTT sample the ACK being processed gave, if any.
+    pub(crate) ack_rtt: Option<Dur>,
+    /// When the last ACK arrived (the time congestion-control hooks see
+    /// outside an ACK's own processing).
+    pub(crate) last_ack_at: Time,
     pub(crate) rtt: RttEstimator,
     /// The segment being timed (end sequence, send time), Karn's rule.
     pub(crate) rtt_probe: Option<(SeqNum, Time)>,
@@ -499,7 +508,9 @@ impl Endpoint {
                 cwnd: config.initial_window.max(1) as u64 * smss as u64,
                 ssthresh: u64::MAX,
             },
-            cc: CongestionControl::new_reno_abc(config.abc_limit),
+            cc: CongestionControl::from_config(&config),
+            ack_rtt: None,
+            last_ack_at: Time::ZERO,
             rtt,
             rtt_probe: None,
             consecutive_rtos: 0,
@@ -775,82 +786,6 @@ impl Endpoint {
     /// Whether the endpoint is frozen (see [`freeze`](Self::freeze)).
     pub fn is_frozen(&self) -> bool {
         self.frozen
-    }
-
-    /// Connection state.
-    pub fn state(&self) -> State {
-        self.state
-    }
-    /// Congestion window in bytes.
-    pub fn cwnd(&self) -> u64 {
-        self.win.cwnd
-    }
-    /// Slow start threshold in bytes.
-    pub fn ssthresh(&self) -> u64 {
-        self.win.ssthresh
-    }
-    /// Smoothed RTT, once sampled.
-    pub fn srtt(&self) -> Option<Dur> {
-        self.rtt.srtt()
-    }
-    /// RTT variation, once sampled.
-    pub fn rttvar(&self) -> Option<Dur> {
-        self.rtt.rttvar()
-    }
-    /// Current (backed-off) retransmission timeout.
-    pub fn rto(&self) -> Dur {
-        self.rtt.rto()
-    }
-    /// FlightSize: SND.NXT - SND.UNA in bytes (RFC 5681 §2).
-    pub fn flight_size(&self) -> u64 {
-        self.snd_nxt.since(self.snd_una).max(0) as u64
-    }
-    /// Sender congestion state.
-    pub fn congestion_state(&self) -> CongestionState {
-        self.cstate
-    }
-    /// Oldest unacknowledged sequence number.
-    pub fn snd_una(&self) -> SeqNum {
-        self.snd_una
-    }
-    /// Highest sequence number sent, plus one.
-    pub fn snd_max(&self) -> SeqNum {
-        self.snd_max
-    }
-    /// Sequence space acknowledged since the ISS (the SYN counts one), in
-    /// 64 bits: it keeps counting past 2^32 where SND.UNA wraps.
-    pub fn snd_una_rel(&self) -> u64 {
-        self.una_advanced
-    }
-    /// Sequence space sent at least once since the ISS, in 64 bits
-    /// ([`Endpoint::snd_una_rel`] and what lies between SND.UNA and SND.MAX).
-    pub fn snd_max_rel(&self) -> u64 {
-        self.una_advanced + self.snd_max.since(self.snd_una).max(0) as u64
-    }
-    /// Next sequence number expected from the peer.
-    pub fn rcv_nxt(&self) -> SeqNum {
-        self.rcv_nxt
-    }
-    /// Whether every byte of `[left, right)` has been received already
-    /// (below RCV.NXT or in one out-of-order range).
-    pub fn holds(&self, left: SeqNum, right: SeqNum) -> bool {
-        right <= self.rcv_nxt || self.ooo.iter().any(|&(l, r)| l <= left && right <= r)
-    }
-    /// Payload bytes per full segment, as negotiated.
-    pub fn smss(&self) -> u32 {
-        self.smss
-    }
-    /// The send window (scaled) last accepted from the peer.
-    pub fn snd_wnd(&self) -> u64 {
-        self.snd_wnd
-    }
-    /// Counters.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
     }
 
     // ---- internal helpers shared by the submodules ----

@@ -463,8 +463,9 @@ impl Endpoint {
             let first = d.first_acked.or(d.first_sacked);
             if let Some(sent) = first {
                 let una = ack.max(self.snd_una);
-                self.rtt
-                    .on_ack_sample(now.saturating_since(sent), una, self.snd_max);
+                let r = now.saturating_since(sent);
+                self.rtt.on_ack_sample(r, una, self.snd_max);
+                self.ack_rtt = Some(r);
                 self.ack_sampled = true;
             }
             // Linux (`tcp_clean_rtx_queue`): an ACK that moves nothing but
@@ -630,7 +631,10 @@ impl Endpoint {
             // The probe repaired a loss: reduce cwnd as for one.
             let smss = u64::from(self.smss);
             let profile = self.config.profile;
-            self.win.ssthresh = self.cc.ssthresh_on_loss(self.win.cwnd, smss, profile);
+            let (cwnd, now) = (self.win.cwnd, self.last_ack_at);
+            self.win.ssthresh = self
+                .cc
+                .ssthresh_on_loss(&self.win, cwnd, smss, profile, now);
             self.win.cwnd = self.win.ssthresh;
             self.stats.tlp_loss_repairs += 1;
             self.tlp = TlpEpisode::default();

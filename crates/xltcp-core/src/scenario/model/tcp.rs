@@ -3,10 +3,13 @@
 
 use crate::time::Dur;
 
-/// Congestion controls the `cc` key accepts. The simulator models
-/// `newreno`; `cubic` names Linux's CUBIC for the emulator (`xltcp emu`),
-/// and the simulator refuses it.
-pub const KNOWN_CC: &[&str] = &["newreno", "cubic"];
+/// Congestion controls the `cc` key accepts: the simulator models those in
+/// [`crate::tcp::CcAlgorithm::ALL`] (`newreno`, `cubic`: RFC 9438,
+/// `westwood`: Westwood+, `vegas`); the
+/// emulator (`xltcp emu`) runs Linux's module of the same name, `reno` for
+/// `newreno`. A name the endpoint does not model (`bbr`) runs only in the
+/// emulator.
+pub const KNOWN_CC: &[&str] = &["newreno", "cubic", "westwood", "vegas", "bbr"];
 
 /// Which reference behaviour TCP follows where implementations differ
 /// (`profile`): the endpoint's own [`crate::tcp::Profile`].
@@ -50,9 +53,13 @@ pub use crate::tcp::PrrVariant;
 pub struct TcpSpec {
     /// `profile`: "rfc" (default) or "ns3".
     pub profile: TcpProfile,
-    /// `cc`: congestion control; "newreno" (default, RFC 5681). The loader
-    /// accepts the names in [`KNOWN_CC`].
+    /// `cc`: congestion control; "newreno" (default, RFC 5681), "cubic"
+    /// (RFC 9438), "westwood" (Westwood+) or "vegas". The loader accepts
+    /// the names in [`KNOWN_CC`].
     pub cc: String,
+    /// `hystart`: HyStart++ (RFC 9406) in CUBIC's first slow start
+    /// (default false; Linux runs its own HyStart by default).
+    pub hystart: bool,
     /// `recovery`: "newreno" or "sack" (default "sack").
     pub recovery: RecoverySpec,
     /// `sack`: offer SACK-permitted (default true).
@@ -181,6 +188,7 @@ impl Default for TcpSpec {
         TcpSpec {
             profile: c.profile,
             cc: "newreno".to_string(),
+            hystart: c.hystart,
             recovery: c.recovery,
             sack: c.sack,
             timestamps: c.timestamps,
@@ -226,6 +234,9 @@ impl From<&TcpSpec> for crate::tcp::Config {
         crate::tcp::Config {
             mss: spec.mss,
             initial_window: spec.initial_window,
+            // A name only the emulator runs is refused by `sim::check`.
+            cc: crate::tcp::CcAlgorithm::from_name(&spec.cc).unwrap_or_default(),
+            hystart: spec.hystart,
             abc_limit: spec.abc_limit,
             sack: spec.sack,
             timestamps: spec.timestamps,

@@ -1,8 +1,5 @@
-//! Congestion control behind an enum-dispatched interface.
-//!
-//! The controller owns only its private state; `cwnd` and `ssthresh` live in
-//! [`Window`], which the endpoint owns, so that loss recovery and
-//! cross-layer hooks can read and set them too.
+//! NewReno's window growth and reduction (RFC 5681 §3.1 with RFC 3465's
+//! byte counting, and the RFC 6582 reduction on loss).
 //!
 //! Congestion avoidance uses byte counting (RFC 5681 §3.1, the RECOMMENDED
 //! variant): at most one SMSS of growth per window of acknowledged bytes.
@@ -11,23 +8,8 @@
 //! Linux, which then stops at ssthresh and counts the rest towards
 //! congestion avoidance (`tcp_slow_start`).
 
-use super::config::Profile;
-
-/// The congestion window and the slow start threshold, in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    /// Congestion window (cwnd).
-    pub cwnd: u64,
-    /// Slow start threshold (ssthresh).
-    pub ssthresh: u64,
-}
-
-/// Congestion controllers. Later schemes add variants.
-#[derive(Clone, Debug)]
-pub enum CongestionControl {
-    /// RFC 5681 slow start and congestion avoidance.
-    NewReno(NewReno),
-}
+use super::Window;
+use crate::tcp::config::Profile;
 
 /// State of the RFC 5681 controller.
 #[derive(Clone, Debug)]
@@ -38,64 +20,38 @@ pub struct NewReno {
     abc_limit: u32,
 }
 
-impl CongestionControl {
-    /// The standard controller (RFC 5681: one SMSS per ACK in slow start).
-    pub fn new_reno() -> CongestionControl {
-        CongestionControl::new_reno_abc(1)
-    }
-
-    /// The standard controller growing by at most `abc_limit` SMSS per ACK
-    /// in slow start (RFC 3465's L), or by all it acknowledges with 0.
-    pub fn new_reno_abc(abc_limit: u32) -> CongestionControl {
-        CongestionControl::NewReno(NewReno {
+impl NewReno {
+    /// A controller growing by at most `abc_limit` SMSS per ACK in slow
+    /// start (RFC 3465's L), or by all an ACK acknowledges with 0.
+    pub fn new(abc_limit: u32) -> NewReno {
+        NewReno {
             bytes_acked: 0,
             abc_limit,
-        })
+        }
+    }
+
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2*SMSS).
+    pub(crate) fn ssthresh_on_loss(&mut self, flight: u64, smss: u64, profile: Profile) -> u64 {
+        self.bytes_acked = 0;
+        let flight = match profile {
+            Profile::Rfc => flight,
+            // ns-3 BytesInFlight excludes the three dup-acked segments.
+            Profile::Ns3 => flight.saturating_sub(3 * smss),
+        };
+        (flight / 2).max(2 * smss)
+    }
+
+    /// A timeout: RFC 5681 eq. (4) on the first, and LW = 1 SMSS (§3.1).
+    pub(crate) fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool) {
+        self.bytes_acked = 0;
+        if first {
+            w.ssthresh = (flight / 2).max(2 * smss);
+        }
+        w.cwnd = smss;
     }
 
     /// An ACK newly acknowledged `acked` bytes outside loss recovery.
-    pub fn on_ack(&mut self, w: &mut Window, acked: u64, smss: u64, profile: Profile) {
-        match self {
-            CongestionControl::NewReno(s) => s.on_ack(w, acked, smss, profile),
-        }
-    }
-
-    /// A loss was detected by duplicate ACKs or SACK: returns the new
-    /// ssthresh. `flight` is the FlightSize without Limited Transmit segments.
-    pub fn ssthresh_on_loss(&mut self, flight: u64, smss: u64, profile: Profile) -> u64 {
-        match self {
-            CongestionControl::NewReno(s) => {
-                s.bytes_acked = 0;
-                // RFC 5681 eq. (4): ssthresh = max(FlightSize/2, 2*SMSS).
-                let flight = match profile {
-                    Profile::Rfc => flight,
-                    // ns-3 BytesInFlight excludes the three dup-acked segments.
-                    Profile::Ns3 => flight.saturating_sub(3 * smss),
-                };
-                (flight / 2).max(2 * smss)
-            }
-        }
-    }
-
-    /// The retransmission timer expired. `first` is false for a repeated
-    /// timeout of the same segment, which leaves ssthresh unchanged.
-    pub fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool) {
-        match self {
-            CongestionControl::NewReno(s) => {
-                s.bytes_acked = 0;
-                if first {
-                    // RFC 5681 eq. (4).
-                    w.ssthresh = (flight / 2).max(2 * smss);
-                }
-                // RFC 5681 §3.1: LW = 1 SMSS.
-                w.cwnd = smss;
-            }
-        }
-    }
-}
-
-impl NewReno {
-    fn on_ack(&mut self, w: &mut Window, acked: u64, smss: u64, profile: Profile) {
+    pub(crate) fn on_ack(&mut self, w: &mut Window, acked: u64, smss: u64, profile: Profile) {
         if acked == 0 {
             return;
         }
@@ -103,25 +59,11 @@ impl NewReno {
             return Self::ns3_increase(w, acked / smss, smss);
         }
         if w.cwnd < w.ssthresh {
-            // RFC 5681 §3.1: slow start, cwnd += min(N, SMSS); RFC 3465:
-            // min(N, L·SMSS).
-            let inc = match self.abc_limit {
-                0 => {
-                    // Linux: all of it, up to ssthresh; the rest counts
-                    // towards congestion avoidance below.
-                    let grow = acked.min(w.ssthresh - w.cwnd);
-                    w.cwnd += grow;
-                    self.bytes_acked = 0;
-                    let rest = acked - grow;
-                    if rest == 0 {
-                        return;
-                    }
-                    return self.avoid(w, rest, smss);
-                }
-                l => acked.min(u64::from(l) * smss),
-            };
-            w.cwnd += inc;
             self.bytes_acked = 0;
+            let rest = slow_start(w, acked, smss, profile, self.abc_limit);
+            if rest > 0 {
+                self.avoid(w, rest, smss);
+            }
         } else {
             self.avoid(w, acked, smss);
         }
@@ -145,9 +87,7 @@ impl NewReno {
             w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
         }
     }
-}
 
-impl NewReno {
     /// RFC 5681 §3.1: congestion avoidance by byte counting.
     fn avoid(&mut self, w: &mut Window, acked: u64, smss: u64) {
         self.bytes_acked += acked;
@@ -158,13 +98,38 @@ impl NewReno {
     }
 }
 
+/// Slow start for an ACK of `acked` bytes with cwnd below ssthresh (RFC
+/// 5681 §3.1): cwnd += min(N, SMSS), or RFC 3465's min(N, L·SMSS) with
+/// `abc_limit` L; ns-3 adds one SMSS per ACK that acknowledges anything.
+/// With L = 0 (Linux's `tcp_slow_start`) all of it up to ssthresh, and the
+/// rest is returned, for congestion avoidance to count; otherwise 0.
+pub(crate) fn slow_start(
+    w: &mut Window,
+    acked: u64,
+    smss: u64,
+    profile: Profile,
+    abc_limit: u32,
+) -> u64 {
+    let inc = match (profile, abc_limit) {
+        (Profile::Rfc, 0) => {
+            let grow = acked.min(w.ssthresh.saturating_sub(w.cwnd));
+            w.cwnd += grow;
+            return acked - grow;
+        }
+        (Profile::Rfc, l) => acked.min(u64::from(l) * smss),
+        (Profile::Ns3, _) => smss,
+    };
+    w.cwnd += inc;
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn slow_start_adds_min_of_acked_and_smss() {
-        let mut cc = CongestionControl::new_reno();
+        let mut cc = NewReno::new(1);
         let mut w = Window {
             cwnd: 1000,
             ssthresh: u64::MAX,
@@ -184,7 +149,7 @@ mod tests {
     fn ns3_slow_start_spills_into_congestion_avoidance() {
         // ns-3's IncreaseWindow: a two-segment ACK that takes cwnd to
         // ssthresh adds one SMSS, then SMSS*SMSS/cwnd for the other segment.
-        let mut cc = CongestionControl::new_reno();
+        let mut cc = NewReno::new(1);
         let mut w = Window {
             cwnd: 3000,
             ssthresh: 4000,
@@ -207,13 +172,13 @@ mod tests {
             ssthresh: 4500,
         };
         // RFC 3465's L = 2: a three-segment ACK adds two.
-        let mut cc = CongestionControl::new_reno_abc(2);
+        let mut cc = NewReno::new(2);
         let mut w = window();
         cc.on_ack(&mut w, 3000, 1000, Profile::Rfc);
         assert_eq!(w.cwnd, 3000);
         // No limit (Linux): all three, then only up to ssthresh, the rest
         // counted towards congestion avoidance.
-        let mut cc = CongestionControl::new_reno_abc(0);
+        let mut cc = NewReno::new(0);
         let mut w = window();
         cc.on_ack(&mut w, 3000, 1000, Profile::Rfc);
         assert_eq!(w.cwnd, 4000);
@@ -226,7 +191,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_counts_bytes() {
-        let mut cc = CongestionControl::new_reno();
+        let mut cc = NewReno::new(1);
         let mut w = Window {
             cwnd: 4000,
             ssthresh: 4000,
@@ -241,7 +206,7 @@ mod tests {
 
     #[test]
     fn ns3_congestion_avoidance_counts_acks() {
-        let mut cc = CongestionControl::new_reno();
+        let mut cc = NewReno::new(1);
         let mut w = Window {
             cwnd: 4000,
             ssthresh: 4000,
@@ -256,7 +221,7 @@ mod tests {
 
     #[test]
     fn loss_and_rto_thresholds() {
-        let mut cc = CongestionControl::new_reno();
+        let mut cc = NewReno::new(1);
         assert_eq!(cc.ssthresh_on_loss(10_000, 1000, Profile::Rfc), 5000);
         assert_eq!(cc.ssthresh_on_loss(3000, 1000, Profile::Rfc), 2000);
         assert_eq!(cc.ssthresh_on_loss(10_000, 1000, Profile::Ns3), 3500);

@@ -1,0 +1,336 @@
+//! CUBIC (RFC 9438), with HyStart++ (RFC 9406) as an option.
+//!
+//! Windows are kept in segments (f64) as the RFC writes them; cwnd itself
+//! stays in bytes in [`Window`], rounded down, the fraction carried from one
+//! ACK to the next. Constants (§5): C = 0.4, beta_cubic = 0.7.
+//!
+//! - Slow start is RFC 5681's (with `abc_limit`), or HyStart++ when on.
+//! - A congestion-avoidance epoch starts with the first ACK outside
+//!   recovery at or above ssthresh: t_epoch, cwnd_epoch, W_est = cwnd_epoch
+//!   (§4.3) and K = cbrt((W_max - cwnd_epoch)/C) (§4.2, eq. 2); K = 0 and
+//!   W_max = cwnd_epoch when there was no reduction yet, or after a
+//!   timeout (§4.8).
+//! - Each ACK of N segments: target = W_cubic(t + RTT) bounded to
+//!   [cwnd, 1.5·cwnd] (§4.2), W_est += alpha_cubic·N/cwnd with alpha_cubic =
+//!   3(1-beta)/(1+beta), 1 once W_est reaches cwnd_prior (§4.3); if
+//!   W_cubic(t) < W_est cwnd = W_est (Reno-friendly region), else cwnd +=
+//!   N·(target - cwnd)/cwnd (concave and convex regions, §4.4-4.5).
+//! - A loss (§4.6): cwnd_prior = cwnd, W_max = cwnd, or cwnd·(1+beta)/2
+//!   below the last W_max (fast convergence, §4.7); ssthresh =
+//!   max(FlightSize·beta, 2 SMSS).
+//! - A timeout (§4.8): the same ssthresh, cwnd = 1 SMSS; the next epoch
+//!   starts with K = 0.
+//!
+//! The cube root is Newton's method on basic arithmetic, so the result is
+//! the same on every platform.
+
+use super::newreno::slow_start;
+use super::{AckInfo, Window};
+use crate::tcp::config::Profile;
+use crate::time::{Dur, Time};
+use crate::wire::SeqNum;
+
+/// RFC 9438 §5.1: C, in segments per second cubed.
+pub const C: f64 = 0.4;
+/// RFC 9438 §5.1: the multiplicative decrease factor.
+pub const BETA: f64 = 0.7;
+/// RFC 9438 §4.3: alpha_cubic = 3(1 - beta)/(1 + beta).
+pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+
+/// State of the RFC 9438 controller.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    abc_limit: u32,
+    /// W_max in segments; 0 before the first reduction.
+    w_max: f64,
+    /// cwnd before the last reduction (cwnd_prior), in segments.
+    cwnd_prior: f64,
+    /// The current epoch: its start, K (seconds) and W_est; `None` until
+    /// congestion avoidance starts after a reduction or slow start.
+    epoch: Option<Epoch>,
+    /// The last reduction was a timeout: the next epoch has K = 0 (§4.8).
+    after_rto: bool,
+    /// Fractional bytes of cwnd growth not yet added.
+    carry: f64,
+    /// HyStart++, when on.
+    hystart: Option<HyStart>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Epoch {
+    start: Time,
+    k: f64,
+    w_max: f64,
+    w_est: f64,
+}
+
+impl Cubic {
+    /// A controller; `hystart` runs HyStart++ in slow start.
+    pub fn new(abc_limit: u32, hystart: bool) -> Cubic {
+        Cubic {
+            abc_limit,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            after_rto: false,
+            carry: 0.0,
+            hystart: hystart.then(HyStart::default),
+        }
+    }
+
+    /// W_cubic(t) (eq. 1), in segments, for the current epoch.
+    pub fn w_cubic(k: f64, w_max: f64, t: f64) -> f64 {
+        let d = t - k;
+        C * d * d * d + w_max
+    }
+
+    /// K (eq. 2): cbrt((W_max - cwnd_epoch)/C), 0 when cwnd_epoch >= W_max.
+    pub fn k(w_max: f64, cwnd_epoch: f64) -> f64 {
+        if w_max <= cwnd_epoch {
+            0.0
+        } else {
+            cbrt((w_max - cwnd_epoch) / C)
+        }
+    }
+
+    /// W_max of the current epoch, in segments (0 before the first).
+    pub fn w_max(&self) -> f64 {
+        self.epoch.map_or(self.w_max, |e| e.w_max)
+    }
+
+    pub(crate) fn on_sample(&mut self, w: &mut Window, ack: &AckInfo) {
+        if let Some(h) = &mut self.hystart {
+            if w.cwnd < w.ssthresh {
+                h.on_sample(ack);
+            }
+        }
+    }
+
+    pub(crate) fn on_ack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64, profile: Profile) {
+        if ack.acked == 0 {
+            return;
+        }
+        let mut acked = ack.acked;
+        if w.cwnd < w.ssthresh {
+            self.epoch = None;
+            // HyStart++ runs in the first slow start only (RFC 9406 §4.2).
+            acked = match &mut self.hystart {
+                Some(h) if !h.done => h.slow_start(w, acked, smss),
+                _ => slow_start(w, acked, smss, profile, self.abc_limit),
+            };
+            if acked == 0 {
+                return;
+            }
+        }
+        self.avoid(w, ack, acked, smss);
+    }
+
+    /// RFC 9438 §4.2-4.5: congestion avoidance for `acked` bytes.
+    fn avoid(&mut self, w: &mut Window, ack: &AckInfo, acked: u64, smss: u64) {
+        let mss = smss as f64;
+        let cwnd = w.cwnd as f64 / mss;
+        let e = match &mut self.epoch {
+            Some(e) => e,
+            None => {
+                // A new epoch (§4.2; §4.8 after a timeout or slow start).
+                let fresh = self.w_max <= 0.0 || self.after_rto;
+                let w_max = if fresh { cwnd } else { self.w_max };
+                self.after_rto = false;
+                self.carry = 0.0;
+                self.epoch.insert(Epoch {
+                    start: ack.now,
+                    k: Cubic::k(w_max, cwnd),
+                    w_max,
+                    w_est: cwnd,
+                })
+            }
+        };
+        let segs = acked as f64 / mss;
+        let t = ack.now.saturating_since(e.start).as_secs_f64();
+        let rtt = ack.srtt.or(ack.rtt).unwrap_or(Dur::ZERO).as_secs_f64();
+        // §4.3: alpha_cubic until W_est reaches cwnd_prior, then 1.
+        let alpha = if e.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            ALPHA
+        };
+        e.w_est += alpha * segs / cwnd;
+        let new = if Cubic::w_cubic(e.k, e.w_max, t) < e.w_est {
+            // Reno-friendly region.
+            e.w_est
+        } else {
+            // §4.2: the target one RTT ahead, within [cwnd, 1.5 cwnd].
+            let target = Cubic::w_cubic(e.k, e.w_max, t + rtt).clamp(cwnd, 1.5 * cwnd);
+            cwnd + segs * (target - cwnd) / cwnd
+        };
+        let bytes = new * mss + self.carry;
+        let whole = bytes.floor();
+        self.carry = bytes - whole;
+        // Congestion avoidance never shrinks cwnd.
+        w.cwnd = w.cwnd.max(whole as u64);
+    }
+
+    /// §4.6-4.7: a loss; returns ssthresh.
+    pub(crate) fn ssthresh_on_loss(&mut self, w: &Window, flight: u64, smss: u64) -> u64 {
+        let cwnd = w.cwnd as f64 / smss as f64;
+        // §4.7 fast convergence: below the last W_max, release bandwidth.
+        let last = self.w_max();
+        self.w_max = if cwnd < last {
+            cwnd * (1.0 + BETA) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        self.epoch = None;
+        self.after_rto = false;
+        if let Some(h) = &mut self.hystart {
+            h.on_loss();
+        }
+        // beta_cubic = 7/10, in integers.
+        (flight * 7 / 10).max(2 * smss)
+    }
+
+    /// §4.8: a timeout.
+    pub(crate) fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool) {
+        if first {
+            let ssthresh = self.ssthresh_on_loss(w, flight, smss);
+            w.ssthresh = ssthresh;
+        }
+        self.epoch = None;
+        self.after_rto = true;
+        w.cwnd = smss;
+    }
+}
+
+/// The cube root of `x` >= 0 by Newton's method (platform-independent).
+pub fn cbrt(x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    let mut y = if x > 1.0 { x / 3.0 } else { 1.0 };
+    for _ in 0..200 {
+        let next = (2.0 * y + x / (y * y)) / 3.0;
+        if (next - y).abs() <= 1e-12 * y {
+            return next;
+        }
+        y = next;
+    }
+    y
+}
+
+/// RFC 9406 constants (§4.3).
+const MIN_RTT_THRESH: Dur = Dur(4_000_000);
+const MAX_RTT_THRESH: Dur = Dur(16_000_000);
+const MIN_RTT_DIVISOR: u64 = 8;
+const N_RTT_SAMPLE: u32 = 8;
+const CSS_GROWTH_DIVISOR: u64 = 4;
+const CSS_ROUNDS: u32 = 5;
+/// L for a sender that does not pace (§4.3).
+const L: u64 = 8;
+
+/// HyStart++ (RFC 9406 §4.2) state: rounds, their minimum RTTs and
+/// Conservative Slow Start (CSS).
+#[derive(Clone, Debug, Default)]
+pub struct HyStart {
+    /// The end of the current round (SND.NXT when it began).
+    window_end: Option<SeqNum>,
+    last_round_min: Option<Dur>,
+    current_round_min: Option<Dur>,
+    samples: u32,
+    /// In CSS: its baseline minimum RTT and the rounds spent in it.
+    css: Option<(Dur, u32)>,
+    /// HyStart++ is over (a loss, or CSS ran its rounds).
+    done: bool,
+}
+
+impl HyStart {
+    /// Rounds and RTT samples (§4.2), and the decisions at a round's end.
+    fn on_sample(&mut self, ack: &AckInfo) {
+        if self.done {
+            return;
+        }
+        if self.window_end.is_none_or(|end| ack.una >= end) {
+            // A new round.
+            self.window_end = Some(ack.nxt);
+            self.last_round_min = self.current_round_min;
+            self.current_round_min = None;
+            self.samples = 0;
+            if let Some((_, rounds)) = &mut self.css {
+                *rounds += 1;
+            }
+        }
+        if let Some(r) = ack.rtt {
+            self.current_round_min = Some(self.current_round_min.map_or(r, |m| m.min(r)));
+            self.samples += 1;
+        }
+        let (Some(cur), Some(last)) = (self.current_round_min, self.last_round_min) else {
+            return;
+        };
+        if self.samples < N_RTT_SAMPLE {
+            return;
+        }
+        match self.css {
+            None => {
+                // RttThresh = max(MIN, min(lastRoundMinRTT/8, MAX)).
+                let thresh = Dur(last.0 / MIN_RTT_DIVISOR)
+                    .min(MAX_RTT_THRESH)
+                    .max(MIN_RTT_THRESH);
+                if cur >= last + thresh {
+                    self.css = Some((cur, 0));
+                }
+            }
+            Some((baseline, _)) if cur < baseline => {
+                // The delay increase was spurious: back to slow start.
+                self.css = None;
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Slow start growth for `acked` bytes; returns what is left for
+    /// congestion avoidance (all of it once CSS ran its rounds).
+    fn slow_start(&mut self, w: &mut Window, acked: u64, smss: u64) -> u64 {
+        let inc = acked.min(L * smss);
+        match self.css {
+            Some((_, rounds)) if rounds >= CSS_ROUNDS => {
+                // §4.2: enter congestion avoidance, ssthresh = cwnd.
+                w.ssthresh = w.cwnd;
+                self.css = None;
+                self.done = true;
+                acked
+            }
+            Some(_) => {
+                w.cwnd += inc / CSS_GROWTH_DIVISOR;
+                0
+            }
+            None => {
+                w.cwnd += inc;
+                0
+            }
+        }
+    }
+
+    fn on_loss(&mut self) {
+        self.css = None;
+        self.done = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cube_root_and_k() {
+        for x in [0.001, 1.0, 8.0, 27.0, 30.0, 1e6] {
+            let y = cbrt(x);
+            assert!((y * y * y - x).abs() < 1e-9 * x.max(1.0), "{x}");
+        }
+        // K = cbrt(W_max(1 - beta)/C) when cwnd_epoch = beta·W_max.
+        let k = Cubic::k(100.0, 70.0);
+        assert!((k - (100.0 * 0.3 / 0.4f64).powf(1.0 / 3.0)).abs() < 1e-9);
+        assert!((Cubic::w_cubic(k, 100.0, 0.0) - 70.0).abs() < 1e-9);
+        assert_eq!(Cubic::w_cubic(k, 100.0, k), 100.0);
+        assert!((ALPHA - 0.9 / 1.7).abs() < 1e-12);
+    }
+}
