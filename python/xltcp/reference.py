@@ -179,8 +179,11 @@ KEY_MEANINGS: dict[str, str] = {
     # [tcp]
     "tcp.profile": 'Which reference TCP follows where implementations differ: `"rfc"` '
     '(the RFCs) or `"ns3"` (ns-3 3.44\'s TcpNewReno/TcpSocketBase).',
-    "tcp.cc": 'Congestion control. The simulator models `"newreno"` (RFC 5681); '
-    '`"cubic"` names Linux\'s CUBIC for the emulator, and the simulator refuses it.',
+    "tcp.cc": 'Congestion control: `"newreno"` (RFC 5681), `"cubic"` (RFC 9438), '
+    '`"westwood"` (Westwood+) or `"vegas"`, in the simulator and (as Linux\'s module of '
+    'that name, `reno` for newreno) in the emulator; `"bbr"` runs only in the emulator.',
+    "tcp.hystart": "HyStart++ (RFC 9406) in CUBIC's first slow start: leave slow start "
+    "when the RTT rises, through a conservative phase (default false).",
     "tcp.recovery": 'Loss recovery: `"sack"` (RFC 6675; NewReno when the peer does not '
     'permit SACK) or `"newreno"` (RFC 6582).',
     "tcp.sack": "Offer SACK-permitted (RFC 2018).",
