@@ -226,25 +226,6 @@ struct Counters
 
 Counters g_counters;
 
-void
-OnSenderTx(Ptr<const Packet> packet, const TcpHeader& /* h */, Ptr<const TcpSocketBase> /* s */)
-{
-    if (packet->GetSize() > 0)
-    {
-        ++g_counters.dataSegmentsSent;
-    }
-}
-
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_counters.retransmissions;
-}
-
 // The RTO variable; values before the first data segment (the SYN phase,
 // where ns-3 uses ConnTimeout × retries) are not counted.
 void
@@ -259,24 +240,16 @@ OnRto(Time /* old */, Time now)
 void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceDataSegmentsSent(socket, &g_counters.dataSegmentsSent);
+    TraceRetransmissions(socket, &g_counters.retransmissions);
     socket->TraceConnectWithoutContext("RTO", MakeCallback(&OnRto));
 }
 
 void
 OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
 {
-    Ptr<Packet> copy = packet->Copy();
-    Ipv4Header ip;
-    copy->RemoveHeader(ip);
-    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-    {
-        return;
-    }
     TcpHeader tcp;
-    copy->RemoveHeader(tcp);
-    if (copy->GetSize() > 0)
+    if (ReadTcpDataSegment(packet, tcp))
     {
         g_counters.dataArrivalsNs.push_back(Simulator::Now().GetNanoSeconds());
     }
@@ -473,14 +446,7 @@ main(int argc, char* argv[])
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chBs);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
 
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
     uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);

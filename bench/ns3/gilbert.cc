@@ -253,16 +253,6 @@ OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocke
     }
 }
 
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_counters.retransmissions;
-}
-
 bool g_traceRto = false;
 
 void
@@ -274,33 +264,14 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
         socket->EnableSendCount();
     }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceRetransmissions(socket, &g_counters.retransmissions);
 }
 
-// Every data segment that survives the wireless hop: a start sequence number
-// seen before means the sender retransmitted a segment that had not been lost.
+// Every data segment that survives the wireless hop.
 void
 OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
 {
-    Ptr<Packet> copy = packet->Copy();
-    Ipv4Header ip;
-    copy->RemoveHeader(ip);
-    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-    {
-        return;
-    }
-    TcpHeader tcp;
-    copy->RemoveHeader(tcp);
-    if (copy->GetSize() == 0)
-    {
-        return;
-    }
-    ++g_counters.dataArrivals;
-    if (!g_counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
-    {
-        ++g_counters.duplicateArrivals;
-        g_counters.lastDuplicateS = Simulator::Now().GetSeconds();
-    }
+    CountDataArrival(g_counters, packet);
 }
 
 void
@@ -478,14 +449,7 @@ main(int argc, char* argv[])
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chBs);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
 
     // Assign() installed FqCoDel on every device; take it off again.
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);

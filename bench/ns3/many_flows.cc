@@ -26,19 +26,9 @@ OnPhyTxEnd(Ptr<const Packet> /* p */)
 }
 
 void
-OnRetransmission(Ptr<const Packet> /* p */,
-                 const TcpHeader& /* h */,
-                 const Address& /* local */,
-                 const Address& /* peer */,
-                 Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnRetransmission));
+    TraceRetransmissions(socket, &g_retransmissions);
 }
 
 } // namespace

@@ -513,6 +513,125 @@ TraceTcDrops(const NodeContainer& nodes)
     }
 }
 
+/**
+ * Installs the internet stack on `nodes`, numbers the first hop 10.1.1.0/24
+ * and the last hop 10.1.2.0/24 (in that order), fills the global routing
+ * tables and returns the last hop's interfaces.
+ */
+inline Ipv4InterfaceContainer
+AssignTwoHopAddresses(const NodeContainer& nodes,
+                      const NetDeviceContainer& firstHop,
+                      const NetDeviceContainer& lastHop)
+{
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addresses;
+    addresses.SetBase("10.1.1.0", "255.255.255.0");
+    addresses.Assign(firstHop);
+    addresses.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer lastHopIf = addresses.Assign(lastHop);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    return lastHopIf;
+}
+
+/// Trace sink for the sender's "Retransmission" trace, bound to the counter it
+/// increments (MakeBoundCallback(&CountRetransmission, &counter)).
+inline void
+CountRetransmission(uint64_t* counter,
+                    Ptr<const Packet> /* p */,
+                    const TcpHeader& /* h */,
+                    const Address& /* local */,
+                    const Address& /* peer */,
+                    Ptr<const TcpSocketBase> /* s */)
+{
+    ++*counter;
+}
+
+/// Trace sink for the sender's "Tx" trace, bound to the counter of data
+/// segments (payload > 0) it increments.
+inline void
+CountDataSegmentSent(uint64_t* counter,
+                     Ptr<const Packet> packet,
+                     const TcpHeader& /* h */,
+                     Ptr<const TcpSocketBase> /* s */)
+{
+    if (packet->GetSize() > 0)
+    {
+        ++*counter;
+    }
+}
+
+/// Counts the data segments `socket` sends (retransmissions included) in `*counter`.
+inline void
+TraceDataSegmentsSent(Ptr<TcpSocketBase> socket, uint64_t* counter)
+{
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountDataSegmentSent, counter));
+}
+
+/// Counts the retransmissions of `socket` in `*counter`.
+inline void
+TraceRetransmissions(Ptr<TcpSocketBase> socket, uint64_t* counter)
+{
+    socket->TraceConnectWithoutContext("Retransmission",
+                                       MakeBoundCallback(&CountRetransmission, counter));
+}
+
+/**
+ * Reads a packet seen at an IP layer's "Rx" trace (IP header first): true
+ * when it is a TCP segment that carries data, with its TCP header in `tcp`.
+ */
+inline bool
+ReadTcpDataSegment(Ptr<const Packet> packet, TcpHeader& tcp)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return false;
+    }
+    copy->RemoveHeader(tcp);
+    return copy->GetSize() > 0;
+}
+
+/**
+ * Counts a data segment arriving at SH's IP layer in `counters` (fields
+ * dataArrivals, duplicateArrivals, lastDuplicateS, seenSegments): a start
+ * sequence number seen before means the sender retransmitted a segment that
+ * had not been lost.
+ */
+template <typename Counters>
+inline void
+CountDataArrival(Counters& counters, Ptr<const Packet> packet)
+{
+    TcpHeader tcp;
+    if (!ReadTcpDataSegment(packet, tcp))
+    {
+        return;
+    }
+    ++counters.dataArrivals;
+    if (!counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
+    {
+        ++counters.duplicateArrivals;
+        counters.lastDuplicateS = Simulator::Now().GetSeconds();
+    }
+}
+
+/**
+ * Wi-Fi MAC defaults shared by the Wi-Fi scenarios: `retryLimit` attempts per
+ * frame, no RTS/CTS, a MAC queue of `queuePackets` packets with no
+ * sojourn-time limit. Must run before the devices are created.
+ */
+inline void
+ConfigureWifiMacDefaults(uint32_t retryLimit, uint32_t queuePackets)
+{
+    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
+    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
+                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+}
+
 /// Peak resident set size of this process in bytes.
 inline uint64_t
 PeakRssBytes()

@@ -73,19 +73,9 @@ OnDropped(WifiMacDropReason reason, Ptr<const WifiMpdu> /* mpdu */)
 }
 
 void
-OnRetransmission(Ptr<const Packet> /* p */,
-                 const TcpHeader& /* h */,
-                 const Address& /* local */,
-                 const Address& /* peer */,
-                 Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnRetransmission));
+    TraceRetransmissions(socket, &g_retransmissions);
 }
 
 } // namespace
@@ -123,11 +113,7 @@ main(int argc, char* argv[])
     RngSeedManager::SetRun(seed);
     ConfigureTcpDefaults(Seconds(1));
 
-    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
-    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
-    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
-                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
-    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+    ConfigureWifiMacDefaults(retryLimit, queuePackets);
 
     const double noiseW = kBoltzmann * 290.0 * 20e6 * std::pow(10.0, noiseFigureDb / 10);
     const double rssDbm = 10.0 * std::log10(noiseW * 1000.0) + snrDb;

@@ -205,29 +205,10 @@ OnAssoc(Mac48Address /* bssid */)
 }
 
 void
-OnSenderTx(Ptr<const Packet> packet, const TcpHeader& /* h */, Ptr<const TcpSocketBase> /* s */)
-{
-    if (packet->GetSize() > 0)
-    {
-        ++g.dataSegmentsSent;
-    }
-}
-
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g.retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceDataSegmentsSent(socket, &g.dataSegmentsSent);
+    TraceRetransmissions(socket, &g.retransmissions);
 }
 
 void
@@ -359,11 +340,7 @@ main(int argc, char* argv[])
     // FrameRetryLimit, i.e. dot11ShortRetryLimit = 7; all frames are below
     // the RTS threshold, so the long retry limit never applies). MAC queue of
     // `queue` packets with no sojourn-time limit (default 500 ms).
-    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
-    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
-    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
-                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
-    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+    ConfigureWifiMacDefaults(retryLimit, queuePackets);
 
     g_band = is11b ? WIFI_PHY_BAND_2_4GHZ : WIFI_PHY_BAND_5GHZ;
     const std::string dataMode = is11b ? "DsssRate11Mbps" : "OfdmRate24Mbps";
@@ -424,14 +401,8 @@ main(int argc, char* argv[])
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     mobility.Install(NodeContainer(ap, sta));
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chAp);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer wifiIf = addresses.Assign(NetDeviceContainer(apDev, staDev));
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer wifiIf =
+        AssignTwoHopAddresses(nodes, chAp, NetDeviceContainer(apDev, staDev));
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
     uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
 
