@@ -430,18 +430,8 @@ main(int argc, char* argv[])
     Ptr<Node> bs = nodes.Get(1);
     Ptr<Node> sh = nodes.Get(2);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue(wiredRate));
-    wired.SetChannelAttribute("Delay", StringValue(wiredDelay));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(wiredQueuePackets) + "p"));
-    PointToPointHelper wireless;
-    wireless.SetDeviceAttribute("DataRate", StringValue(wirelessRate));
-    wireless.SetChannelAttribute("Delay", StringValue(wirelessDelay));
-    wireless.SetQueue("ns3::DropTailQueue<Packet>",
-                      "MaxSize",
-                      StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink(wiredRate, wiredDelay, wiredQueuePackets);
+    PointToPointHelper wireless = DropTailLink(wirelessRate, wirelessDelay, queuePackets);
 
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);

@@ -434,17 +434,8 @@ main(int argc, char* argv[])
     Ptr<Node> bs = nodes.Get(1);
     Ptr<Node> sh = nodes.Get(2);
 
-    std::string queueSize = std::to_string(queuePackets) + "p";
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(wiredQueuePackets) + "p"));
-    PointToPointHelper wireless;
-    wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    wireless.SetChannelAttribute("Delay", StringValue("1ms"));
-    wireless.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper wired = DropTailLink("100Mbps", "10ms", wiredQueuePackets);
+    PointToPointHelper wireless = DropTailLink("10Mbps", "1ms", queuePackets);
 
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);

@@ -72,15 +72,8 @@ main(int argc, char* argv[])
     all.Add(bs);
     all.Add(sh);
 
-    std::string queueSize = std::to_string(queuePackets) + "p";
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    access.SetChannelAttribute("Delay", StringValue("10ms"));
-    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
-    PointToPointHelper shared;
-    shared.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    shared.SetChannelAttribute("Delay", StringValue("1ms"));
-    shared.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper access = DropTailLink("100Mbps", "10ms", queuePackets);
+    PointToPointHelper shared = DropTailLink("1Gbps", "1ms", queuePackets);
 
     InternetStackHelper stack;
     stack.Install(all);

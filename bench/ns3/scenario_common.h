@@ -1,7 +1,8 @@
 // Shared pieces of the ns-3 reference scenarios: the TCP configuration that
 // mirrors the xltcp scenario, a sender socket that can clear emulated-SACK
-// marks the way Linux does, a bulk source application, queue-disc removal,
-// and small JSON / resource helpers.
+// marks the way Linux does, a bulk source application, DropTail links and
+// two-hop addressing, queue-disc removal, trace counters, Wi-Fi MAC
+// defaults, and small JSON / resource helpers.
 //
 // Each scenario program is a single translation unit that includes this file.
 
@@ -511,6 +512,20 @@ TraceTcDrops(const NodeContainer& nodes)
             tc->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnTcDrop));
         }
     }
+}
+
+/// A point-to-point helper for links of `rate` and `delay` with DropTail
+/// device queues of `queuePackets` packets.
+inline PointToPointHelper
+DropTailLink(const std::string& rate, const std::string& delay, uint32_t queuePackets)
+{
+    PointToPointHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue(rate));
+    link.SetChannelAttribute("Delay", StringValue(delay));
+    link.SetQueue("ns3::DropTailQueue<Packet>",
+                  "MaxSize",
+                  StringValue(std::to_string(queuePackets) + "p"));
+    return link;
 }
 
 /**

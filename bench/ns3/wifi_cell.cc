@@ -127,12 +127,7 @@ main(int argc, char* argv[])
     all.Add(ap);
     all.Add(stas);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink("100Mbps", "10ms", queuePackets);
 
     YansWifiChannelHelper channel;
     channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");

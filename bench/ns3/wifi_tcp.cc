@@ -359,12 +359,7 @@ main(int argc, char* argv[])
     Ptr<Node> ap = nodes.Get(1);
     Ptr<Node> sta = nodes.Get(2);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue(wiredDelay));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink("100Mbps", wiredDelay, queuePackets);
     NetDeviceContainer chAp = wired.Install(ch, ap);
 
     YansWifiChannelHelper channel;
