@@ -393,8 +393,6 @@ main(int argc, char* argv[])
                      g_states.seconds[i] > 0 ? g_states.cwndArea[i] / g_states.seconds[i] : 0.0);
         }
     }
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart);
     return 0;
 }

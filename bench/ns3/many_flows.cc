@@ -167,10 +167,6 @@ main(int argc, char* argv[])
         .Num("cpu_seconds_run", runCpu)
         .Num("packets_per_cpu_second", static_cast<double>(g_packetsTransmitted) / runCpu)
         .Num("events_per_cpu_second", static_cast<double>(events) / runCpu);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart))
-        .Num("cpu_seconds", CpuSeconds())
-        .Int("peak_rss_bytes", PeakRssBytes());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart, true);
     return 0;
 }

@@ -722,6 +722,26 @@ class JsonObject
     std::vector<std::pair<std::string, std::string>> m_fields;
 };
 
+/**
+ * Ends the simulation (Simulator::Destroy), then adds the process's wall time
+ * since `processStart` (`wall_seconds`), its CPU time (`cpu_seconds`) and,
+ * with `peakRss`, its peak RSS (`peak_rss_bytes`) to `out` and prints `out`
+ * as one line on stdout.
+ */
+inline void
+DestroyAndPrint(JsonObject& out,
+                std::chrono::steady_clock::time_point processStart,
+                bool peakRss = false)
+{
+    Simulator::Destroy();
+    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
+    if (peakRss)
+    {
+        out.Int("peak_rss_bytes", PeakRssBytes());
+    }
+    std::printf("%s\n", out.ToString().c_str());
+}
+
 } // namespace xltcp
 
 #endif // XLTCP_BENCH_NS3_SCENARIO_COMMON_H

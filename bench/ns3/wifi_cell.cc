@@ -240,10 +240,6 @@ main(int argc, char* argv[])
         .Num("packets_per_wall_second", static_cast<double>(packets) / runWall)
         .Num("events_per_wall_second", static_cast<double>(events) / runWall)
         .Num("cpu_seconds_run", runCpu);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart))
-        .Num("cpu_seconds", CpuSeconds())
-        .Int("peak_rss_bytes", PeakRssBytes());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart, true);
     return 0;
 }

@@ -535,8 +535,6 @@ main(int argc, char* argv[])
         .Int("queue_discs_after_removal", queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart);
     return 0;
 }
