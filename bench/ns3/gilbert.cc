@@ -336,19 +336,8 @@ main(int argc, char* argv[])
     cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", traceRto);
     cmd.Parse(argc, argv);
 
-    if (rngLayout == "run")
+    if (!SetRngLayout(rngLayout, seed))
     {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(seed);
-    }
-    else if (rngLayout == "seed")
-    {
-        RngSeedManager::SetSeed(seed);
-        RngSeedManager::SetRun(1);
-    }
-    else
-    {
-        std::fprintf(stderr, "--rngLayout must be run or seed\n");
         return 2;
     }
     if (ackChain != "none" && ackChain != "step" && ackChain != "lose")

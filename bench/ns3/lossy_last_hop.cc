@@ -225,19 +225,8 @@ main(int argc, char* argv[])
                  g_traceState);
     cmd.Parse(argc, argv);
 
-    if (rngLayout == "run")
+    if (!SetRngLayout(rngLayout, seed))
     {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(seed);
-    }
-    else if (rngLayout == "seed")
-    {
-        RngSeedManager::SetSeed(seed);
-        RngSeedManager::SetRun(1);
-    }
-    else
-    {
-        std::fprintf(stderr, "--rngLayout must be run or seed\n");
         return 2;
     }
     if (fixRule == "linux")

@@ -514,6 +514,32 @@ TraceTcDrops(const NodeContainer& nodes)
     }
 }
 
+/**
+ * Seeds ns-3's generators for replication `seed`: layout "run" is RngSeed 1
+ * and RngRun = seed, "seed" is RngSeed = seed and RngRun 1. Any other layout
+ * is reported on stderr and returns false.
+ */
+inline bool
+SetRngLayout(const std::string& layout, uint32_t seed)
+{
+    if (layout == "run")
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(seed);
+    }
+    else if (layout == "seed")
+    {
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(1);
+    }
+    else
+    {
+        std::fprintf(stderr, "--rngLayout must be run or seed\n");
+        return false;
+    }
+    return true;
+}
+
 /// A point-to-point helper for links of `rate` and `delay` with DropTail
 /// device queues of `queuePackets` packets.
 inline PointToPointHelper
