@@ -226,25 +226,6 @@ struct Counters
 
 Counters g_counters;
 
-void
-OnSenderTx(Ptr<const Packet> packet, const TcpHeader& /* h */, Ptr<const TcpSocketBase> /* s */)
-{
-    if (packet->GetSize() > 0)
-    {
-        ++g_counters.dataSegmentsSent;
-    }
-}
-
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_counters.retransmissions;
-}
-
 // The RTO variable; values before the first data segment (the SYN phase,
 // where ns-3 uses ConnTimeout × retries) are not counted.
 void
@@ -259,24 +240,16 @@ OnRto(Time /* old */, Time now)
 void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceDataSegmentsSent(socket, &g_counters.dataSegmentsSent);
+    TraceRetransmissions(socket, &g_counters.retransmissions);
     socket->TraceConnectWithoutContext("RTO", MakeCallback(&OnRto));
 }
 
 void
 OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
 {
-    Ptr<Packet> copy = packet->Copy();
-    Ipv4Header ip;
-    copy->RemoveHeader(ip);
-    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-    {
-        return;
-    }
     TcpHeader tcp;
-    copy->RemoveHeader(tcp);
-    if (copy->GetSize() > 0)
+    if (ReadTcpDataSegment(packet, tcp))
     {
         g_counters.dataArrivalsNs.push_back(Simulator::Now().GetNanoSeconds());
     }
@@ -457,30 +430,13 @@ main(int argc, char* argv[])
     Ptr<Node> bs = nodes.Get(1);
     Ptr<Node> sh = nodes.Get(2);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue(wiredRate));
-    wired.SetChannelAttribute("Delay", StringValue(wiredDelay));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(wiredQueuePackets) + "p"));
-    PointToPointHelper wireless;
-    wireless.SetDeviceAttribute("DataRate", StringValue(wirelessRate));
-    wireless.SetChannelAttribute("Delay", StringValue(wirelessDelay));
-    wireless.SetQueue("ns3::DropTailQueue<Packet>",
-                      "MaxSize",
-                      StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink(wiredRate, wiredDelay, wiredQueuePackets);
+    PointToPointHelper wireless = DropTailLink(wirelessRate, wirelessDelay, queuePackets);
 
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chBs);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
 
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
     uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
@@ -602,8 +558,6 @@ main(int argc, char* argv[])
         .Int("queue_discs_after_removal", queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart);
     return 0;
 }

@@ -117,16 +117,6 @@ OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocke
     }
 }
 
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_counters.retransmissions;
-}
-
 bool g_traceRto = false;
 XlSenderSocket::FixRule g_fixRule = XlSenderSocket::FixRule::kLinux;
 
@@ -140,7 +130,7 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
         socket->EnableSendCount();
     }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceRetransmissions(socket, &g_counters.retransmissions);
     if (g_traceState)
     {
         socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
@@ -155,34 +145,16 @@ ConnectStockSenderTraces()
 {
     const std::string sockets = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/";
     Config::ConnectWithoutContext(sockets + "Tx", MakeCallback(&OnSenderTx));
-    Config::ConnectWithoutContext(sockets + "Retransmission",
-                                  MakeCallback(&OnSenderRetransmission));
+    Config::ConnectWithoutContext(
+        sockets + "Retransmission",
+        MakeBoundCallback(&CountRetransmission, &g_counters.retransmissions));
 }
 
-// Every data segment that survives the wireless hop: a start sequence number
-// seen before means the sender retransmitted a segment that had not been lost.
+// Every data segment that survives the wireless hop.
 void
 OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
 {
-    Ptr<Packet> copy = packet->Copy();
-    Ipv4Header ip;
-    copy->RemoveHeader(ip);
-    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-    {
-        return;
-    }
-    TcpHeader tcp;
-    copy->RemoveHeader(tcp);
-    if (copy->GetSize() == 0)
-    {
-        return;
-    }
-    ++g_counters.dataArrivals;
-    if (!g_counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
-    {
-        ++g_counters.duplicateArrivals;
-        g_counters.lastDuplicateS = Simulator::Now().GetSeconds();
-    }
+    CountDataArrival(g_counters, packet);
 }
 
 void
@@ -253,19 +225,8 @@ main(int argc, char* argv[])
                  g_traceState);
     cmd.Parse(argc, argv);
 
-    if (rngLayout == "run")
+    if (!SetRngLayout(rngLayout, seed))
     {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(seed);
-    }
-    else if (rngLayout == "seed")
-    {
-        RngSeedManager::SetSeed(seed);
-        RngSeedManager::SetRun(1);
-    }
-    else
-    {
-        std::fprintf(stderr, "--rngLayout must be run or seed\n");
         return 2;
     }
     if (fixRule == "linux")
@@ -313,29 +274,13 @@ main(int argc, char* argv[])
     Ptr<Node> bs = nodes.Get(1);
     Ptr<Node> sh = nodes.Get(2);
 
-    std::string queueSize = std::to_string(queuePackets) + "p";
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(wiredQueuePackets) + "p"));
-    PointToPointHelper wireless;
-    wireless.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    wireless.SetChannelAttribute("Delay", StringValue("1ms"));
-    wireless.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper wired = DropTailLink("100Mbps", "10ms", wiredQueuePackets);
+    PointToPointHelper wireless = DropTailLink("10Mbps", "1ms", queuePackets);
 
     NetDeviceContainer chBs = wired.Install(ch, bs);
     NetDeviceContainer bsSh = wireless.Install(bs, sh);
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chBs);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer bsShIf = addresses.Assign(bsSh);
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
 
     // Assign() installed FqCoDel on every device; take it off again.
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
@@ -437,8 +382,6 @@ main(int argc, char* argv[])
                      g_states.seconds[i] > 0 ? g_states.cwndArea[i] / g_states.seconds[i] : 0.0);
         }
     }
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart);
     return 0;
 }

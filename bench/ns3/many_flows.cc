@@ -26,19 +26,9 @@ OnPhyTxEnd(Ptr<const Packet> /* p */)
 }
 
 void
-OnRetransmission(Ptr<const Packet> /* p */,
-                 const TcpHeader& /* h */,
-                 const Address& /* local */,
-                 const Address& /* peer */,
-                 Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnRetransmission));
+    TraceRetransmissions(socket, &g_retransmissions);
 }
 
 } // namespace
@@ -82,15 +72,8 @@ main(int argc, char* argv[])
     all.Add(bs);
     all.Add(sh);
 
-    std::string queueSize = std::to_string(queuePackets) + "p";
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    access.SetChannelAttribute("Delay", StringValue("10ms"));
-    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
-    PointToPointHelper shared;
-    shared.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    shared.SetChannelAttribute("Delay", StringValue("1ms"));
-    shared.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(queueSize));
+    PointToPointHelper access = DropTailLink("100Mbps", "10ms", queuePackets);
+    PointToPointHelper shared = DropTailLink("1Gbps", "1ms", queuePackets);
 
     InternetStackHelper stack;
     stack.Install(all);
@@ -184,10 +167,6 @@ main(int argc, char* argv[])
         .Num("cpu_seconds_run", runCpu)
         .Num("packets_per_cpu_second", static_cast<double>(g_packetsTransmitted) / runCpu)
         .Num("events_per_cpu_second", static_cast<double>(events) / runCpu);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart))
-        .Num("cpu_seconds", CpuSeconds())
-        .Int("peak_rss_bytes", PeakRssBytes());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart, true);
     return 0;
 }

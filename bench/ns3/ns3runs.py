@@ -7,6 +7,7 @@ import json
 import math
 import statistics
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,6 +38,14 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     if len(values) < 2:
         return mean, math.nan
     return mean, t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def missing_binary(binary: Path) -> bool:
+    """True (after saying so on stderr) when the program `binary` has not been built."""
+    if binary.exists():
+        return False
+    print(f"{binary} not found: run bench/ns3/build.sh first", file=sys.stderr)
+    return True
 
 
 def run_json(cmd: list[str]) -> dict:

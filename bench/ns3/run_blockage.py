@@ -15,7 +15,7 @@ import importlib.metadata
 import sys
 from pathlib import Path
 
-from ns3runs import pm, run_all, summarize, write_json
+from ns3runs import missing_binary, pm, run_all, summarize, write_json
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BINARY = HERE / "build" / "blockage"
@@ -73,8 +73,7 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2, help="processes at a time")
     args = parser.parse_args()
 
-    if not args.binary.exists():
-        print(f"{args.binary} not found: run bench/ns3/build.sh first", file=sys.stderr)
+    if missing_binary(args.binary):
         return 1
     args.intervals_dir.mkdir(parents=True, exist_ok=True)
 

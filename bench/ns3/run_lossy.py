@@ -15,43 +15,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import json
-import math
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from ns3runs import mean_ci, missing_binary, run_json, write_json
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BINARY = HERE / "build" / "lossy_last_hop"
 DEFAULT_OUT = HERE.parent / "out" / "ns3_lossy.json"
-
-# Two-sided 95 % quantiles of Student's t distribution, by degrees of freedom.
-# fmt: off
-T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-    8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
-    15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
-    25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980,
-}
-# fmt: on
-
-
-def t95(df: int) -> float:
-    """95 % two-sided t quantile; for a df not in the table, the next smaller tabulated df."""
-    if df < 1:
-        return math.nan
-    return T95[max(k for k in T95 if k <= df)]
-
-
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95 % confidence interval (nan for one value)."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, math.nan
-    half = t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
-    return mean, half
-
 
 # Sender variants: our socket with the fix, our socket without it, stock ns-3.
 SENDERS = {
@@ -73,8 +45,7 @@ def run_one(binary: Path, p: float, seed: int, duration: float, sender: str) -> 
         f"--duration={duration}",
         *SENDERS[sender],
     ]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    run = json.loads(done.stdout.strip().splitlines()[-1])
+    run = run_json(cmd)
     run["sender"] = sender
     return run
 
@@ -156,8 +127,7 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    if not args.binary.exists():
-        print(f"{args.binary} not found: run bench/ns3/build.sh first", file=sys.stderr)
+    if missing_binary(args.binary):
         return 1
 
     grid = [(p, "fix on") for p in args.ps]
@@ -185,8 +155,7 @@ def main() -> int:
         "fix_off_equals_stock": stock_matches,
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(args.out, result)
     print_table(rows)
     if stock_matches is not None:
         print(f"\n'fix off' identical to stock ns-3 in {SAME_AS_STOCK}: {stock_matches}")

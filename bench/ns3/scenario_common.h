@@ -1,7 +1,8 @@
 // Shared pieces of the ns-3 reference scenarios: the TCP configuration that
 // mirrors the xltcp scenario, a sender socket that can clear emulated-SACK
-// marks the way Linux does, a bulk source application, queue-disc removal,
-// and small JSON / resource helpers.
+// marks the way Linux does, a bulk source application, DropTail links and
+// two-hop addressing, queue-disc removal, trace counters, Wi-Fi MAC
+// defaults, and small JSON / resource helpers.
 //
 // Each scenario program is a single translation unit that includes this file.
 
@@ -513,6 +514,165 @@ TraceTcDrops(const NodeContainer& nodes)
     }
 }
 
+/**
+ * Seeds ns-3's generators for replication `seed`: layout "run" is RngSeed 1
+ * and RngRun = seed, "seed" is RngSeed = seed and RngRun 1. Any other layout
+ * is reported on stderr and returns false.
+ */
+inline bool
+SetRngLayout(const std::string& layout, uint32_t seed)
+{
+    if (layout == "run")
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(seed);
+    }
+    else if (layout == "seed")
+    {
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(1);
+    }
+    else
+    {
+        std::fprintf(stderr, "--rngLayout must be run or seed\n");
+        return false;
+    }
+    return true;
+}
+
+/// A point-to-point helper for links of `rate` and `delay` with DropTail
+/// device queues of `queuePackets` packets.
+inline PointToPointHelper
+DropTailLink(const std::string& rate, const std::string& delay, uint32_t queuePackets)
+{
+    PointToPointHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue(rate));
+    link.SetChannelAttribute("Delay", StringValue(delay));
+    link.SetQueue("ns3::DropTailQueue<Packet>",
+                  "MaxSize",
+                  StringValue(std::to_string(queuePackets) + "p"));
+    return link;
+}
+
+/**
+ * Installs the internet stack on `nodes`, numbers the first hop 10.1.1.0/24
+ * and the last hop 10.1.2.0/24 (in that order), fills the global routing
+ * tables and returns the last hop's interfaces.
+ */
+inline Ipv4InterfaceContainer
+AssignTwoHopAddresses(const NodeContainer& nodes,
+                      const NetDeviceContainer& firstHop,
+                      const NetDeviceContainer& lastHop)
+{
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addresses;
+    addresses.SetBase("10.1.1.0", "255.255.255.0");
+    addresses.Assign(firstHop);
+    addresses.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer lastHopIf = addresses.Assign(lastHop);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    return lastHopIf;
+}
+
+/// Trace sink for the sender's "Retransmission" trace, bound to the counter it
+/// increments (MakeBoundCallback(&CountRetransmission, &counter)).
+inline void
+CountRetransmission(uint64_t* counter,
+                    Ptr<const Packet> /* p */,
+                    const TcpHeader& /* h */,
+                    const Address& /* local */,
+                    const Address& /* peer */,
+                    Ptr<const TcpSocketBase> /* s */)
+{
+    ++*counter;
+}
+
+/// Trace sink for the sender's "Tx" trace, bound to the counter of data
+/// segments (payload > 0) it increments.
+inline void
+CountDataSegmentSent(uint64_t* counter,
+                     Ptr<const Packet> packet,
+                     const TcpHeader& /* h */,
+                     Ptr<const TcpSocketBase> /* s */)
+{
+    if (packet->GetSize() > 0)
+    {
+        ++*counter;
+    }
+}
+
+/// Counts the data segments `socket` sends (retransmissions included) in `*counter`.
+inline void
+TraceDataSegmentsSent(Ptr<TcpSocketBase> socket, uint64_t* counter)
+{
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&CountDataSegmentSent, counter));
+}
+
+/// Counts the retransmissions of `socket` in `*counter`.
+inline void
+TraceRetransmissions(Ptr<TcpSocketBase> socket, uint64_t* counter)
+{
+    socket->TraceConnectWithoutContext("Retransmission",
+                                       MakeBoundCallback(&CountRetransmission, counter));
+}
+
+/**
+ * Reads a packet seen at an IP layer's "Rx" trace (IP header first): true
+ * when it is a TCP segment that carries data, with its TCP header in `tcp`.
+ */
+inline bool
+ReadTcpDataSegment(Ptr<const Packet> packet, TcpHeader& tcp)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return false;
+    }
+    copy->RemoveHeader(tcp);
+    return copy->GetSize() > 0;
+}
+
+/**
+ * Counts a data segment arriving at SH's IP layer in `counters` (fields
+ * dataArrivals, duplicateArrivals, lastDuplicateS, seenSegments): a start
+ * sequence number seen before means the sender retransmitted a segment that
+ * had not been lost.
+ */
+template <typename Counters>
+inline void
+CountDataArrival(Counters& counters, Ptr<const Packet> packet)
+{
+    TcpHeader tcp;
+    if (!ReadTcpDataSegment(packet, tcp))
+    {
+        return;
+    }
+    ++counters.dataArrivals;
+    if (!counters.seenSegments.insert(tcp.GetSequenceNumber().GetValue()).second)
+    {
+        ++counters.duplicateArrivals;
+        counters.lastDuplicateS = Simulator::Now().GetSeconds();
+    }
+}
+
+/**
+ * Wi-Fi MAC defaults shared by the Wi-Fi scenarios: `retryLimit` attempts per
+ * frame, no RTS/CTS, a MAC queue of `queuePackets` packets with no
+ * sojourn-time limit. Must run before the devices are created.
+ */
+inline void
+ConfigureWifiMacDefaults(uint32_t retryLimit, uint32_t queuePackets)
+{
+    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
+    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
+                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+}
+
 /// Peak resident set size of this process in bytes.
 inline uint64_t
 PeakRssBytes()
@@ -587,6 +747,26 @@ class JsonObject
   private:
     std::vector<std::pair<std::string, std::string>> m_fields;
 };
+
+/**
+ * Ends the simulation (Simulator::Destroy), then adds the process's wall time
+ * since `processStart` (`wall_seconds`), its CPU time (`cpu_seconds`) and,
+ * with `peakRss`, its peak RSS (`peak_rss_bytes`) to `out` and prints `out`
+ * as one line on stdout.
+ */
+inline void
+DestroyAndPrint(JsonObject& out,
+                std::chrono::steady_clock::time_point processStart,
+                bool peakRss = false)
+{
+    Simulator::Destroy();
+    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
+    if (peakRss)
+    {
+        out.Int("peak_rss_bytes", PeakRssBytes());
+    }
+    std::printf("%s\n", out.ToString().c_str());
+}
 
 } // namespace xltcp
 

@@ -73,19 +73,9 @@ OnDropped(WifiMacDropReason reason, Ptr<const WifiMpdu> /* mpdu */)
 }
 
 void
-OnRetransmission(Ptr<const Packet> /* p */,
-                 const TcpHeader& /* h */,
-                 const Address& /* local */,
-                 const Address& /* peer */,
-                 Ptr<const TcpSocketBase> /* s */)
-{
-    ++g_retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnRetransmission));
+    TraceRetransmissions(socket, &g_retransmissions);
 }
 
 } // namespace
@@ -123,11 +113,7 @@ main(int argc, char* argv[])
     RngSeedManager::SetRun(seed);
     ConfigureTcpDefaults(Seconds(1));
 
-    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
-    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
-    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
-                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
-    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+    ConfigureWifiMacDefaults(retryLimit, queuePackets);
 
     const double noiseW = kBoltzmann * 290.0 * 20e6 * std::pow(10.0, noiseFigureDb / 10);
     const double rssDbm = 10.0 * std::log10(noiseW * 1000.0) + snrDb;
@@ -141,12 +127,7 @@ main(int argc, char* argv[])
     all.Add(ap);
     all.Add(stas);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue("10ms"));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink("100Mbps", "10ms", queuePackets);
 
     YansWifiChannelHelper channel;
     channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
@@ -259,10 +240,6 @@ main(int argc, char* argv[])
         .Num("packets_per_wall_second", static_cast<double>(packets) / runWall)
         .Num("events_per_wall_second", static_cast<double>(events) / runWall)
         .Num("cpu_seconds_run", runCpu);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart))
-        .Num("cpu_seconds", CpuSeconds())
-        .Int("peak_rss_bytes", PeakRssBytes());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart, true);
     return 0;
 }

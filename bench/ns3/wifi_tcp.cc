@@ -205,29 +205,10 @@ OnAssoc(Mac48Address /* bssid */)
 }
 
 void
-OnSenderTx(Ptr<const Packet> packet, const TcpHeader& /* h */, Ptr<const TcpSocketBase> /* s */)
-{
-    if (packet->GetSize() > 0)
-    {
-        ++g.dataSegmentsSent;
-    }
-}
-
-void
-OnSenderRetransmission(Ptr<const Packet> /* p */,
-                       const TcpHeader& /* h */,
-                       const Address& /* local */,
-                       const Address& /* peer */,
-                       Ptr<const TcpSocketBase> /* s */)
-{
-    ++g.retransmissions;
-}
-
-void
 OnSocketCreated(Ptr<XlSenderSocket> socket)
 {
-    socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
-    socket->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnSenderRetransmission));
+    TraceDataSegmentsSent(socket, &g.dataSegmentsSent);
+    TraceRetransmissions(socket, &g.retransmissions);
 }
 
 void
@@ -359,11 +340,7 @@ main(int argc, char* argv[])
     // FrameRetryLimit, i.e. dot11ShortRetryLimit = 7; all frames are below
     // the RTS threshold, so the long retry limit never applies). MAC queue of
     // `queue` packets with no sojourn-time limit (default 500 ms).
-    Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
-    Config::SetDefault("ns3::WifiRemoteStationManager::RtsCtsThreshold", UintegerValue(4692480));
-    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
-                       QueueSizeValue(QueueSize(std::to_string(queuePackets) + "p")));
-    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1000)));
+    ConfigureWifiMacDefaults(retryLimit, queuePackets);
 
     g_band = is11b ? WIFI_PHY_BAND_2_4GHZ : WIFI_PHY_BAND_5GHZ;
     const std::string dataMode = is11b ? "DsssRate11Mbps" : "OfdmRate24Mbps";
@@ -382,12 +359,7 @@ main(int argc, char* argv[])
     Ptr<Node> ap = nodes.Get(1);
     Ptr<Node> sta = nodes.Get(2);
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    wired.SetChannelAttribute("Delay", StringValue(wiredDelay));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   StringValue(std::to_string(queuePackets) + "p"));
+    PointToPointHelper wired = DropTailLink("100Mbps", wiredDelay, queuePackets);
     NetDeviceContainer chAp = wired.Install(ch, ap);
 
     YansWifiChannelHelper channel;
@@ -424,14 +396,8 @@ main(int argc, char* argv[])
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     mobility.Install(NodeContainer(ap, sta));
 
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addresses;
-    addresses.SetBase("10.1.1.0", "255.255.255.0");
-    addresses.Assign(chAp);
-    addresses.SetBase("10.1.2.0", "255.255.255.0");
-    Ipv4InterfaceContainer wifiIf = addresses.Assign(NetDeviceContainer(apDev, staDev));
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    Ipv4InterfaceContainer wifiIf =
+        AssignTwoHopAddresses(nodes, chAp, NetDeviceContainer(apDev, staDev));
     uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
     uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
 
@@ -569,8 +535,6 @@ main(int argc, char* argv[])
         .Int("queue_discs_after_removal", queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
-    Simulator::Destroy();
-    out.Num("wall_seconds", SecondsSince(processStart)).Num("cpu_seconds", CpuSeconds());
-    std::printf("%s\n", out.ToString().c_str());
+    DestroyAndPrint(out, processStart);
     return 0;
 }
