@@ -821,7 +821,7 @@ fn dsasync_buffered_and_released(_: &Scenario, o: &Outcome) {
 /// DSASync at the BS on the uplink: it paced the host's segments onto the
 /// wired link (Algorithms 3 and 4), some of them held for a time. The
 /// count is a floor that says the pacer ran, not a throughput: the paper's
-/// pacer slows the upload (README, paper 001), and under it real Linux TCP
+/// pacer slows the upload (docs/papers/dsasync.md), and under it real Linux TCP
 /// had 777 segments paced in these 8 s on a loaded machine, over 1000 on
 /// a quiet one.
 fn dsasync_paced_the_uplink(_: &Scenario, o: &Outcome) {
