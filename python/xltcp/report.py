@@ -487,19 +487,17 @@ def _merged_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]):
         for a, b in plan:
             mean = pretty_cell(row[a])
             half = "" if b is None else str(row[b]).strip()
-            cells.append(f"{mean} ± {_like(half, mean)}" if half else mean)
+            cells.append(f"{mean} ± {_half(half, mean)}" if half else mean)
         out.append(cells)
     return header, out
 
 
-def _like(half: str, mean: str) -> str:
-    """A half width with as many decimals as its mean was printed with."""
+def _half(half: str, mean: str) -> str:
+    """A table.csv half width printed like its mean (text kept as it is)."""
     try:
-        number = float(half)
+        return table.like(float(half), mean)
     except ValueError:
         return half
-    decimals = len(mean.split(".")[1]) if "." in mean else 0
-    return f"{number:,.{decimals}f}"
 
 
 def _markdown(text: str) -> str:

@@ -66,9 +66,14 @@ def number_pm(mean: float, half: float | None, scale: float = 1.0) -> str:
     if half is None:
         return number(mean, scale)
     shown = number(mean, scale)
-    # The half width to as many decimals as the mean: 1.14 ± 0.60, not ± 0.602.
-    decimals = len(shown.split(".")[1]) if "." in shown else 0
-    return f"{shown} ± {abs(half) / scale:.{decimals}f}"
+    return f"{shown} ± {like(abs(half) / scale, shown)}"
+
+
+def like(half: float, mean: str) -> str:
+    """A half width to as many decimals as its mean was printed with:
+    1.14 ± 0.60, not ± 0.602."""
+    decimals = len(mean.split(".")[1]) if "." in mean else 0
+    return f"{half:,.{decimals}f}"
 
 
 def human_seconds(seconds: float | None) -> str:
