@@ -68,6 +68,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xltcp import campaign
+from xltcp.reproduce import cc_table
 from xltcp.reproduce.byun2016_paper import (
     CONFIGS,
     DECIDE_FROM,
@@ -148,6 +149,16 @@ __all__ = [
 
 Progress = Callable[[str], None]
 
+#: ``--sweeps``: CR-aware TCP with TCP local recovery against NewReno
+#: (the paper family) under other congestion controls
+#: (:mod:`xltcp.reproduce.cc_table`).
+CC_COMPARISONS = (
+    cc_table.Comparison(
+        ("NewReno", preset("newreno", "paper")),
+        (("TCP-LR + CR-aware", preset("tcp-lr-cr", "paper")),),
+    ),
+)
+
 
 def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     """How many runs :func:`reproduce` makes (for a progress bar)."""
@@ -159,6 +170,8 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
         n += sum(len(values) for _, _, values, _ in SWEEPS) * len(SWEEP_CONFIGS) * seeds
     if sensitivity:
         n += sum(len(v) for _, _, v, _ in SENSITIVITY) * len(CONFIGS) * len(FAMILIES) * seeds
+    if sweeps:
+        n += cc_table.total_runs(CC_COMPARISONS, seeds)
     return n
 
 
@@ -491,6 +504,7 @@ def reproduce(
     }
     if sweeps:
         report["sweeps"] = sweep_rows
+        report["cc"] = cc_table.append(CC_COMPARISONS, seeds, out, overrides, progress, jobs)
     if sensitivity:
         report["sensitivity"] = sens_rows
     (out / "reproduce.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -45,6 +45,7 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import cc_table
 from xltcp.reproduce import dsasync_more as more
 from xltcp.reproduce import dsasync_sensitivity as sens
 from xltcp.reproduce.common import checks_table as _checks_lines
@@ -103,6 +104,7 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     n += len(more.JITTER_CONFIGS) * seeds + len(more.BYUN_CONFIGS) * seeds
     if sweeps:
         n += 2 * len(UTILISATIONS) * seeds
+        n += cc_table.total_runs(CC_COMPARISONS, seeds)
     return n
 
 
@@ -110,6 +112,16 @@ def preset(name: str, variant: str) -> Path:
     """The path of a dsasync preset: `variant` is down, up, capacity, macro,
     nodsa, or (with name "byun2016") newreno or newreno-cr."""
     return xltcp.scenarios_dir() / "dsasync" / f"{name}-{variant}.toml"
+
+
+#: ``--sweeps``: DSASync against the regular TCP on the downlink under
+#: other congestion controls (:mod:`xltcp.reproduce.cc_table`).
+CC_COMPARISONS = (
+    cc_table.Comparison(
+        ("regular", preset("regular", "down")),
+        (("DSASync", preset("dsasync", "down")),),
+    ),
+)
 
 
 def _metrics(summary: dict) -> dict:
@@ -721,4 +733,6 @@ def reproduce(
     report["overhead"] = {f"{n}-{d}": rows for (n, d), rows in overhead.items()}
     report["jitter"] = jitter
     report["lrwpan"] = byun
+    if sweeps:
+        report["cc"] = cc_table.append(CC_COMPARISONS, seeds, out, overrides, progress, jobs)
     return _write_report(out, report, checks)

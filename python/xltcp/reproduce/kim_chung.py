@@ -43,6 +43,7 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import cc_table
 from xltcp.reproduce import kim_chung_beyond as beyond
 from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
@@ -111,12 +112,23 @@ def total_runs(seeds: int, sweeps: bool) -> int:
         n += (len(LOSS_RATES) - 1) * len(VARIANTS) * len(DIRECTIONS) * seeds
         n += len(SENSITIVITY) * len(SCHEMES) * len(DIRECTIONS) * seeds
         n += beyond.total_runs(seeds)
+        n += cc_table.total_runs(CC_COMPARISONS, seeds)
     return n
 
 
 def preset(variant: str, direction: str) -> Path:
     """The path of a kim-chung preset."""
     return xltcp.scenarios_dir() / "kim-chung" / f"{variant}-{direction}.toml"
+
+
+#: ``--sweeps``: the three schemes against plain TCP on the downlink under
+#: other congestion controls (:mod:`xltcp.reproduce.cc_table`).
+CC_COMPARISONS = (
+    cc_table.Comparison(
+        ("TCP", preset("tcp", "down")),
+        tuple((v, preset(v.lower(), "down")) for v in ("Snoop", "SNACK", "C-Snoop")),
+    ),
+)
 
 
 def _loss(p: float) -> list[str]:
@@ -550,4 +562,5 @@ def reproduce(
         report["sensitivity"] = {f"{k}|{v}-{d}": rows for (k, v, d), rows in sens.items()}
         beyond.figure(more, out)
         report["beyond"] = {f"{k}-{v}": rows for (k, v), rows in more.items()}
+        report["cc"] = cc_table.append(CC_COMPARISONS, seeds, out, overrides, progress, jobs)
     return write_report(out, report, found)

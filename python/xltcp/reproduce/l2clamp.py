@@ -42,6 +42,7 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import cc_table
 from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: (preset stem, label).
@@ -93,6 +94,7 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
     n = len(VARIANTS) * len(SCHEDULERS) * seeds
     if sweeps:
         n += sum(len(v) for v, _ in SWEEPS.values()) * len(VARIANTS) * seeds
+        n += cc_table.total_runs(CC_COMPARISONS, seeds)
     if sensitivity:
         from xltcp.reproduce import l2clamp_sensitivity
 
@@ -103,6 +105,16 @@ def total_runs(seeds: int, sweeps: bool, sensitivity: bool = False) -> int:
 def preset(variant: str) -> Path:
     """The path of an l2clamp preset."""
     return xltcp.scenarios_dir() / "l2clamp" / f"{variant}.toml"
+
+
+#: ``--sweeps``: CLAMP and L2-CLAMP against NewReno under other congestion
+#: controls, at the sweeps' run length (:mod:`xltcp.reproduce.cc_table`).
+CC_COMPARISONS = (
+    cc_table.Comparison(
+        ("NewReno", preset("newreno")),
+        (("CLAMP", preset("clamp")), ("L2-CLAMP", preset("l2clamp"))),
+    ),
+)
 
 
 def _sets(variant: str, key: str | None, value) -> list[str]:
@@ -575,4 +587,6 @@ def reproduce(
         "results": slim,
         "sweeps": {f"{k}-{_fmt(v)}-{var}": rows for (k, v, var), rows in swept.items()},
     }
+    if sweeps:
+        report["cc"] = cc_table.append(CC_COMPARISONS, seeds, out, overrides, progress, jobs)
     return write_report(out, report, found)

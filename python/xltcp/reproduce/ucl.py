@@ -56,6 +56,7 @@ from pathlib import Path
 
 import xltcp
 from xltcp import runner
+from xltcp.reproduce import cc_table
 from xltcp.reproduce.common import checks_table, ci, pool, text, write_report
 
 #: Table 1's deviations of the SNR per location (dB): (11b, 11a). L4 has no
@@ -212,12 +213,23 @@ def total_runs(seeds: int, sweeps: bool) -> int:
     n += 2 * len(SECURITY_RATES) * seeds
     if sweeps:
         n += len(SENSITIVITY) * seeds
+        n += cc_table.total_runs(CC_COMPARISONS, seeds)
     return n
 
 
 def preset(stem: str) -> Path:
     """The path of a ucl preset."""
     return xltcp.scenarios_dir() / "ucl" / f"{stem}.toml"
+
+
+#: ``--sweeps``: the convergence layer on the walk against 802.11a alone
+#: under other congestion controls (:mod:`xltcp.reproduce.cc_table`).
+CC_COMPARISONS = (
+    cc_table.Comparison(
+        ("11a only", preset("moving-11a")),
+        (("UCL (ours)", preset("moving-ucl-ours")),),
+    ),
+)
 
 
 def _location_overrides(variant: str, loc: str) -> list[str]:
@@ -765,4 +777,6 @@ def reproduce(
         },
         "security": [{k: v for k, v in r.items() if k not in ("off", "on")} for r in sec_rows],
     }
+    if sweeps:
+        report["cc"] = cc_table.append(CC_COMPARISONS, seeds, out, overrides, progress, jobs)
     return write_report(out, report, found)
