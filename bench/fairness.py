@@ -11,6 +11,10 @@ bench/ns3/many_flows (aggregate and Jain's index only; build it first with
 bench/ns3/build.sh).
 
     python3 bench/fairness.py [--seeds 1,2,3] [--ns3]
+    python3 bench/fairness.py --seeds 1-10 --profiles ns3 --staggers 1ms --ns3 \
+        --cache bench/ns3/results/many_flows_1000.json
+        # the agreement row: 1 ms apart, 10 seeds a side; each ns-3 run is kept
+        # in the cache as it ends and reused (a 1000-flow run takes minutes)
 """
 
 from __future__ import annotations
@@ -58,11 +62,29 @@ def run_xltcp(profile: str, stagger: str, seed: int, flows: int) -> dict:
     }
 
 
-def run_ns3(stagger_ms: float, seed: int, flows: int) -> dict:
+def run_ns3(stagger_ms: float, seed: int, flows: int, cache: Path | None = None) -> dict:
+    key = f"flows={flows} stagger_ms={stagger_ms:g} seed={seed}"
+    kept = json.loads(cache.read_text()) if cache and cache.exists() else {}
+    if key in kept:
+        return kept[key]
     args = [str(NS3), f"--flows={flows}", "--duration=10", f"--seed={seed}"]
     args.append(f"--staggerMs={stagger_ms}")
     d = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
-    return {"aggregate_bps": d["goodput_bps_total"], "jain": d["jain_index"]}
+    row = {"aggregate_bps": d["goodput_bps_total"], "jain": d["jain_index"]}
+    if cache:
+        kept = json.loads(cache.read_text()) if cache.exists() else {}
+        kept[key] = row
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+    return row
+
+
+def seed_list(text: str) -> list[int]:
+    """``1,2,3`` or ``1-10``."""
+    if "-" in text:
+        a, b = text.split("-", 1)
+        return list(range(int(a), int(b) + 1))
+    return [int(s) for s in text.split(",")]
 
 
 def cell(rows: list[dict], key: str, scale: float = 1.0, fmt: str = "{:.3f}") -> str:
@@ -80,19 +102,24 @@ def main() -> int:
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--flows", type=int, default=1000)
     ap.add_argument("--ns3", action="store_true", help="also run bench/ns3/build/many_flows")
+    ap.add_argument("--profiles", default="rfc,ns3", help="xltcp profiles (comma-separated)")
+    ap.add_argument("--staggers", default="0ms,1ms", help="start spacings (comma-separated)")
+    ap.add_argument("--cache", type=Path, help="JSON file keeping each ns-3 run")
     args = ap.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = seed_list(args.seeds)
+    staggers = args.staggers.split(",")
     subprocess.run(
         ["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True
     )
     head = ("tool", "starts", "aggregate Mbit/s", "Jain all", "Jain SYN t/o", "Jain others")
     print("| " + " | ".join(head) + " | flows with SYN t/o | data RTOs |")
     print("|" + "---|" * (len(head) + 2))
-    for profile in ("rfc", "ns3"):
-        for stagger in ("0ms", "1ms"):
+    for profile in args.profiles.split(","):
+        for stagger in staggers:
             rows = [run_xltcp(profile, stagger, s, args.flows) for s in seeds]
             print(
-                f"| xltcp ({profile}) | {stagger} apart | {cell(rows, 'aggregate_bps', 1e6, '{:.1f}')} "
+                f"| xltcp ({profile}) | {stagger} apart "
+                f"| {cell(rows, 'aggregate_bps', 1e6, '{:.1f}')} "
                 f"| {cell(rows, 'jain')} | {cell(rows, 'jain_syn_timeout')} "
                 f"| {cell(rows, 'jain_no_syn_timeout')} "
                 f"| {cell(rows, 'flows_with_syn_timeout', 1, '{:.0f}')} "
@@ -100,8 +127,8 @@ def main() -> int:
                 flush=True,
             )
     if args.ns3:
-        for stagger_ms in (0.0, 1.0):
-            rows = [run_ns3(stagger_ms, s, args.flows) for s in seeds]
+        for stagger_ms in (float(s.removesuffix("ms")) for s in staggers):
+            rows = [run_ns3(stagger_ms, s, args.flows, args.cache) for s in seeds]
             print(
                 f"| ns-3 3.44 | {stagger_ms:g}ms apart | "
                 f"{cell(rows, 'aggregate_bps', 1e6, '{:.1f}')} | {cell(rows, 'jain')} "

@@ -58,6 +58,8 @@ struct Outcome {
     /// An 802.11 hop: (downlink packets an agent took back from the AP's
     /// MAC queue, downlink packets a retune cleared from it).
     wifi_down_withdrawn_flushed: Option<(u64, u64)>,
+    /// The emulator: the Linux congestion control each flow ran.
+    linux_cc: Option<Vec<String>>,
 }
 
 impl Outcome {
@@ -151,6 +153,7 @@ fn run_sim(s: &Scenario, seed: u64, name: &str, label: &str) -> Outcome {
         dropped_other: None,
         agents: sum.agents.0.clone(),
         in_csum_errors: None,
+        linux_cc: None,
         wifi_down_withdrawn_flushed: sum.wifi().map(|w| (w.down.withdrawn, w.down.drop_flushed)),
     }
 }
@@ -220,6 +223,7 @@ fn run_emu(s: &Scenario, seed: u64, name: &str) -> Outcome {
         ucl: sum.ucl().cloned(),
         dropped_other: Some(emu.dropped_other.clone()),
         agents: sum.agents.0.clone(),
+        linux_cc: Some(emu.linux_cc.clone()),
         in_csum_errors: Some(
             emu.linux_tcp
                 .values()
@@ -616,6 +620,80 @@ conformance!(
     two_flows_both_ways,
     &format!("{BASE}\n[[flow]]\n[[flow]]\ndirection = \"up\"\nstart = \"1s\"\n")
 );
+
+/// A lossy downlink: 1 % of the data frames lost on the hop.
+const LOSSY: &str = r#"
+[sim]
+duration = "4s"
+[wired]
+rate = "100Mbps"
+delay = "5ms"
+[wireless]
+rate = "10Mbps"
+delay = "5ms"
+[wireless.loss.down]
+model = "iid"
+p = 0.01
+[[flow]]
+"#;
+
+/// `text` with every flow under congestion control `cc`.
+fn with_cc(text: &str, cc: &str) -> Scenario {
+    let sets = [format!("tcp.cc={cc}")];
+    xltcp_core::scenario::load_str(text, "test.toml", std::path::Path::new("."), &sets)
+        .expect("valid test scenario")
+}
+
+/// Each flow ran the congestion control its scenario names (on the
+/// emulator, Linux's module of that name) and delivered data.
+fn ran_its_cc(s: &Scenario, o: &Outcome) {
+    let e = o.engine;
+    if let Some(ran) = &o.linux_cc {
+        let want: Vec<&str> = s
+            .flows
+            .iter()
+            .map(|f| xltcp_emu::apps::linux_cc(&f.tcp.cc))
+            .collect();
+        assert_eq!(ran, &want, "{e}: congestion control per flow");
+    }
+    assert!(
+        o.bytes_delivered.iter().all(|&b| b > 0),
+        "{e}: {:?}",
+        o.bytes_delivered
+    );
+}
+
+/// Adds `text` run under congestion control `cc` to the suite: one test
+/// per engine, each checking that the flows ran it.
+macro_rules! conformance_cc {
+    ($name:ident, $text:expr, $cc:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::{LOSSY, LOSSY_BLOCKED, WIFI};
+            fn scenario() -> xltcp_core::scenario::Scenario {
+                super::with_cc($text, $cc)
+            }
+            #[test]
+            fn sim() {
+                super::conformance_sim_of(stringify!($name), scenario(), super::ran_its_cc);
+            }
+            #[test]
+            fn emu() {
+                let Some(_one) = super::emu_or_skip(stringify!($name)) else {
+                    return;
+                };
+                super::conformance_emu_of(stringify!($name), scenario(), super::ran_its_cc);
+            }
+        }
+    };
+}
+
+// Linux's congestion controls other than Reno (the kernels this runs on
+// build cubic and bbr in; westwood and vegas are modules often absent) on
+// the lossy hop, the blocked hop and the 802.11 hop.
+conformance_cc!(cubic_lossy_download, LOSSY, "cubic");
+conformance_cc!(cubic_blocked_download, LOSSY_BLOCKED, "cubic");
+conformance_cc!(cubic_wifi_download, WIFI, "cubic");
 
 /// A shipped scenario of `scenarios/` with `sets` applied.
 fn shipped(path: &str, sets: &[&str]) -> Scenario {
