@@ -188,7 +188,7 @@ def main() -> int:
     ap.add_argument("--table-seeds", default=TABLE_SEEDS,
                     help="cases and seeds of --table: kind:loss=seeds,...")
     ap.add_argument("--cache", type=Path,
-                    default=ROOT / "bench" / "out" / "ns3_agreement_runs.json",
+                    default=ROOT / "bench" / "ns3" / "results" / "ns3_agreement_runs.json",
                     help="ns-3 runs of --table, reused across invocations")
     args = ap.parse_args()
     if args.table:
