@@ -62,54 +62,34 @@ struct Outcome {
     linux_cc: Option<Vec<String>>,
 }
 
-impl Outcome {
+/// Accessors of `Outcome::agents`, one per scheme: its counters, if it ran.
+macro_rules! agent_counters {
+    ($($(#[$doc:meta])* $name:ident: $variant:ident -> $ty:ty;)*) => {
+        impl Outcome {
+            $($(#[$doc])*
+            fn $name(&self) -> Option<$ty> {
+                self.agents.iter().find_map(|(_, s)| match s {
+                    AgentStats::$variant(c) => Some(*c),
+                    _ => None,
+                })
+            })*
+        }
+    };
+}
+
+agent_counters! {
     /// C-Snoop's counters, if it ran.
-    fn c_snoop(&self) -> Option<CacheStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::CSnoop(c) => Some(*c),
-            _ => None,
-        })
-    }
-
+    c_snoop: CSnoop -> CacheStats;
     /// CLAMP's counters, if it ran.
-    fn clamp(&self) -> Option<ClampStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::Clamp(c) => Some(*c),
-            _ => None,
-        })
-    }
-
+    clamp: Clamp -> ClampStats;
     /// Snoop's counters, if it ran.
-    fn snoop(&self) -> Option<CacheStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::Snoop(c) => Some(*c),
-            _ => None,
-        })
-    }
-
+    snoop: Snoop -> CacheStats;
     /// DSASync's counters, if it ran.
-    fn dsasync(&self) -> Option<xltcp_core::schemes::dsasync::DsaSyncStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::DsaSync(d) => Some(*d),
-            _ => None,
-        })
-    }
-
+    dsasync: DsaSync -> xltcp_core::schemes::dsasync::DsaSyncStats;
     /// SNACK's counters (the BS's and the MH's halves summed), if it ran.
-    fn snack(&self) -> Option<xltcp_core::schemes::snack::SnackStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::Snack(c) => Some(*c),
-            _ => None,
-        })
-    }
-
+    snack: Snack -> xltcp_core::schemes::snack::SnackStats;
     /// L2-CLAMP's counters, if it ran.
-    fn l2clamp(&self) -> Option<L2ClampStats> {
-        self.agents.iter().find_map(|(_, s)| match s {
-            AgentStats::L2Clamp(c) => Some(*c),
-            _ => None,
-        })
-    }
+    l2clamp: L2Clamp -> L2ClampStats;
 }
 
 fn out_dir(name: &str, engine: &str) -> PathBuf {
@@ -377,7 +357,11 @@ macro_rules! conformance {
     };
 }
 
-const BASE: &str = r#"
+/// The point-to-point hop of most cases: 4 s, 100 Mbit/s / 5 ms access
+/// links, a 10 Mbit/s / 5 ms hop (a string literal, for `concat!`).
+macro_rules! p2p {
+    () => {
+        r#"
 [sim]
 duration = "4s"
 [wired]
@@ -386,18 +370,44 @@ delay = "5ms"
 [wireless]
 rate = "10Mbps"
 delay = "5ms"
-"#;
+"#
+    };
+}
 
-const LOSSY_BLOCKED: &str = r#"
-[sim]
-duration = "4s"
+/// Paper 000's 802.15.4 uplink network without its primary user, for
+/// `$duration` (a string literal, for `concat!`): CSMA-CA, MAC ACKs and
+/// retries on 94-byte segments.
+macro_rules! lrwpan {
+    ($duration:literal) => {
+        concat!(
+            "\n[sim]\nduration = \"",
+            $duration,
+            "\"\n",
+            r#"[tcp]
+recovery = "newreno"
+sack = false
+mss = "94B"
+initial_window = 4
+min_rto = "1s"
+rcv_buffer = "2KiB"
+snd_buffer = "2KiB"
 [wired]
 rate = "100Mbps"
-delay = "5ms"
+delay = "1ms"
 [wireless]
-rate = "10Mbps"
-delay = "5ms"
-[wireless.loss.down]
+kind = "lrwpan"
+layout = "paper"
+queue = "50p"
+"#
+        )
+    };
+}
+
+const BASE: &str = p2p!();
+
+const LOSSY_BLOCKED: &str = concat!(
+    p2p!(),
+    r#"[wireless.loss.down]
 model = "iid"
 p = 0.02
 [wireless.availability]
@@ -405,7 +415,8 @@ model = "onoff"
 on = "900ms"
 off = "300ms"
 [[flow]]
-"#;
+"#
+);
 
 /// A downlink over the 802.11a hop: the simulator's DCF (backoff, MAC
 /// ACKs, retries at a 10 % frame error rate) in real time.
@@ -431,52 +442,21 @@ queue = "100p"
 
 /// An uplink over the 802.15.4 hop (paper 000's network without its
 /// primary user): CSMA-CA, MAC ACKs and retries on 94-byte segments.
-const LRWPAN: &str = r#"
-[sim]
-duration = "4s"
-[tcp]
-recovery = "newreno"
-sack = false
-mss = "94B"
-initial_window = 4
-min_rto = "1s"
-rcv_buffer = "2KiB"
-snd_buffer = "2KiB"
-[wired]
-rate = "100Mbps"
-delay = "1ms"
-[wireless]
-kind = "lrwpan"
-layout = "paper"
-queue = "50p"
-[wireless.loss.up]
+const LRWPAN: &str = concat!(
+    lrwpan!("4s"),
+    r#"[wireless.loss.up]
 model = "iid"
 p = 0.05
 [[flow]]
 direction = "up"
-"#;
+"#
+);
 
 /// The same uplink with paper 000's primary user and CR-aware TCP at the
 /// sender: its radio's PU detector freezes and resumes the sender.
-const LRWPAN_CR: &str = r#"
-[sim]
-duration = "6s"
-[tcp]
-recovery = "newreno"
-sack = false
-mss = "94B"
-initial_window = 4
-min_rto = "1s"
-rcv_buffer = "2KiB"
-snd_buffer = "2KiB"
-[wired]
-rate = "100Mbps"
-delay = "1ms"
-[wireless]
-kind = "lrwpan"
-layout = "paper"
-queue = "50p"
-[wireless.availability]
+const LRWPAN_CR: &str = concat!(
+    lrwpan!("6s"),
+    r#"[wireless.availability]
 model = "onoff"
 on = "1500ms"
 off = "1s"
@@ -486,7 +466,8 @@ t_idle = "200ms"
 cr_aware = true
 [[flow]]
 direction = "up"
-"#;
+"#
+);
 
 /// CR-aware TCP froze the sender on each detected primary user and
 /// resumed it after, in the engine at hand (on the emulator, by holding
@@ -503,23 +484,17 @@ fn cr_aware_froze_and_resumed(_: &Scenario, o: &Outcome) {
 
 /// An uplink flow over a lossy hop with the BS's gap monitor alone
 /// (`local_recovery = "bs_reports"`): its reports reach the sender's TCP.
-const BS_REPORTS: &str = r#"
-[sim]
-duration = "4s"
-[wired]
-rate = "100Mbps"
-delay = "5ms"
-[wireless]
-rate = "10Mbps"
-delay = "5ms"
-[wireless.loss.up]
+const BS_REPORTS: &str = concat!(
+    p2p!(),
+    r#"[wireless.loss.up]
 model = "iid"
 p = 0.02
 [schemes]
 local_recovery = "bs_reports"
 [[flow]]
 direction = "up"
-"#;
+"#
+);
 
 /// The BS reported the holes it saw, and the sender, taking the reports
 /// as SACK information, still delivered its stream in order: the
@@ -553,32 +528,17 @@ fn bs_reports_were_sent_and_data_arrived_in_order(s: &Scenario, o: &Outcome) {
 /// BS) with PHY-LR: the BS reports holes to the sender's agent,
 /// which resends them from its link buffer (on the emulator, with the
 /// real bytes the host sent, kept at its interface).
-const PHY_LR: &str = r#"
-[sim]
-duration = "6s"
-[tcp]
-recovery = "newreno"
-sack = false
-mss = "94B"
-initial_window = 4
-min_rto = "1s"
-rcv_buffer = "2KiB"
-snd_buffer = "2KiB"
-[wired]
-rate = "100Mbps"
-delay = "1ms"
-[wireless]
-kind = "lrwpan"
-layout = "paper"
-queue = "50p"
-[wireless.loss.up]
+const PHY_LR: &str = concat!(
+    lrwpan!("6s"),
+    r#"[wireless.loss.up]
 model = "iid"
 p = 0.4
 [schemes]
 local_recovery = "phy"
 [[flow]]
 direction = "up"
-"#;
+"#
+);
 
 /// The BS reported holes, the sender's agent took the reports and resent
 /// frames from its link buffer, and the receiving application still read
@@ -622,20 +582,14 @@ conformance!(
 );
 
 /// A lossy downlink: 1 % of the data frames lost on the hop.
-const LOSSY: &str = r#"
-[sim]
-duration = "4s"
-[wired]
-rate = "100Mbps"
-delay = "5ms"
-[wireless]
-rate = "10Mbps"
-delay = "5ms"
-[wireless.loss.down]
+const LOSSY: &str = concat!(
+    p2p!(),
+    r#"[wireless.loss.down]
 model = "iid"
 p = 0.01
 [[flow]]
-"#;
+"#
+);
 
 /// `text` with every flow under congestion control `cc`.
 fn with_cc(text: &str, cc: &str) -> Scenario {
