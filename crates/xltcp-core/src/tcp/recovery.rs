@@ -124,6 +124,11 @@ impl Endpoint {
             };
             self.prr_on_ack(delivered, advanced && !newly_lost);
         }
+        if self.cc.wants_rate_samples() {
+            // Linux's `cong_control` runs after loss recovery's changes
+            // and has the last word on cwnd.
+            self.cc_control(now);
+        }
         true
     }
 
