@@ -481,12 +481,17 @@ impl Endpoint {
     /// Reads what an ACK delivered from the log: RTT samples (every-ACK
     /// sampling) and RACK's update (RFC 8985 §6.2 steps 1-3). Called after
     /// the scoreboard took the ACK's SACK blocks and before SND.UNA moves.
-    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum, tsecr: Option<u32>) {
+    /// `dup` says the ACK is a duplicate ACK (RFC 5681 §2): without SACK
+    /// it delivers one segment to the rate estimate.
+    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum, tsecr: Option<u32>, dup: bool) {
         if !self.logs_sends() {
             return;
         }
         let mut d = Delivery::at(now, self.rack.min_rtt);
         d.rate = RateAcc::at(now, self.cc.wants_rate_samples());
+        if dup && !self.sack_ok {
+            d.rate.deliver_dup(&mut self.rate, u64::from(self.smss));
+        }
         let mut fack = self.rack.fack;
         if ack > self.snd_una {
             self.sent.ack(ack, tsecr, &mut d, &mut fack, &mut self.rate);

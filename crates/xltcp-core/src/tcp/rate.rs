@@ -18,9 +18,11 @@
 //! - delivered counts bytes (Linux counts segments); a segment counts when
 //!   it is wholly acknowledged or SACKed, the head of a segment only partly
 //!   acknowledged counts (without a sample) when the ACK trims it;
-//! - without SACK, duplicate ACKs deliver nothing (Linux counts one segment
-//!   per duplicate ACK): a sample during NewReno recovery waits for the
-//!   cumulative ACK;
+//! - without SACK, each duplicate ACK delivers one SMSS (as Linux counts
+//!   one segment, `tcp_add_reno_sack`) and gives no sample; the cumulative
+//!   ACK that follows counts only the bytes they did not (a timeout
+//!   forgets them). Without this the ACK that fills a hole would deliver a
+//!   window at once and give a rate many times the path's;
 //! - a sample whose interval is shorter than the least RTT seen is
 //!   discarded (Linux's `tcp_rate_gen`), as is one with no segment stamped
 //!   since the sender last went idle.
@@ -40,6 +42,9 @@ pub struct RateState {
     /// `C.app_limited`: while non-zero, the `delivered` value up to which
     /// samples are application-limited (§3.4); zero when not.
     pub app_limited: u64,
+    /// Bytes duplicate ACKs delivered (without SACK) that no cumulative
+    /// ACK has covered yet.
+    pub dup_credit: u64,
 }
 
 /// What a segment's record keeps of [`RateState`] when it is sent (the
@@ -131,9 +136,7 @@ impl RateAcc {
         if !self.on {
             return;
         }
-        c.delivered += len;
-        c.delivered_time = self.now;
-        self.newly += len;
+        self.count(c, len);
         // The segment sent last among those delivered by this ACK (the
         // draft's "P.delivered >= RS.prior_delivered"; Linux compares send
         // times, which is the same order for a sender that stamps in order).
@@ -156,10 +159,28 @@ impl RateAcc {
     /// segment the ACK only trims).
     pub fn deliver_part(&mut self, c: &mut RateState, len: u64) {
         if self.on && len > 0 {
-            c.delivered += len;
-            c.delivered_time = self.now;
-            self.newly += len;
+            self.count(c, len);
         }
+    }
+
+    /// A duplicate ACK without SACK: one segment of `smss` bytes left the
+    /// network (no sample).
+    pub fn deliver_dup(&mut self, c: &mut RateState, smss: u64) {
+        if self.on {
+            c.delivered += smss;
+            c.delivered_time = self.now;
+            c.dup_credit += smss;
+            self.newly += smss;
+        }
+    }
+
+    /// Counts `len` acknowledged bytes, less those duplicate ACKs counted.
+    fn count(&mut self, c: &mut RateState, len: u64) {
+        let counted = c.dup_credit.min(len);
+        c.dup_credit -= counted;
+        c.delivered += len - counted;
+        c.delivered_time = self.now;
+        self.newly += len - counted;
     }
 
     /// draft §3.3 `GenerateRateSample`, with Linux's floor on the interval

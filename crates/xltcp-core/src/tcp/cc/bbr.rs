@@ -174,6 +174,10 @@ pub struct Bbr {
     /// Bytes per second; zero before the connection's first send.
     pacing_rate: u64,
     smss: u64,
+    /// The cwnd BBR last set (0 before): NewReno recovery's inflation by
+    /// duplicate ACKs (RFC 6582) is not BBR's, which counts them as
+    /// delivered instead.
+    cwnd: u64,
 }
 
 impl Bbr {
@@ -196,6 +200,7 @@ impl Bbr {
             packet_conservation: false,
             pacing_rate: 0,
             smss: 1,
+            cwnd: 0,
         }
     }
 
@@ -487,7 +492,11 @@ impl Bbr {
     fn set_cwnd(&mut self, w: &mut Window, inp: &RateInput, bw: u64) {
         let smss = self.smss;
         let acked = inp.rs.newly_delivered;
-        let mut cwnd = w.cwnd;
+        let mut cwnd = if inp.cstate == CongestionState::Recovery && self.cwnd > 0 {
+            self.cwnd
+        } else {
+            w.cwnd
+        };
         if acked > 0 {
             let (prev, state) = (self.prev_cstate, inp.cstate);
             if state == CongestionState::Recovery && prev != CongestionState::Recovery {
@@ -516,6 +525,7 @@ impl Bbr {
             cwnd = cwnd.min(MIN_CWND_SEGMENTS * smss);
         }
         w.cwnd = cwnd;
+        self.cwnd = cwnd;
     }
 }
 

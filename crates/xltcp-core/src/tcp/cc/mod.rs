@@ -258,13 +258,22 @@ impl super::Endpoint {
         let smss = u64::from(self.smss);
         let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
         // Linux's `tcp_packets_in_flight`: RFC 6675 pipe in SACK recovery,
-        // else the outstanding bytes not SACKed.
+        // else the outstanding bytes not SACKed (without SACK, less one
+        // SMSS per duplicate ACK).
         let in_flight = if self.cstate == CongestionState::Recovery && self.sack_ok {
             self.recovery_pipe()
-        } else {
+        } else if self.sack_ok {
             outstanding.saturating_sub(self.scoreboard.sacked_bytes())
+        } else {
+            outstanding.saturating_sub(self.dup_delivered)
         };
-        let rs = self.rate_sample;
+        let mut rs = self.rate_sample;
+        if !self.sack_ok && self.cstate == CongestionState::Loss {
+            // Going back N without SACK, a cumulative ACK also covers data
+            // the receiver held since before the timeout: its rate would
+            // count long-delivered data as delivered now.
+            rs.interval = Dur::ZERO;
+        }
         let inp = RateInput {
             now,
             rs,
