@@ -85,12 +85,12 @@ pub enum BbrMode {
     Drain,
     /// Steady state, cycling the pacing gain.
     ProbeBw {
-        /// Index into [`CYCLE`].
+        /// Index into the gain cycle, `CYCLE`.
         phase: usize,
         /// When the phase began.
         since: Time,
     },
-    /// Flight cut to [`MIN_CWND_SEGMENTS`] to measure RTprop.
+    /// Flight cut to 4 segments (`MIN_CWND_SEGMENTS`) to measure RTprop.
     ProbeRtt {
         /// When it may end, once the flight fell to the minimum.
         done_at: Option<Time>,
