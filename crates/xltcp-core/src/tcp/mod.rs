@@ -82,7 +82,8 @@
 //! Hooks for cross-layer schemes: [`Endpoint::freeze`] / [`Endpoint::resume`]
 //! (CR-aware TCP). New congestion controllers are variants of
 //! [`CongestionControl`]; a new loss recovery is a variant of [`Recovery`]
-//! handled in `recovery.rs` and `send.rs`.
+//! handled in `recovery.rs` and `send.rs`. While the controller gives a
+//! pacing rate (BBR), segments sent under cwnd wait for [`Timer::Pacing`].
 //!
 //! Poll order: after every input, call `poll_transmit` until it returns
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
