@@ -83,7 +83,7 @@ def validate(
     emu: bool = typer.Option(
         False,
         "--emu",
-        help='Check for xltcp emu instead of xltcp run (which refuses, e.g., tcp.cc = "bbr").',
+        help="Check for xltcp emu instead of xltcp run (the loader's checks only).",
     ),
 ) -> None:
     """Check a scenario file as xltcp run would, and print a short summary of it."""

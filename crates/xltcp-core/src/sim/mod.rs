@@ -43,9 +43,10 @@ pub const SIGNAL_LOG_MAX: u64 = 1 << 20;
 
 /// What the simulator refuses in a valid scenario (the loader accepts it
 /// because the emulator runs it): a congestion control the endpoint does
-/// not model ([`crate::tcp::CcAlgorithm::ALL`]). `run` makes this check
-/// first; `xltcp validate` makes it too, so a scenario that validates also
-/// runs.
+/// not model ([`crate::tcp::CcAlgorithm::ALL`]; today it models every name
+/// the loader knows, and the check guards a name the emulator gains
+/// first). `run` makes this check first; `xltcp validate` makes it too, so
+/// a scenario that validates also runs.
 pub fn check(scenario: &Scenario) -> Result<(), String> {
     let modelled = |cc: &str| crate::tcp::CcAlgorithm::from_name(cc).is_some();
     match scenario.flows.iter().find(|f| !modelled(&f.tcp.cc)) {

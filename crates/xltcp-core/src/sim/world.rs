@@ -219,7 +219,16 @@ impl World {
             .enumerate()
             .map(|(i, f)| {
                 let iss = [SeqNum(iss_rng.random()), SeqNum(iss_rng.random())];
-                Flow::new(f.clone(), i as u32, iss)
+                let mut flow = Flow::new(f.clone(), i as u32, iss);
+                // Each endpoint's controller draws from its own stream
+                // (BBR's PROBE_BW phase); only a controller that draws
+                // gets one.
+                for (side, ep) in flow.ep.iter_mut().enumerate() {
+                    if ep.cc().bbr().is_some() {
+                        ep.set_cc_rng(stream(seed, &format!("tcp.cc.{i}.{side}")));
+                    }
+                }
+                flow
             })
             .collect();
         let mut node_agents = vec![Vec::new(); 1 + topology.hosts()];

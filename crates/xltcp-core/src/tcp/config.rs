@@ -26,6 +26,8 @@ pub enum CcAlgorithm {
     Westwood,
     /// Vegas (Brakmo and Peterson 1995; Linux's `vegas`).
     Vegas,
+    /// BBR v1 (Cardwell et al. 2016; Linux's `bbr`), with pacing.
+    Bbr,
 }
 
 impl CcAlgorithm {
@@ -35,6 +37,7 @@ impl CcAlgorithm {
         ("cubic", CcAlgorithm::Cubic),
         ("westwood", CcAlgorithm::Westwood),
         ("vegas", CcAlgorithm::Vegas),
+        ("bbr", CcAlgorithm::Bbr),
     ];
 
     /// The algorithm named `name` (as the `cc` key writes it), if modelled.

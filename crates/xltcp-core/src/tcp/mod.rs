@@ -82,7 +82,8 @@
 //! Hooks for cross-layer schemes: [`Endpoint::freeze`] / [`Endpoint::resume`]
 //! (CR-aware TCP). New congestion controllers are variants of
 //! [`CongestionControl`]; a new loss recovery is a variant of [`Recovery`]
-//! handled in `recovery.rs` and `send.rs`.
+//! handled in `recovery.rs` and `send.rs`. While the controller gives a
+//! pacing rate (BBR), segments sent under cwnd wait for [`Timer::Pacing`].
 //!
 //! Poll order: after every input, call `poll_transmit` until it returns
 //! `None`, then drain `poll_event`, then ask `poll_timeout`. Time passed in
@@ -93,6 +94,7 @@ mod config;
 mod frto;
 mod inspect;
 mod rack;
+pub mod rate;
 mod recovery;
 mod recv;
 mod rtt;
@@ -109,6 +111,8 @@ mod harness;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_bbr;
+#[cfg(test)]
 mod tests_cc;
 #[cfg(test)]
 mod tests_cr;
@@ -123,7 +127,7 @@ mod tests_recovery;
 #[cfg(test)]
 mod tests_recv;
 
-pub use cc::{AckInfo, CongestionControl, NewReno, Window};
+pub use cc::{AckInfo, Bbr, BbrMode, CongestionControl, NewReno, RateInput, Window};
 pub use config::{
     CcAlgorithm, Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery,
     RttEstimatorKind, RttSampling, SsthreshFrom,
@@ -405,6 +409,12 @@ pub struct Endpoint {
     pub(crate) tlp_due: bool,
     /// The segment being built is a probe (it does not re-arm the timer).
     pub(crate) tlp_sending: bool,
+    /// The connection's delivery state and the last ACK's rate sample
+    /// (`rate.rs`; kept only when the controller wants samples).
+    pub(crate) rate: rate::RateState,
+    pub(crate) rate_sample: rate::RateSample,
+    /// When pacing lets the next segment leave.
+    pub(crate) pacing_next: Time,
     /// PRR (RFC 6937): bytes delivered and sent since recovery began, and
     /// the FlightSize when it began (RecoverFS).
     pub(crate) prr_delivered: u64,
@@ -538,6 +548,9 @@ impl Endpoint {
             tlp_rearm: false,
             tlp_due: false,
             tlp_sending: false,
+            rate: rate::RateState::default(),
+            rate_sample: rate::RateSample::default(),
+            pacing_next: Time::ZERO,
             prr_delivered: 0,
             prr_out: 0,
             undo_marker: None,
@@ -612,6 +625,8 @@ impl Endpoint {
                 Timer::TimeWait => self.close_now(),
                 Timer::Rack => self.on_rack_timer(now),
                 Timer::Tlp => self.on_tlp_timer(),
+                // The held segment goes out at the next `poll_transmit`.
+                Timer::Pacing => {}
             }
         }
     }
@@ -640,6 +655,9 @@ impl Endpoint {
         if self.config.snd_buffer_auto {
             self.snd_buffer_grown = self.auto_snd_buffer();
         }
+        if self.cc.wants_rate_samples() {
+            self.check_app_limited();
+        }
         let space = self.send_buffer_space();
         let mut n = bytes.min(space);
         if self.config.snd_buffer_auto
@@ -662,6 +680,22 @@ impl Endpoint {
             self.push_marks.push_back(self.snd_buf_end);
         }
         n
+    }
+
+    /// draft-cheng-iccrg-delivery-rate-estimation §3.4 (Linux's
+    /// `tcp_rate_check_app_limited`, on each application write): less
+    /// than a segment is left unsent, cwnd is not full and nothing lost
+    /// awaits retransmission, so the application is what limits the rate.
+    fn check_app_limited(&mut self) {
+        let unsent = self.snd_buf_end.since(self.snd_max).max(0) as u64;
+        let in_flight = self.snd_max.since(self.snd_una).max(0) as u64;
+        let quiet = matches!(
+            self.cstate,
+            CongestionState::Open | CongestionState::Disorder
+        );
+        if unsent < u64::from(self.smss) && in_flight < self.win.cwnd && quiet {
+            self.rate.mark_app_limited(in_flight);
+        }
     }
 
     /// Free bytes in the send buffer.
@@ -781,6 +815,17 @@ impl Endpoint {
         if left < right {
             self.lr_rtx.push_back((left, right));
         }
+    }
+
+    /// Gives the congestion controller the stream of its random choices
+    /// (see [`CongestionControl::set_rng`]).
+    pub fn set_cc_rng(&mut self, rng: crate::rng::Rng) {
+        self.cc.set_rng(rng);
+    }
+
+    /// The congestion controller.
+    pub fn cc(&self) -> &CongestionControl {
+        &self.cc
     }
 
     /// Whether the endpoint is frozen (see [`freeze`](Self::freeze)).

@@ -71,6 +71,7 @@
 //! max(cwnd/2, 2·SMSS), cwnd = ssthresh); a pure duplicate ACK ends the
 //! episode with no reduction (both copies arrived).
 
+use super::rate::{RateAcc, RateStamp, RateState};
 use super::{CongestionState, Endpoint, RackVariant, Recovery, RttSampling, State, Timer};
 use crate::time::{Dur, Time};
 use crate::wire::SeqNum;
@@ -91,6 +92,9 @@ pub(crate) struct TxRecord {
     pub sacked: bool,
     /// Marked lost by RACK and not resent since.
     pub lost: bool,
+    /// The delivery state when it was last sent (`rate.rs`; zero unless
+    /// the controller wants rate samples).
+    pub rate: RateStamp,
 }
 
 impl TxRecord {
@@ -130,6 +134,8 @@ pub(crate) struct Delivery {
     last_acked_rtt: Option<Dur>,
     last_sacked_rtt: Option<Dur>,
     latest_linux: Option<(Time, SeqNum)>,
+    /// The delivery-rate sample under construction (`rate.rs`).
+    pub(crate) rate: RateAcc,
 }
 
 impl Delivery {
@@ -184,7 +190,14 @@ impl SentLog {
     /// Records a segment `[start, end)` sent at `now`: new bytes above the
     /// log's end get a record of their own; resent bytes split the records
     /// they cover, which take the new send time.
+    #[cfg(test)]
     pub fn on_send(&mut self, start: SeqNum, end: SeqNum, now: Time) {
+        self.on_send_stamped(start, end, now, RateStamp::default());
+    }
+
+    /// As `on_send`, the records taking `stamp` (draft-cheng-iccrg-
+    /// delivery-rate-estimation §3.2: a resent segment is stamped anew).
+    pub fn on_send_stamped(&mut self, start: SeqNum, end: SeqNum, now: Time, stamp: RateStamp) {
         if start >= end {
             return;
         }
@@ -201,6 +214,7 @@ impl SentLog {
                 r.xmit = now;
                 r.retransmitted = true;
                 r.lost = false;
+                r.rate = stamp;
             }
         }
         let new_start = start.max(log_end);
@@ -212,6 +226,7 @@ impl SentLog {
                 retransmitted: false,
                 sacked: false,
                 lost: false,
+                rate: stamp,
             });
         }
     }
@@ -233,11 +248,21 @@ impl SentLog {
     /// echoed timestamp, a resent record whose resending it predates was
     /// delivered by its original: RACK does not take it as the most
     /// recently sent delivered segment (Linux's `tcp_skb_spurious_retrans`).
-    fn ack(&mut self, una: SeqNum, tsecr: Option<u32>, d: &mut Delivery, fack: &mut SeqNum) {
+    fn ack(
+        &mut self,
+        una: SeqNum,
+        tsecr: Option<u32>,
+        d: &mut Delivery,
+        fack: &mut SeqNum,
+        c: &mut RateState,
+    ) {
         while let Some(r) = self.recs.front().copied() {
             if r.end > una {
                 if r.start < una {
                     self.recs[0].start = una;
+                    if !r.sacked {
+                        d.rate.deliver_part(c, (una - r.start) as u64);
+                    }
                 }
                 break;
             }
@@ -245,6 +270,7 @@ impl SentLog {
             if r.sacked {
                 continue;
             }
+            d.rate.deliver(c, r.len(), r.xmit, &r.rate, r.retransmitted);
             if r.retransmitted {
                 d.acked_retransmitted = true;
                 let resent_ms = Endpoint::ts_now(r.xmit);
@@ -263,7 +289,13 @@ impl SentLog {
 
     /// Marks the records the SACKed ranges now cover, noting what was newly
     /// delivered.
-    fn sack(&mut self, ranges: &[(SeqNum, SeqNum)], d: &mut Delivery, fack: &mut SeqNum) {
+    fn sack(
+        &mut self,
+        ranges: &[(SeqNum, SeqNum)],
+        d: &mut Delivery,
+        fack: &mut SeqNum,
+        c: &mut RateState,
+    ) {
         let mut ranges = ranges.iter().peekable();
         for r in self.recs.iter_mut() {
             while ranges.peek().is_some_and(|&&(_, re)| re <= r.start) {
@@ -277,6 +309,7 @@ impl SentLog {
             }
             r.sacked = true;
             r.lost = false;
+            d.rate.deliver(c, r.len(), r.xmit, &r.rate, r.retransmitted);
             if !r.retransmitted && d.first_sacked.is_none() {
                 d.first_sacked = Some(r.xmit);
             }
@@ -413,7 +446,7 @@ impl Endpoint {
     /// Whether the transmission log is kept.
     pub(crate) fn logs_sends(&self) -> bool {
         let c = &self.config;
-        c.rack || c.tlp || c.rtt_sampling == RttSampling::EveryAck
+        c.rack || c.tlp || c.rtt_sampling == RttSampling::EveryAck || self.cc.wants_rate_samples()
     }
 
     /// RACK acts: asked for, with SACK recovery negotiated.
@@ -432,7 +465,14 @@ impl Endpoint {
             return;
         }
         let new_data = end > self.sent.last().map_or(seq, |r| r.end);
-        self.sent.on_send(seq, end, now);
+        let stamp = if self.cc.wants_rate_samples() {
+            // draft-cheng-iccrg-delivery-rate-estimation §3.2: idle when
+            // nothing is outstanding (the log is empty).
+            self.rate.stamp(now, self.sent.first().is_none())
+        } else {
+            RateStamp::default()
+        };
+        self.sent.on_send_stamped(seq, end, now, stamp);
         if new_data && !self.tlp_sending {
             self.tlp_rearm = true;
         }
@@ -441,17 +481,24 @@ impl Endpoint {
     /// Reads what an ACK delivered from the log: RTT samples (every-ACK
     /// sampling) and RACK's update (RFC 8985 §6.2 steps 1-3). Called after
     /// the scoreboard took the ACK's SACK blocks and before SND.UNA moves.
-    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum, tsecr: Option<u32>) {
+    /// `dup` says the ACK is a duplicate ACK (RFC 5681 §2): without SACK
+    /// it delivers one segment to the rate estimate.
+    pub(crate) fn log_ack(&mut self, now: Time, ack: SeqNum, tsecr: Option<u32>, dup: bool) {
         if !self.logs_sends() {
             return;
         }
         let mut d = Delivery::at(now, self.rack.min_rtt);
+        d.rate = RateAcc::at(now, self.cc.wants_rate_samples());
+        if dup && !self.sack_ok {
+            d.rate.deliver_dup(&mut self.rate, u64::from(self.smss));
+        }
         let mut fack = self.rack.fack;
         if ack > self.snd_una {
-            self.sent.ack(ack, tsecr, &mut d, &mut fack);
+            self.sent.ack(ack, tsecr, &mut d, &mut fack, &mut self.rate);
         }
         if self.sack_ok {
-            self.sent.sack(self.scoreboard.ranges(), &mut d, &mut fack);
+            let ranges = self.scoreboard.ranges();
+            self.sent.sack(ranges, &mut d, &mut fack, &mut self.rate);
         }
         self.rack.fack = fack;
         // As Linux (`tcp_ack_update_rtt`), the ACK's own timing comes first,
@@ -483,6 +530,9 @@ impl Endpoint {
         if let Some(sent) = d.first_acked.or(d.first_sacked) {
             let r = now.saturating_since(sent);
             self.rack.min_rtt = Some(self.rack.min_rtt.map_or(r, |m| m.min(r)));
+        }
+        if d.rate.on {
+            self.rate_sample = d.rate.finish(&mut self.rate, self.rack.min_rtt);
         }
         // Step 2: the most recently sent delivered segment; a resent one
         // counts only if its RTT is not below min_RTT (it could be the
@@ -736,7 +786,13 @@ mod tests {
         log.on_send(SeqNum(0), SeqNum(100), t(1));
         log.on_send(SeqNum(100), SeqNum(200), t(2));
         let (mut d, mut fack) = (Delivery::default(), SeqNum(0));
-        log.ack(SeqNum(150), None, &mut d, &mut fack);
+        log.ack(
+            SeqNum(150),
+            None,
+            &mut d,
+            &mut fack,
+            &mut RateState::default(),
+        );
         assert_eq!(d.first_acked, Some(t(1)));
         assert_eq!(d.latest, Some((t(1), SeqNum(100), false)));
         assert_eq!(ranges(&log), vec![(150, 200, 2, false)]);
@@ -750,7 +806,12 @@ mod tests {
         }
         let (mut d, mut fack) = (Delivery::default(), SeqNum(0));
         // 250..400 covers record 3 only (record 2 partly).
-        log.sack(&[(SeqNum(250), SeqNum(400))], &mut d, &mut fack);
+        log.sack(
+            &[(SeqNum(250), SeqNum(400))],
+            &mut d,
+            &mut fack,
+            &mut RateState::default(),
+        );
         assert_eq!(log.sacked_segments(), 1);
         assert_eq!(fack, SeqNum(400));
         assert!(!d.reordered);
@@ -760,6 +821,7 @@ mod tests {
             &[(SeqNum(100), SeqNum(200)), (SeqNum(250), SeqNum(400))],
             &mut d,
             &mut fack,
+            &mut RateState::default(),
         );
         assert!(d.reordered);
         assert_eq!(log.pipe(), 200);

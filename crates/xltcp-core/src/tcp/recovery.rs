@@ -41,8 +41,6 @@ impl Endpoint {
         } else {
             0
         };
-        let tsecr = seg.options.timestamps.filter(|_| self.ts_ok).map(|t| t.1);
-        self.log_ack(now, ack, tsecr);
         // RFC 5681 §2: a duplicate ACK meets all five conditions; `bare`
         // is one that would, had data been outstanding.
         let bare = seg.payload_len == 0
@@ -51,6 +49,8 @@ impl Endpoint {
             && ack == self.snd_una
             && wnd == self.snd_wnd;
         let dup = self.snd_max > self.snd_una && bare;
+        let tsecr = seg.options.timestamps.filter(|_| self.ts_ok).map(|t| t.1);
+        self.log_ack(now, ack, tsecr, dup);
         self.update_send_window(seg, wnd);
         let in_loss = self.cstate == CongestionState::Loss;
         if ack > self.snd_una {
@@ -123,6 +123,11 @@ impl Endpoint {
                 new_sacked > 0
             };
             self.prr_on_ack(delivered, advanced && !newly_lost);
+        }
+        if self.cc.wants_rate_samples() {
+            // Linux's `cong_control` runs after loss recovery's changes
+            // and has the last word on cwnd.
+            self.cc_control(now);
         }
         true
     }
@@ -640,6 +645,7 @@ impl Endpoint {
         // ssthresh kept on a repeated timeout.
         self.cc.on_rto(&mut self.win, flight, smss, first, now);
         self.dup_delivered = 0;
+        self.rate.dup_credit = 0;
         self.consecutive_rtos += 1;
         // RFC 6582 §3.2 step 4 / RFC 6675 §5.1: recover = HighData, leave recovery.
         self.recover = self.snd_max;

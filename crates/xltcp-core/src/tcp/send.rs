@@ -428,7 +428,11 @@ impl Endpoint {
                 return None;
             }
         }
+        if self.pacing_holds(now) {
+            return None;
+        }
         let t = self.data_segment(now, self.snd_nxt, usable, Advance::Nxt)?;
+        self.paced(now, t.segment.payload_len);
         if frto_new {
             self.frto_new -= 1;
         }
@@ -443,7 +447,9 @@ impl Endpoint {
 
     /// RFC 5681 §4.1: after an idle period longer than the RTO, cwnd = min(cwnd, IW).
     fn restart_after_idle(&mut self, now: Time) {
-        if self.snd_max != self.snd_una {
+        // Not for a controller that sets cwnd on every ACK (Linux's
+        // `tcp_slow_start_after_idle_check` skips `cong_control` ones).
+        if self.snd_max != self.snd_una || self.cc.wants_rate_samples() {
             return;
         }
         if let Some(last) = self.last_data_sent {
@@ -490,6 +496,17 @@ impl Endpoint {
             )
         };
         let choice = choice?;
+        if self.pacing_holds(now) {
+            return None;
+        }
+        let t = self.send_choice(now, choice, wnd_room)?;
+        self.paced(now, t.segment.payload_len);
+        Some(t)
+    }
+
+    /// Sends what NextSeg chose.
+    fn send_choice(&mut self, now: Time, choice: NextSeg, wnd_room: u64) -> Option<Transmit> {
+        let smss = u64::from(self.smss);
         match choice {
             NextSeg::Retransmit { seq, len } => {
                 let t = self.data_segment(now, seq, u64::from(len), Advance::Stay)?;

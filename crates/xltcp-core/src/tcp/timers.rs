@@ -17,17 +17,21 @@ pub enum Timer {
     Rack,
     /// Tail Loss Probe timeout, PTO (RFC 8985 §7.2).
     Tlp,
+    /// The next paced segment may leave (armed only while pacing holds
+    /// one back).
+    Pacing,
 }
 
 impl Timer {
     /// All timers, in the order `handle_timeout` services them.
-    pub const ALL: [Timer; 6] = [
+    pub const ALL: [Timer; 7] = [
         Timer::Rto,
         Timer::DelayedAck,
         Timer::Persist,
         Timer::TimeWait,
         Timer::Rack,
         Timer::Tlp,
+        Timer::Pacing,
     ];
 
     fn index(self) -> usize {
@@ -38,7 +42,7 @@ impl Timer {
 /// Deadlines of the armed timers.
 #[derive(Clone, Debug, Default)]
 pub struct TimerTable {
-    deadlines: [Option<Time>; 6],
+    deadlines: [Option<Time>; 7],
 }
 
 impl TimerTable {

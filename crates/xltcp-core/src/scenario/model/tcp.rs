@@ -5,10 +5,10 @@ use crate::time::Dur;
 
 /// Congestion controls the `cc` key accepts: the simulator models those in
 /// [`crate::tcp::CcAlgorithm::ALL`] (`newreno`, `cubic`: RFC 9438,
-/// `westwood`: Westwood+, `vegas`); the
+/// `westwood`: Westwood+, `vegas`, `bbr`: BBR v1 with pacing); the
 /// emulator (`xltcp emu`) runs Linux's module of the same name, `reno` for
-/// `newreno`. A name the endpoint does not model (`bbr`) runs only in the
-/// emulator.
+/// `newreno`. A name the endpoint does not model would run only in the
+/// emulator ([`crate::sim::check`]).
 pub const KNOWN_CC: &[&str] = &["newreno", "cubic", "westwood", "vegas", "bbr"];
 
 /// Which reference behaviour TCP follows where implementations differ

@@ -15,21 +15,26 @@
 //! | [`CongestionControl::on_recovery_exit`] | `set_state(Open)` | fast recovery ends |
 //! | [`CongestionControl::on_rto`] | `set_state(Loss)` | the retransmission timer expires |
 //! | [`CongestionControl::pacing_rate`] | `sk_pacing_rate` | before each new segment |
+//! | [`CongestionControl::on_rate_sample`] | `cong_control` | every ACK, with its delivery-rate sample, after loss recovery's own changes (only the controllers that [`want rate samples`](CongestionControl::wants_rate_samples)) |
 //!
 //! The dispatch is a `match` over the algorithms (no virtual call per ACK),
 //! and no hook allocates.
 
+pub(crate) mod bbr;
 pub(crate) mod cubic;
 mod newreno;
 pub(crate) mod vegas;
 pub(crate) mod westwood;
 
+pub use bbr::{Bbr, BbrMode, RateInput};
 pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use vegas::Vegas;
 pub use westwood::Westwood;
 
 use super::config::{CcAlgorithm, Config, Profile};
+use super::rate::RateState;
+use super::{CongestionState, Timer};
 use crate::time::{Dur, Time};
 use crate::wire::SeqNum;
 
@@ -72,6 +77,8 @@ pub enum CongestionControl {
     Westwood(Westwood),
     /// Vegas (delay-based congestion avoidance).
     Vegas(Vegas),
+    /// BBR v1 (model-based: paces at the measured bottleneck rate).
+    Bbr(Box<Bbr>),
 }
 
 impl CongestionControl {
@@ -95,6 +102,55 @@ impl CongestionControl {
             }
             CcAlgorithm::Westwood => CongestionControl::Westwood(Westwood::new(config.abc_limit)),
             CcAlgorithm::Vegas => CongestionControl::Vegas(Vegas::new(config.abc_limit)),
+            CcAlgorithm::Bbr => {
+                CongestionControl::Bbr(Box::new(Bbr::new(crate::rng::stream(0, "tcp.bbr"))))
+            }
+        }
+    }
+
+    /// Gives the controller the stream of its random choices (BBR's
+    /// PROBE_BW start phase); the others draw nothing.
+    pub fn set_rng(&mut self, rng: crate::rng::Rng) {
+        if let CongestionControl::Bbr(b) = self {
+            b.set_rng(rng);
+        }
+    }
+
+    /// BBR's state, when it is the controller.
+    pub fn bbr(&self) -> Option<&Bbr> {
+        match self {
+            CongestionControl::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Whether the controller takes a delivery-rate sample on every ACK
+    /// ([`on_rate_sample`](Self::on_rate_sample)) and sets cwnd itself, as
+    /// Linux's `cong_control` does: the endpoint then stamps each segment
+    /// (`rate.rs`) and skips the RFC 5681 restart after idle. One
+    /// comparison: the other controllers pay nothing more.
+    #[inline]
+    pub fn wants_rate_samples(&self) -> bool {
+        matches!(self, CongestionControl::Bbr(_))
+    }
+
+    /// Every ACK, after loss recovery has done its part (Linux's
+    /// `cong_control`), for the controllers that
+    /// [`want rate samples`](Self::wants_rate_samples); `c` is the
+    /// connection's delivery state (BBR's PROBE_RTT marks it
+    /// application-limited).
+    pub fn on_rate_sample(&mut self, w: &mut Window, inp: &RateInput, c: &mut RateState) {
+        if let CongestionControl::Bbr(b) = self {
+            b.on_rate_sample(w, inp, c);
+        }
+    }
+
+    /// Before a segment is paced: BBR's initial pacing rate from the
+    /// handshake's RTT (Linux's `bbr_init_pacing_rate_from_rtt`).
+    #[inline]
+    pub fn before_send(&mut self, now: Time, w: &Window, srtt: Option<Dur>, smss: u64) {
+        if let CongestionControl::Bbr(b) = self {
+            b.init(now, w, srtt, smss);
         }
     }
 
@@ -108,6 +164,7 @@ impl CongestionControl {
             CongestionControl::Cubic(s) => s.on_sample(w, ack),
             CongestionControl::Westwood(s) => s.on_sample(ack),
             CongestionControl::Vegas(s) => s.on_sample(ack),
+            CongestionControl::Bbr(_) => {}
         }
     }
 
@@ -120,6 +177,7 @@ impl CongestionControl {
             CongestionControl::Cubic(s) => s.on_ack(w, ack, smss, profile),
             CongestionControl::Westwood(s) => s.on_ack(w, ack.acked, smss, profile),
             CongestionControl::Vegas(s) => s.on_ack(w, ack, smss, profile),
+            CongestionControl::Bbr(_) => {}
         }
     }
 
@@ -141,6 +199,7 @@ impl CongestionControl {
             CongestionControl::Cubic(s) => s.ssthresh_on_loss(w, flight, smss),
             CongestionControl::Westwood(s) => s.ssthresh_on_loss(smss),
             CongestionControl::Vegas(s) => s.ssthresh_on_loss(flight, smss, profile),
+            CongestionControl::Bbr(s) => s.ssthresh_on_loss(w),
         }
     }
 
@@ -159,6 +218,7 @@ impl CongestionControl {
             CongestionControl::Cubic(s) => s.on_rto(w, flight, smss, first),
             CongestionControl::Westwood(s) => s.on_rto(w, smss, first),
             CongestionControl::Vegas(s) => s.on_rto(w, flight, smss, first),
+            CongestionControl::Bbr(s) => s.on_rto(w, smss, first),
         }
     }
 
@@ -171,6 +231,7 @@ impl CongestionControl {
             | CongestionControl::Cubic(_)
             | CongestionControl::Westwood(_)
             | CongestionControl::Vegas(_) => None,
+            CongestionControl::Bbr(b) => b.pacing_rate(),
         }
     }
 }
@@ -187,6 +248,65 @@ impl super::Endpoint {
             una: self.snd_una,
             nxt: self.snd_nxt,
             in_flight: self.snd_max.since(self.snd_una).max(0) as u64,
+        }
+    }
+
+    /// Hands the ACK just processed to a controller that
+    /// [`wants rate samples`](CongestionControl::wants_rate_samples)
+    /// (Linux's `tcp_cong_control` with `cong_control`).
+    pub(crate) fn cc_control(&mut self, now: Time) {
+        let smss = u64::from(self.smss);
+        let outstanding = self.snd_max.since(self.snd_una).max(0) as u64;
+        // Linux's `tcp_packets_in_flight`: RFC 6675 pipe in SACK recovery,
+        // else the outstanding bytes not SACKed (without SACK, less one
+        // SMSS per duplicate ACK).
+        let in_flight = if self.cstate == CongestionState::Recovery && self.sack_ok {
+            self.recovery_pipe()
+        } else if self.sack_ok {
+            outstanding.saturating_sub(self.scoreboard.sacked_bytes())
+        } else {
+            outstanding.saturating_sub(self.dup_delivered)
+        };
+        let mut rs = self.rate_sample;
+        if !self.sack_ok && self.cstate == CongestionState::Loss {
+            // Going back N without SACK, a cumulative ACK also covers data
+            // the receiver held since before the timeout: its rate would
+            // count long-delivered data as delivered now.
+            rs.interval = Dur::ZERO;
+        }
+        let inp = RateInput {
+            now,
+            rs,
+            delivered: self.rate.delivered,
+            in_flight,
+            prior_in_flight: in_flight + rs.newly_delivered,
+            cstate: self.cstate,
+            smss,
+        };
+        self.cc.on_rate_sample(&mut self.win, &inp, &mut self.rate);
+    }
+
+    /// Pacing (Linux's internal pacing, one segment per quantum): whether
+    /// the next segment must wait for the pacing timer, which this arms.
+    #[inline]
+    pub(crate) fn pacing_holds(&mut self, now: Time) -> bool {
+        let smss = u64::from(self.smss);
+        self.cc.before_send(now, &self.win, self.rtt.srtt(), smss);
+        if self.cc.pacing_rate().is_none() || now >= self.pacing_next {
+            return false;
+        }
+        self.timers.set(Timer::Pacing, self.pacing_next);
+        true
+    }
+
+    /// A paced segment of `len` bytes left at `now`: the next may leave
+    /// `len / rate` later (Linux's `tcp_update_skb_after_send`).
+    #[inline]
+    pub(crate) fn paced(&mut self, now: Time, len: u32) {
+        if let Some(rate) = self.cc.pacing_rate() {
+            let ns = u128::from(len) * 1_000_000_000 / u128::from(rate.max(1));
+            self.pacing_next = now + Dur(ns as u64);
+            self.timers.stop(Timer::Pacing);
         }
     }
 }
