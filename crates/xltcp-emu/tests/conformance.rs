@@ -648,6 +648,9 @@ macro_rules! conformance_cc {
 conformance_cc!(cubic_lossy_download, LOSSY, "cubic");
 conformance_cc!(cubic_blocked_download, LOSSY_BLOCKED, "cubic");
 conformance_cc!(cubic_wifi_download, WIFI, "cubic");
+conformance_cc!(bbr_lossy_download, LOSSY, "bbr");
+conformance_cc!(bbr_blocked_download, LOSSY_BLOCKED, "bbr");
+conformance_cc!(bbr_wifi_download, WIFI, "bbr");
 
 /// A shipped scenario of `scenarios/` with `sets` applied.
 fn shipped(path: &str, sets: &[&str]) -> Scenario {
