@@ -23,12 +23,14 @@ default profile instead, for --linux-cc (cubic, bbr) and --p, seeds 1..
 bench/out/linux_cc_runs.json):
 
     sudo python3 bench/cc_agreement.py --linux --linux-seeds 10 --linux-duration 10
+
 Parameters: both sides use their defaults, which agree where both have them
 (CUBIC C = 0.4, beta = 0.7, fast convergence on; Vegas alpha 2, beta 4,
 gamma 1; Westwood+ filtering once per RTT). ns-3's TcpCubic runs classic
 HyStart (delay increase and ACK train) while xltcp's ``tcp.hystart = true``
 is HyStart++ (RFC 9406); the cubic rows run both with it on and both with
-it off.
+it off. xltcp samples the RTT on every ACK, as ns-3 and Linux do (HyStart++
+and Vegas need it); the -timed rows show xltcp's default sampling.
 """
 
 from __future__ import annotations
@@ -52,23 +54,26 @@ DURATION = 60
 
 # row: (xltcp overrides, ns-3 arguments, key of the ns-3 runs in the cache).
 # ns-3 takes an RTT sample from every ACK (timestamps off: its send-time
-# history), as Linux does; Vegas needs them (three per round), so its row
-# samples every ACK too; vegas-timed keeps the default (one timed segment
-# per round trip), with which Vegas never has three and runs as NewReno.
+# history), as Linux does, and HyStart++ (8 samples a round) and Vegas (3)
+# need them, so the rows sample every ACK; the -timed rows keep xltcp's
+# default (one timed segment per round trip), with which neither decides.
+EVERY_ACK = 'tcp.rtt_sampling="every_ack"'
+CUBIC_HS = ['tcp.cc="cubic"', "tcp.hystart=true"]
 CCS: dict[str, tuple[list[str], list[str], str]] = {
     "newreno": (['tcp.cc="newreno"'], ["--cc=NewReno"], "newreno"),
-    "cubic": (['tcp.cc="cubic"', "tcp.hystart=true"], ["--cc=Cubic", "--hyStart=1"], "cubic"),
+    "cubic": ([*CUBIC_HS, EVERY_ACK], ["--cc=Cubic", "--hyStart=1"], "cubic"),
+    "cubic-timed": (CUBIC_HS, ["--cc=Cubic", "--hyStart=1"], "cubic"),
     "cubic-nohs": (
-        ['tcp.cc="cubic"', "tcp.hystart=false"],
+        ['tcp.cc="cubic"', "tcp.hystart=false", EVERY_ACK],
         ["--cc=Cubic", "--hyStart=0"],
         "cubic-nohs",
     ),
-    "westwood": (['tcp.cc="westwood"'], ["--cc=WestwoodPlus"], "westwood"),
-    "vegas": (['tcp.cc="vegas"', 'tcp.rtt_sampling="every_ack"'], ["--cc=Vegas"], "vegas"),
+    "westwood": (['tcp.cc="westwood"', EVERY_ACK], ["--cc=WestwoodPlus"], "westwood"),
+    "vegas": (['tcp.cc="vegas"', EVERY_ACK], ["--cc=Vegas"], "vegas"),
     "vegas-timed": (['tcp.cc="vegas"'], ["--cc=Vegas"], "vegas"),
     "bbr": (['tcp.cc="bbr"'], ["--cc=Bbr"], "bbr"),
 }
-DEFAULT_CCS = "cubic,cubic-nohs,westwood,vegas,vegas-timed,bbr"
+DEFAULT_CCS = "cubic,cubic-timed,cubic-nohs,westwood,vegas,vegas-timed,bbr"
 FIELDS = ("goodput_bps", "retransmissions", "rto_count")
 
 
@@ -115,11 +120,13 @@ def emu_run(cc: str, p: float, seed: int, duration: int) -> dict:
 
 
 def sim_run(cc: str, p: float, seed: int, duration: int) -> dict:
-    """The simulator, default (rfc) profile, as the emulator runs the scenario."""
+    """The simulator, default (rfc) profile, as the emulator runs the scenario;
+    CUBIC with HyStart++ and RTT samples from every ACK, as Linux takes them."""
     overrides = [
         f"wireless.loss.down.p={p}",
         f"sim.duration={duration}s",
         f'tcp.cc="{cc}"',
+        EVERY_ACK,
         *(["tcp.hystart=true"] if cc == "cubic" else []),
     ]
     f = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))["flows"][0]
