@@ -643,22 +643,6 @@ impl Endpoint {
             super::SsthreshFrom::FlightSize => outstanding.saturating_sub(delivered).max(smss),
             super::SsthreshFrom::Cwnd => self.win.cwnd,
         };
-        // ns-3's CUBIC (`TcpCubic::GetSsThresh`, called by
-        // `TcpSocketBase::ReTxTimeout`) takes 0.7 of m_cWnd, which in
-        // classic fast recovery holds the recovery's ssthresh (the
-        // inflation is kept apart, in m_cWndInfl): a timeout in recovery
-        // cuts that again.
-        let flight = if self.config.profile == super::Profile::Ns3
-            && matches!(self.cc, super::cc::CongestionControl::Cubic(_))
-        {
-            if self.cstate == CongestionState::Recovery {
-                self.win.ssthresh
-            } else {
-                self.win.cwnd
-            }
-        } else {
-            flight
-        };
         // ssthresh kept on a repeated timeout.
         self.cc.on_rto(&mut self.win, flight, smss, first, now);
         self.dup_delivered = 0;

@@ -363,46 +363,6 @@ fn ns3_profile_counts_limited_transmit_in_the_ssthresh_flight() {
 }
 
 #[test]
-fn ns3_profile_cubic_timeout_in_recovery_cuts_the_recovery_ssthresh() {
-    // Fast recovery as in `in_recovery`, with CUBIC; four more dupACKs
-    // inflate cwnd, then the timer expires.
-    let timed_out = |profile| {
-        let mut ep = established(Config {
-            cc: super::CcAlgorithm::Cubic,
-            profile,
-            ..cfg()
-        });
-        ep.write(40_000);
-        send_segments(&mut ep, ms(100), 0, 10);
-        // What the window lets out after each ACK (slow start differs
-        // between the profiles), then three dupACKs.
-        let drain = |ep: &mut Endpoint, t| while ep.poll_transmit(t).is_some() {};
-        send!(ep, ms(200), peer(r(0), s(2000), 0));
-        drain(&mut ep, ms(200));
-        for t in 210..213 {
-            send!(ep, ms(t), peer(r(0), s(2000), 0));
-            drain(&mut ep, ms(t));
-        }
-        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
-        let in_recovery = ep.ssthresh();
-        for t in 213..217 {
-            send!(ep, ms(t), peer(r(0), s(2000), 0));
-            drain(&mut ep, ms(t));
-        }
-        assert!(ep.cwnd() > in_recovery);
-        ep.handle_timeout(ms(5000));
-        assert_eq!(ep.congestion_state(), CongestionState::Loss);
-        (in_recovery, ep.ssthresh())
-    };
-    // ns-3 (`TcpCubic::GetSsThresh`): 0.7 of the recovery's ssthresh.
-    let (before, after) = timed_out(super::Profile::Ns3);
-    assert_eq!(after, (before * 7 / 10).max(2000));
-    // RFC 9438 §4.6/§4.8: 0.7 of what is still in flight instead.
-    let (before, after) = timed_out(super::Profile::Rfc);
-    assert_ne!(after, (before * 7 / 10).max(2000), "{before} {after}");
-}
-
-#[test]
 fn ssthresh_comes_from_flight_size_or_as_linux_from_cwnd() {
     // Five segments out with a window of ten (the application wrote five):
     // FlightSize 5000, cwnd 10 000. One SACK of more than two segments
