@@ -18,7 +18,7 @@ ns-3 runs are kept in --cache (bench/out/ns3_cc_runs.json) and reused.
 
 With --linux (as root: the emulator needs ip netns, /dev/net/tun and iperf3)
 the table is Linux through ``xltcp emu`` against the simulator with its
-default profile instead, for --linux-cc (cubic, bbr) and --p, seeds 1..
+default profile instead, for --linux-cc (cubic, cubic-as-linux, bbr) and --p, seeds 1..
 --linux-seeds of --linux-duration seconds each (runs kept in
 bench/out/linux_cc_runs.json):
 
@@ -119,7 +119,13 @@ def emu_run(cc: str, p: float, seed: int, duration: int) -> dict:
     return {k: f[k] for k in FIELDS}
 
 
-def sim_run(cc: str, p: float, seed: int, duration: int) -> dict:
+# Rows of --linux beyond a plain cc name: (Linux cc, simulator overrides).
+# cubic-as-linux: Linux's slow start (all an ACK acknowledges,
+# `tcp_slow_start`) and CUBIC's ssthresh from cwnd (`bictcp_recalc_ssthresh`).
+LINUX_ROWS = {"cubic-as-linux": ("cubic", ["tcp.abc_limit=0", 'tcp.ssthresh_from="cwnd"'])}
+
+
+def sim_run(cc: str, p: float, seed: int, duration: int, extra: list[str]) -> dict:
     """The simulator, default (rfc) profile, as the emulator runs the scenario;
     CUBIC with HyStart++ and RTT samples from every ACK, as Linux takes them."""
     overrides = [
@@ -128,6 +134,7 @@ def sim_run(cc: str, p: float, seed: int, duration: int) -> dict:
         f'tcp.cc="{cc}"',
         EVERY_ACK,
         *(["tcp.hystart=true"] if cc == "cubic" else []),
+        *extra,
     ]
     f = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))["flows"][0]
     return {k: f[k] for k in FIELDS}
@@ -149,7 +156,8 @@ def linux_table(args) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     rows = []
-    for cc in args.linux_cc.split(","):
+    for row in args.linux_cc.split(","):
+        cc, extra = LINUX_ROWS.get(row, (row, []))
         for p in (float(x) for x in args.p.split(",")):
             seeds = range(1, args.linux_seeds + 1)
             for s in seeds:
@@ -160,10 +168,10 @@ def linux_table(args) -> int:
                     path.write_text(json.dumps(cache, indent=0, sort_keys=True) + "\n")
             lx = [cache[f"{cc}:{p:g}:{args.linux_duration}:{s}"] for s in seeds]
             try:
-                sx = [sim_run(cc, p, s, args.linux_duration) for s in seeds]
+                sx = [sim_run(cc, p, s, args.linux_duration, extra) for s in seeds]
             except Exception:  # e.g. bbr, which only the emulator runs
                 sx = []
-            r = summary(cc, p, len(lx), lx, sx)
+            r = summary(row, p, len(lx), lx, sx)
             rows.append(r)
             print(row_md(r).replace("nan ± nan", "n/a").replace("+nan% ± nan", "n/a"), flush=True)
     out = ROOT / "bench" / "out" / "linux_cc_agreement.json"
@@ -259,7 +267,7 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=ROOT / "bench" / "out" / "ns3_cc_runs.json")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "cc_agreement.json")
     ap.add_argument("--linux", action="store_true", help="Linux (emulator) against the simulator")
-    ap.add_argument("--linux-cc", default="cubic,bbr")
+    ap.add_argument("--linux-cc", default="cubic,cubic-as-linux,bbr")
     ap.add_argument("--linux-seeds", type=int, default=10)
     ap.add_argument("--linux-duration", type=int, default=10, help="seconds per emulator run")
     args = ap.parse_args()
