@@ -4,10 +4,12 @@
 //
 // Point-to-point links, DropTail device queues, no traffic-control queue disc.
 // Data packets arriving at SH are dropped i.i.d. with probability p. Prints one
-// JSON object on stdout.
+// JSON object on stdout. The congestion control is NewReno unless --cc names
+// another (Cubic, WestwoodPlus, Vegas or Bbr, each with ns-3's defaults).
 
 #include "scenario_common.h"
 
+#include <cstdio>
 #include <set>
 
 using namespace ns3;
@@ -52,6 +54,28 @@ struct StateStats
 
 StateStats g_states;
 bool g_traceState = false;
+
+/// With --cwndTrace=FILE: one "time_s cwnd_bytes ssthresh_bytes" line per change.
+std::FILE* g_cwndTrace = nullptr;
+uint32_t g_traceSsthresh = 0;
+
+void
+TraceCwndLine(uint32_t cwnd)
+{
+    std::fprintf(g_cwndTrace, "%.6f %u %u\n", Simulator::Now().GetSeconds(), cwnd, g_traceSsthresh);
+}
+
+void
+OnTraceCwnd(uint32_t /* from */, uint32_t to)
+{
+    TraceCwndLine(to);
+}
+
+void
+OnTraceSsthresh(uint32_t /* from */, uint32_t to)
+{
+    g_traceSsthresh = to;
+}
 
 void
 AccumulateCwnd()
@@ -131,6 +155,11 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
     }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
     TraceRetransmissions(socket, &g_counters.retransmissions);
+    if (g_cwndTrace)
+    {
+        socket->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnTraceSsthresh));
+        socket->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnTraceCwnd));
+    }
     if (g_traceState)
     {
         socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
@@ -185,6 +214,9 @@ main(int argc, char* argv[])
     std::string fixRule = "linux";
     std::string recovery = "classic";
     uint32_t delAckCount = 2;
+    std::string cc = "NewReno";
+    bool hyStart = true;
+    std::string cwndTrace;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
@@ -218,6 +250,13 @@ main(int argc, char* argv[])
                  "fast recovery: classic (RFC 6582) or prr (ns-3's default, RFC 6937)",
                  recovery);
     cmd.AddValue("delAckCount", "segments the receiver waits for before it ACKs", delAckCount);
+    cmd.AddValue("cc",
+                 "congestion control: NewReno, Cubic, WestwoodPlus, Vegas or Bbr (with pacing)",
+                 cc);
+    cmd.AddValue("hyStart", "Cubic only: ns-3's HyStart (on by default in TcpCubic)", hyStart);
+    cmd.AddValue("cwndTrace",
+                 "file to write \"time_s cwnd_bytes ssthresh_bytes\" to at every cwnd change",
+                 cwndTrace);
     cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", g_traceRto);
     cmd.AddValue("traceState",
                  "add state_seconds, state_entries and state_sent (per congestion state) to "
@@ -251,6 +290,41 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "--recovery must be classic or prr\n");
         return 2;
     }
+    TypeId ccType;
+    if (cc == "NewReno")
+    {
+        ccType = TcpNewReno::GetTypeId();
+    }
+    else if (cc == "Cubic")
+    {
+        ccType = TcpCubic::GetTypeId();
+    }
+    else if (cc == "WestwoodPlus")
+    {
+        ccType = TcpWestwoodPlus::GetTypeId();
+    }
+    else if (cc == "Vegas")
+    {
+        ccType = TcpVegas::GetTypeId();
+    }
+    else if (cc == "Bbr")
+    {
+        ccType = TcpBbr::GetTypeId();
+    }
+    else
+    {
+        std::fprintf(stderr, "--cc must be NewReno, Cubic, WestwoodPlus, Vegas or Bbr\n");
+        return 2;
+    }
+    if (!cwndTrace.empty())
+    {
+        g_cwndTrace = std::fopen(cwndTrace.c_str(), "w");
+        if (!g_cwndTrace)
+        {
+            std::fprintf(stderr, "cannot write %s\n", cwndTrace.c_str());
+            return 2;
+        }
+    }
     if (sendSize == 0)
     {
         std::fprintf(stderr, "--sendSize must be positive\n");
@@ -266,6 +340,16 @@ main(int argc, char* argv[])
     {
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            TypeIdValue(TcpPrrRecovery::GetTypeId()));
+    }
+    if (cc != "NewReno")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(ccType));
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hyStart));
+    }
+    if (cc == "Bbr")
+    {
+        // TcpBbr sets the pacing rate; the socket paces only with this on.
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     }
 
     NodeContainer nodes;
@@ -348,6 +432,7 @@ main(int argc, char* argv[])
         .Str("fix_rule", fixRule)
         .Str("recovery", recovery)
         .Int("del_ack_count", delAckCount)
+        .Str("cc", cc)
         .Num("loss_stream", static_cast<double>(lossStream))
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
         .Int("bytes_delivered", delivered)
@@ -383,5 +468,9 @@ main(int argc, char* argv[])
         }
     }
     DestroyAndPrint(out, processStart);
+    if (g_cwndTrace)
+    {
+        std::fclose(g_cwndTrace);
+    }
     return 0;
 }

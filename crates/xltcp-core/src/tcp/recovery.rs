@@ -412,6 +412,7 @@ impl Endpoint {
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
         self.dup_delivered += smss;
+        self.cc.on_dupack(now, self.rtt.srtt(), smss);
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.

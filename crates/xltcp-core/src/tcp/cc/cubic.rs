@@ -5,6 +5,10 @@
 //! ACK to the next. Constants (§5): C = 0.4, beta_cubic = 0.7.
 //!
 //! - Slow start is RFC 5681's (with `abc_limit`), or HyStart++ when on.
+//!   With `Profile::Ns3` it is ns-3's `TcpCubic::IncreaseWindow`: every
+//!   whole segment an ACK acknowledges adds one SMSS, without a per-ACK
+//!   limit (ns-3's NewReno adds one SMSS per ACK), so the big cumulative
+//!   ACK that a timeout's retransmission earns grows cwnd by all of it.
 //! - A congestion-avoidance epoch starts with the first ACK outside
 //!   recovery at or above ssthresh: t_epoch, cwnd_epoch, W_est = cwnd_epoch
 //!   (§4.3) and K = cbrt((W_max - cwnd_epoch)/C) (§4.2, eq. 2); K = 0 and
@@ -116,6 +120,12 @@ impl Cubic {
             // HyStart++ runs in the first slow start only (RFC 9406 §4.2).
             acked = match &mut self.hystart {
                 Some(h) if !h.done => h.slow_start(w, acked, smss),
+                // ns-3 (`TcpCubic::IncreaseWindow`): cwnd += segmentsAcked
+                // SMSS, and nothing of the ACK is left for avoidance.
+                _ if profile == Profile::Ns3 => {
+                    w.cwnd += acked / smss * smss;
+                    0
+                }
                 _ => slow_start(w, acked, smss, profile, self.abc_limit),
             };
             if acked == 0 {
@@ -332,5 +342,39 @@ mod tests {
         assert!((Cubic::w_cubic(k, 100.0, 0.0) - 70.0).abs() < 1e-9);
         assert_eq!(Cubic::w_cubic(k, 100.0, k), 100.0);
         assert!((ALPHA - 0.9 / 1.7).abs() < 1e-12);
+    }
+
+    fn ack_of(acked: u64) -> AckInfo {
+        AckInfo {
+            now: Time(1_000_000_000),
+            acked,
+            rtt: None,
+            srtt: Some(Dur(25_000_000)),
+            una: SeqNum(acked as u32),
+            nxt: SeqNum(acked as u32),
+            in_flight: 0,
+        }
+    }
+
+    #[test]
+    fn ns3_slow_start_adds_every_acknowledged_segment() {
+        // After a timeout (cwnd 1 SMSS, ssthresh 4), the retransmission's
+        // ACK covers 200 segments the receiver held: ns-3's TcpCubic adds
+        // them all, RFC 5681 one SMSS.
+        let smss = 1448;
+        let after_rto = Window {
+            cwnd: smss,
+            ssthresh: 4 * smss,
+        };
+        let mut w = after_rto;
+        Cubic::new(1, false).on_ack(&mut w, &ack_of(200 * smss + 100), smss, Profile::Ns3);
+        assert_eq!(w.cwnd, 201 * smss);
+        let mut w = after_rto;
+        Cubic::new(1, false).on_ack(&mut w, &ack_of(200 * smss), smss, Profile::Rfc);
+        assert_eq!(w.cwnd, 2 * smss);
+        // Less than a segment adds nothing in ns-3.
+        let mut w = after_rto;
+        Cubic::new(1, false).on_ack(&mut w, &ack_of(smss - 1), smss, Profile::Ns3);
+        assert_eq!(w.cwnd, smss);
     }
 }

@@ -10,6 +10,7 @@
 //! | hook | Linux | when |
 //! |---|---|---|
 //! | [`CongestionControl::on_sample`] | `pkts_acked` | every ACK, with what it acknowledged and its RTT sample |
+//! | [`CongestionControl::on_dupack`] | `in_ack_event` (slow path) | a duplicate ACK |
 //! | [`CongestionControl::on_ack`] | `cong_avoid` | an ACK of new data outside loss recovery |
 //! | [`CongestionControl::ssthresh_on_loss`] | `ssthresh` | fast retransmit (recovery entry), a repaired tail loss |
 //! | [`CongestionControl::on_recovery_exit`] | `set_state(Open)` | fast recovery ends |
@@ -158,13 +159,22 @@ impl CongestionControl {
     /// loss recovery (Linux's `pkts_acked`): controllers that measure the
     /// path (delay, bandwidth) take their samples here.
     #[inline]
-    pub fn on_sample(&mut self, w: &mut Window, ack: &AckInfo, _smss: u64) {
+    pub fn on_sample(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
         match self {
             CongestionControl::NewReno(_) => {}
             CongestionControl::Cubic(s) => s.on_sample(w, ack),
-            CongestionControl::Westwood(s) => s.on_sample(ack),
+            CongestionControl::Westwood(s) => s.on_sample(ack, smss),
             CongestionControl::Vegas(s) => s.on_sample(ack),
             CongestionControl::Bbr(_) => {}
+        }
+    }
+
+    /// A duplicate ACK (RFC 5681 §2, or RFC 6675 §2 with SACK), in or out
+    /// of recovery: Westwood+ counts it as one SMSS delivered.
+    #[inline]
+    pub fn on_dupack(&mut self, now: Time, srtt: Option<Dur>, smss: u64) {
+        if let CongestionControl::Westwood(s) = self {
+            s.on_dupack(now, srtt, smss);
         }
     }
 

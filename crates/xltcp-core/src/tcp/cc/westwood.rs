@@ -8,16 +8,20 @@
 //!   of at least one RTT (and at least 50 ms, as Linux), divided by the
 //!   interval, through two first-order filters of gain 7/8 (Linux's
 //!   `westwood_filter`); the first sample sets both.
-//! - RTT_min: the least RTT sample, forgotten at a loss (the next sample
-//!   sets it again, as Linux's `reset_rtt_min`).
+//! - RTT_min: the least RTT sample, forgotten at a timeout (the next
+//!   sample sets it again, as Linux's `reset_rtt_min` on `CA_EVENT_LOSS`);
+//!   a fast retransmit keeps it.
 //! - A loss (three duplicate ACKs, SACK or RACK) sets ssthresh =
 //!   max(BWE·RTT_min, 2 SMSS), the paper's rule (ns-3's `GetSsThresh`);
 //!   recovery then sets cwnd from it. A timeout sets the same ssthresh
 //!   and cwnd = 1 SMSS.
 //! - Growth is NewReno's (slow start and congestion avoidance).
 //!
-//! Only cumulatively acknowledged bytes count towards BWE (Linux also
-//! counts a duplicate ACK as one segment delivered).
+//! A duplicate ACK counts as one SMSS delivered, and a later cumulative
+//! ACK of more than one SMSS counts only what the duplicate ACKs before it
+//! did not (Linux's `westwood_acked_count`; the paper's rule): without it
+//! the estimate sags during every recovery, when SND.UNA stands still while
+//! the hop goes on delivering.
 
 use super::{AckInfo, NewReno, Window};
 use crate::tcp::config::Profile;
@@ -37,6 +41,9 @@ pub struct Westwood {
     /// The first filter's output and BWE, in bytes per second.
     bw_ns: u64,
     bw: u64,
+    /// Bytes duplicate ACKs counted that no cumulative ACK has covered yet
+    /// (Linux's `accounted`).
+    accounted: u64,
     /// The latest RTT sample and the least since the last loss.
     rtt: Option<Dur>,
     rtt_min: Option<Dur>,
@@ -51,6 +58,7 @@ impl Westwood {
             bytes: 0,
             bw_ns: 0,
             bw: 0,
+            accounted: 0,
             rtt: None,
             rtt_min: None,
         }
@@ -68,19 +76,42 @@ impl Westwood {
         (bytes as u64).max(2 * smss)
     }
 
-    pub(crate) fn on_sample(&mut self, ack: &AckInfo) {
+    pub(crate) fn on_sample(&mut self, ack: &AckInfo, smss: u64) {
         if let Some(r) = ack.rtt {
             self.rtt = Some(r);
             self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
         }
+        // Linux's `westwood_acked_count` for an ACK that advances SND.UNA.
+        let mut cumul = ack.acked;
+        if cumul > smss {
+            if self.accounted >= cumul {
+                self.accounted -= cumul;
+                cumul = smss;
+            } else {
+                cumul -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        self.count(ack.now, ack.srtt, cumul);
+    }
+
+    /// A duplicate ACK: one SMSS delivered (`westwood_acked_count`).
+    pub(crate) fn on_dupack(&mut self, now: Time, srtt: Option<Dur>, smss: u64) {
+        self.accounted += smss;
+        self.count(now, srtt, smss);
+    }
+
+    /// Adds `bytes` delivered at `now` and closes the sampling interval once
+    /// it is longer than the RTT and 50 ms.
+    fn count(&mut self, now: Time, srtt: Option<Dur>, bytes: u64) {
         let Some(start) = self.interval_start else {
-            self.interval_start = Some(ack.now);
-            self.bytes = ack.acked;
+            self.interval_start = Some(now);
+            self.bytes = bytes;
             return;
         };
-        self.bytes += ack.acked;
-        let delta = ack.now.saturating_since(start);
-        let rtt = self.rtt.or(ack.srtt).unwrap_or(Dur::ZERO);
+        self.bytes += bytes;
+        let delta = now.saturating_since(start);
+        let rtt = self.rtt.or(srtt).unwrap_or(Dur::ZERO);
         if delta > rtt.max(MIN_INTERVAL) {
             let sample = (u128::from(self.bytes) * 1_000_000_000 / u128::from(delta.0)) as u64;
             if self.bw == 0 {
@@ -91,7 +122,7 @@ impl Westwood {
                 self.bw = (7 * self.bw + self.bw_ns) / 8;
             }
             self.bytes = 0;
-            self.interval_start = Some(ack.now);
+            self.interval_start = Some(now);
         }
     }
 
@@ -102,9 +133,7 @@ impl Westwood {
     pub(crate) fn ssthresh_on_loss(&mut self, smss: u64) -> u64 {
         // Resets NewReno's byte count.
         self.reno.ssthresh_on_loss(0, smss, Profile::Rfc);
-        let s = self.bw_rtt_min(smss);
-        self.rtt_min = None;
-        s
+        self.bw_rtt_min(smss)
     }
 
     pub(crate) fn on_rto(&mut self, w: &mut Window, smss: u64, first: bool) {
@@ -114,5 +143,60 @@ impl Westwood {
             w.ssthresh = ssthresh;
             self.rtt_min = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::SeqNum;
+
+    const SMSS: u64 = 1000;
+
+    fn at(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
+
+    fn ack(now: Time, acked: u64, rtt: Option<Dur>) -> AckInfo {
+        AckInfo {
+            now,
+            acked,
+            rtt,
+            srtt: Some(Dur::from_millis(10)),
+            una: SeqNum(0),
+            nxt: SeqNum(0),
+            in_flight: 0,
+        }
+    }
+
+    #[test]
+    fn duplicate_acks_count_as_delivered_segments() {
+        let mut w = Westwood::new(1);
+        w.on_sample(&ack(at(0), SMSS, Some(Dur::from_millis(10))), SMSS);
+        // Ten dupACKs 10 ms apart; the interval (at least 50 ms) closes
+        // with the sixth: one segment ACKed plus six dupACKs over 60 ms.
+        for i in 1..=10 {
+            w.on_dupack(at(10 * i), Some(Dur::from_millis(10)), SMSS);
+        }
+        assert_eq!(w.bwe(), 7 * SMSS * 1000 / 60);
+        // The cumulative ACK that ends the recovery covers the ten dupACKed
+        // segments and one more: only that one is new.
+        w.on_sample(&ack(at(110), 11 * SMSS, None), SMSS);
+        assert_eq!(w.accounted, 0);
+        assert_eq!(w.bytes, 4 * SMSS + SMSS);
+    }
+
+    #[test]
+    fn rtt_min_survives_a_fast_retransmit_and_not_a_timeout() {
+        let mut w = Westwood::new(1);
+        w.on_sample(&ack(at(0), SMSS, Some(Dur::from_millis(20))), SMSS);
+        w.ssthresh_on_loss(SMSS);
+        assert_eq!(w.rtt_min, Some(Dur::from_millis(20)));
+        let mut win = Window {
+            cwnd: 10 * SMSS,
+            ssthresh: u64::MAX,
+        };
+        w.on_rto(&mut win, SMSS, true);
+        assert_eq!(w.rtt_min, None);
     }
 }
