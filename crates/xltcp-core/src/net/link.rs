@@ -128,6 +128,29 @@ impl Link {
         loss: LossProcess,
         gated: bool,
     ) -> Link {
+        Link::with_pipe(
+            name,
+            dest,
+            rate_bps,
+            DelayLine::new(delay, None),
+            limit,
+            overhead,
+            loss,
+            gated,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn with_pipe(
+        name: String,
+        dest: Dest,
+        rate_bps: u64,
+        pipe: DelayLine,
+        limit: QueueLimit,
+        overhead: u32,
+        loss: LossProcess,
+        gated: bool,
+    ) -> Link {
         Link {
             name,
             dest,
@@ -136,11 +159,13 @@ impl Link {
             rate_bps,
             limit,
             overhead,
-            queue: VecDeque::with_capacity(64),
+            // Grown on first use: a world of many flows builds two links
+            // per flow, most of which never queue more than a few packets.
+            queue: VecDeque::new(),
             queued_bytes: 0,
             in_tx: None,
             tx_gen: 0,
-            pipe: DelayLine::new(delay, None),
+            pipe,
             loss,
         }
     }
@@ -152,20 +177,16 @@ impl Link {
         let jitter = (spec.jitter > Dur::ZERO)
             .then(|| stream(seed, &format!("wired.{name}.jitter")))
             .map(|rng| (spec.jitter, rng));
-        let link = Link::new(
+        Link::with_pipe(
             name,
             dest,
             spec.rate_bps,
-            spec.delay,
+            DelayLine::new(spec.delay, jitter),
             spec.queue,
             0,
             LossProcess::None,
             false,
-        );
-        Link {
-            pipe: DelayLine::new(spec.delay, jitter),
-            ..link
-        }
+        )
     }
 
     /// Serialisation time of a packet, with the link-layer overhead.
