@@ -13,6 +13,13 @@ within a few parts per million.
     python3 bench/icount.py --record --reason "event queue as a 4-ary heap: -12 % on many-flows"
     python3 bench/icount.py --cases wifi-11a-cell --repeat 2
                                                 # one case twice: how repeatable a count is
+    python3 bench/icount.py --rev f1d27c5       # also each case at an earlier commit, per packet
+                                                # (built in a worktree of its own; a case whose
+                                                # scenario file that tree lacks is left out)
+
+The runner is built where cargo puts it: in `$CARGO_TARGET_DIR` when set,
+else in target/. With `--rev`, the earlier tree is checked out under
+`<target>/rev/REV` and built in `<target>/rev-build/REV`.
 
 Exit status: 0 when no case grew more than the threshold (3 %) over its
 baseline, 1 when one did or a case has no baseline, 2 on bad usage or a
@@ -78,10 +85,17 @@ CASES = (
 )
 
 
-def build_runner() -> Path:
-    """Builds the release runner and returns its path (wherever CARGO_TARGET_DIR puts it)."""
+def target_dir() -> Path:
+    """Cargo's target directory: `$CARGO_TARGET_DIR`, else target/ in the repository."""
+    return Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+
+
+def build_runner(tree: Path = ROOT, env: dict | None = None) -> Path:
+    """Builds the release runner of `tree`; returns its path (wherever CARGO_TARGET_DIR puts it)."""
     cmd = ["cargo", "build", "--quiet", "--release", "--example", "run", "--message-format=json"]
-    out = subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+    out = subprocess.run(
+        cmd, cwd=tree, env=env, check=True, stdout=subprocess.PIPE, text=True
+    ).stdout
     for line in out.splitlines():
         msg = json.loads(line)
         if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "run":
@@ -90,8 +104,24 @@ def build_runner() -> Path:
     raise SystemExit("cargo built no `run` example executable")
 
 
-def instructions(runner: Path, case: Case) -> tuple[int, dict]:
-    """Runs one case under cachegrind; returns its instruction count and the runner's summary."""
+def build_rev(rev: str) -> tuple[Path, Path]:
+    """Checks out `rev` in a worktree of its own and builds its runner; returns (tree, runner)."""
+    target = target_dir().resolve()
+    tree = target / "rev" / rev
+    if not tree.exists():
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), rev],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target / "rev-build" / rev)}
+    return tree, build_runner(tree, env)
+
+
+def instructions(runner: Path, case: Case, root: Path = ROOT) -> tuple[int, dict]:
+    """Runs one case under cachegrind in `root`; returns its count and the runner's summary."""
     with tempfile.TemporaryDirectory(prefix="icount-") as tmp:
         out_file = Path(tmp) / "cachegrind.out"
         cmd = [
@@ -109,7 +139,7 @@ def instructions(runner: Path, case: Case) -> tuple[int, dict]:
         # A fixed, small environment: the process's start-up work (and so its
         # count) otherwise depends on the caller's variables.
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-2000:])
             raise SystemExit(f"{case.name}: the run failed with status {proc.returncode}")
@@ -228,6 +258,40 @@ def record(counts: dict[str, int], runs: dict[str, dict], path: Path, reason: st
     print(f"recorded {', '.join(counts)} at {commit} in {path}")
 
 
+def against_rev(
+    rev: str, cases: list[Case], counts: dict[str, int], runs: dict[str, dict], measure
+) -> None:
+    """Runs the cases at `rev` and prints instructions per packet beside this tree's."""
+    tree, runner = build_rev(rev)
+    print(f"\nagainst {rev}:")
+    print(
+        f"{'case':<24} {'instructions':>15} {'at ' + rev[:10]:>15} {'packets':>8} "
+        f"{'packets':>8} {'instr/pkt':>10} {'instr/pkt':>10} {'per-pkt ratio':>13}"
+    )
+    for case in cases:
+        if not (tree / case.scenario).is_file():
+            print(f"{case.name:<24} not run at {rev}: it has no {case.scenario}")
+            continue
+        try:
+            theirs, run = measure(runner, case, tree)
+        except SystemExit as e:
+            print(f"{case.name:<24} failed at {rev} ({e}): its scenario keys may differ")
+            continue
+        ours, p_ours, p_theirs = (
+            counts[case.name],
+            runs[case.name].get("packets") or 0,
+            run.get("packets") or 0,
+        )
+        if not (p_ours and p_theirs):
+            print(f"{case.name:<24} {ours:>15,} {theirs:>15,}  (no packets)")
+            continue
+        a, b = ours / p_ours, theirs / p_theirs
+        print(
+            f"{case.name:<24} {ours:>15,} {theirs:>15,} {p_ours:>8} {p_theirs:>8} "
+            f"{a:>10.0f} {b:>10.0f} {a / b:>13.3f}"
+        )
+
+
 def main(argv: list[str] | None = None, measure=instructions) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -246,6 +310,10 @@ def main(argv: list[str] | None = None, measure=instructions) -> int:
     )
     ap.add_argument("--runner", type=Path, help="this runner instead of building one")
     ap.add_argument(
+        "--rev",
+        help="also run the cases at this git revision and print instructions per packet beside it",
+    )
+    ap.add_argument(
         "--baseline",
         type=Path,
         default=BASELINE,
@@ -257,6 +325,8 @@ def main(argv: list[str] | None = None, measure=instructions) -> int:
     args = ap.parse_args(argv)
     if args.record and not args.reason:
         ap.error("--record needs --reason: say why the counts change")
+    if args.record and args.rev:
+        ap.error("--rev compares; it does not record")
     if measure is instructions and not shutil.which("valgrind"):
         ap.error("valgrind is not installed")
     runner = args.runner or (build_runner() if measure is instructions else Path("run"))
@@ -276,7 +346,10 @@ def main(argv: list[str] | None = None, measure=instructions) -> int:
     if args.record:
         record(counts, runs, args.baseline, args.reason)
         return 0
-    return 1 if report(counts, runs, load_baseline(args.baseline), args.threshold) else 0
+    failed = report(counts, runs, load_baseline(args.baseline), args.threshold)
+    if args.rev:
+        against_rev(args.rev, cases, counts, runs, measure)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

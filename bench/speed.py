@@ -5,9 +5,12 @@ Runs, each in its own process so that peak memory is its own:
   * xltcp on scenarios/many-flows.toml for the given simulated durations;
   * ns-3 3.44 on bench/ns3/many_flows.cc (built by bench/ns3/build.sh) for
     the first duration.
-Prints simulated packets per wall-second, events per wall-second, peak RSS
-and the ratios. Packets are link transmissions (every hop of every packet)
-in both tools.
+Prints simulated packets per wall-second, events per wall-second, events
+per packet, peak RSS and the ratios. Packets are link transmissions (every
+hop of every packet) in both tools. With --baseline-rev, also instructions
+per packet of this tree and of that revision (bench/icount.py's
+many-flows case under cachegrind: wall time is noisy on a shared machine,
+instruction counts are not).
 
 Then the same for a 10-station 802.11a cell (scenarios/wifi-11a.toml with
 ten downlink bulk flows, one wired host and one wireless station each, at
@@ -20,7 +23,11 @@ association frames are not counted.
     python3 bench/speed.py                    # 60 s, and 600 s for xltcp memory
     python3 bench/speed.py --durations 60     # quicker
     python3 bench/speed.py --baseline-rev REV --durations 60 --no-ns3
-                                              # this tree against an earlier commit, alternating runs
+                                              # this tree against an earlier commit, alternating runs,
+                                              # and instructions per packet of both (--no-icount: not)
+    python3 bench/speed.py --flows 10000 --durations 10 --no-ns3 --no-wifi-cell --repeat 1 \
+        --set wireless.rate=10Gbps --set wireless.queue=10000p
+                                              # 10,000 flows: wall time and peak RSS
     python3 bench/speed.py --only-wifi-cell --cell-duration 30
                                               # the 802.11a cell alone (30 s after the 1 s start)
 """
@@ -48,7 +55,11 @@ CELL_SETS = [
     "output.timeseries=false",
 ]
 
-RUNNER = ROOT / "target" / "release" / "examples" / "run"
+#: Cargo's target directory (`$CARGO_TARGET_DIR`, else target/).
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+RUNNER = TARGET / "release" / "examples" / "run"
+#: The instruction-count case of --baseline-rev (bench/icount.py's first).
+ICOUNT_CASE = "many-flows-100x2s"
 
 
 def peak_rss_of(cmd: list[str]) -> tuple[dict, int]:
@@ -78,6 +89,11 @@ def main() -> int:
                     help="simulated seconds of the cell after its 1 s start (default 30)")
     ap.add_argument("--cell-ns3-json", type=Path, help="reuse an earlier bench/ns3/build/wifi_cell result")
     ap.add_argument("--no-wifi-cell", action="store_true", help="skip the 802.11a cell")
+    ap.add_argument("--flows", type=int, help="flows of the many-flow scenario (default: the file's 100)")
+    ap.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE",
+                    help="a further --set for the many-flow runs (repeatable)")
+    ap.add_argument("--no-icount", action="store_true",
+                    help="with --baseline-rev: skip the instruction counts (they need valgrind)")
     ap.add_argument("--only-wifi-cell", action="store_true", help="run the 802.11a cell alone")
     args = ap.parse_args()
     if args.only_wifi_cell:
@@ -88,16 +104,21 @@ def main() -> int:
     rows = []
     # The core's own runner (no Python interpreter in the measured process).
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
-    runners = [("xltcp", RUNNER)]
+    runners = [("xltcp", RUNNER, ROOT)]
     if args.baseline_rev:
-        runners.append((f"@{args.baseline_rev[:8]}", build_baseline(args.baseline_rev)))
+        tree, runner = build_baseline(args.baseline_rev)
+        runners.append((f"@{args.baseline_rev[:8]}", runner, tree))
+    sets = ([f"flow.0.count={args.flows}"] if args.flows else []) + args.sets
     for d in durations:
-        runs: dict[str, list] = {name: [] for name, _ in runners}
+        runs: dict[str, list] = {name: [] for name, _, _ in runners}
         for _ in range(max(1, args.repeat)):
-            for name, runner in runners:
-                r, rss = peak_rss_of([str(runner), str(SCENARIO), "--set", f"sim.duration={d}s"])
+            for name, runner, tree in runners:
+                cmd = [str(runner), str(tree / SCENARIO.relative_to(ROOT)), "--set", f"sim.duration={d}s"]
+                for x in sets:
+                    cmd += ["--set", x]
+                r, rss = peak_rss_of(cmd)
                 runs[name].append((r["wall_seconds"], r, rss))
-        for name, _ in runners:
+        for name, _, _ in runners:
             wall, r, rss = sorted(runs[name], key=lambda x: x[0])[len(runs[name]) // 2]
             rows.append((name, d, r["packets"], r["events"], wall, rss))
 
@@ -115,9 +136,11 @@ def main() -> int:
             ns3 = ("ns-3 3.44", d, r["packets"], r["events"], r["wall_seconds_run"], r["peak_rss_bytes"])
             rows.append(ns3)
 
-    print(f"{'tool':<10} {'sim s':>6} {'packets':>12} {'events':>12} {'wall s':>8} {'pkts/s':>12} {'events/s':>12} {'peak RSS':>10}")
+    print(f"{'tool':<10} {'sim s':>6} {'packets':>12} {'events':>12} {'wall s':>8} {'pkts/s':>12} {'events/s':>12} "
+          f"{'ev/pkt':>7} {'peak RSS':>10}")
     for tool, d, pk, ev, wall, rss in rows:
-        print(f"{tool:<10} {d:>6} {pk:>12} {ev:>12} {wall:>8.2f} {pk / wall:>12.0f} {ev / wall:>12.0f} {rss / 2**20:>8.1f}MiB")
+        print(f"{tool:<10} {d:>6} {pk:>12} {ev:>12} {wall:>8.2f} {pk / wall:>12.0f} {ev / wall:>12.0f} "
+              f"{ev / pk:>7.3f} {rss / 2**20:>8.1f}MiB")
     if ns3:
         x = rows[0]
         print(f"xltcp / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second")
@@ -127,6 +150,8 @@ def main() -> int:
             base = next(r for r in rows if r[0] != "xltcp" and r[0] != "ns-3 3.44" and r[1] == d)
             ratio = (now[2] / now[4]) / (base[2] / base[4])
             print(f"{d} s: this tree / {base[0]}: {ratio:.3f}x packets per wall-second (median of {args.repeat})")
+        if not args.no_icount:
+            instructions_per_packet(runners)
     if not args.no_wifi_cell:
         print()
         return wifi_cell(args)
@@ -137,7 +162,8 @@ def wifi_cell(args) -> int:
     """The 802.11a cell: xltcp (median of --repeat) and ns-3 (one run)."""
     n, start, d = args.stations, 1.0, args.cell_duration
     text = CELL_SCENARIO.read_text().replace("[[flow]]", f'[[flow]]\ncount = {n}\nstart = "{start:g}s"', 1)
-    tmp = ROOT / "target" / "speed-wifi-cell.toml"
+    tmp = TARGET / "speed-wifi-cell.toml"
+    tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_text(text)
     cmd = [str(RUNNER), str(tmp), "--set", f"sim.duration={start + d:g}s"]
     for x in CELL_SETS:
@@ -175,15 +201,28 @@ def wifi_cell(args) -> int:
     return 0
 
 
-def build_baseline(rev: str) -> Path:
-    """Builds the runner of an earlier revision in a worktree of its own."""
-    tree = ROOT / "target" / "baseline" / rev
-    if not tree.exists():
-        tree.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=tree, check=True,
-                   env={**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target" / "baseline-build")})
-    return ROOT / "target" / "baseline-build" / "release" / "examples" / "run"
+def build_baseline(rev: str) -> tuple[Path, Path]:
+    """Builds the runner of an earlier revision in a worktree of its own; returns (tree, runner)."""
+    return icount_module().build_rev(rev)
+
+
+def icount_module():
+    """bench/icount.py, for its cases, its cachegrind runs and its revision builds."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import icount
+
+    return icount
+
+
+def instructions_per_packet(runners) -> None:
+    """Instructions per packet (cachegrind) of each runner on the icount many-flow case."""
+    icount = icount_module()
+    case = next(c for c in icount.CASES if c.name == ICOUNT_CASE)
+    print(f"instructions per packet, {case.name} ({case.what}):")
+    for name, runner, tree in runners:
+        count, r = icount.instructions(runner, case, tree)
+        print(f"  {name:<10} {count:>15,} instructions {r['packets']:>9} packets {count / r['packets']:>8.0f} per packet "
+              f"{r['events'] / r['packets']:>6.3f} events per packet")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ impl DelayLine {
         DelayLine {
             delay,
             jitter,
-            pipe: VecDeque::with_capacity(64),
+            // Grown on first use (a link's or a host's line is built per
+            // flow; many carry few packets at once).
+            pipe: VecDeque::new(),
         }
     }
 

@@ -128,6 +128,29 @@ impl Link {
         loss: LossProcess,
         gated: bool,
     ) -> Link {
+        Link::with_pipe(
+            name,
+            dest,
+            rate_bps,
+            DelayLine::new(delay, None),
+            limit,
+            overhead,
+            loss,
+            gated,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn with_pipe(
+        name: String,
+        dest: Dest,
+        rate_bps: u64,
+        pipe: DelayLine,
+        limit: QueueLimit,
+        overhead: u32,
+        loss: LossProcess,
+        gated: bool,
+    ) -> Link {
         Link {
             name,
             dest,
@@ -136,11 +159,13 @@ impl Link {
             rate_bps,
             limit,
             overhead,
-            queue: VecDeque::with_capacity(64),
+            // Grown on first use: a world of many flows builds two links
+            // per flow, most of which never queue more than a few packets.
+            queue: VecDeque::new(),
             queued_bytes: 0,
             in_tx: None,
             tx_gen: 0,
-            pipe: DelayLine::new(delay, None),
+            pipe,
             loss,
         }
     }
@@ -152,20 +177,16 @@ impl Link {
         let jitter = (spec.jitter > Dur::ZERO)
             .then(|| stream(seed, &format!("wired.{name}.jitter")))
             .map(|rng| (spec.jitter, rng));
-        let link = Link::new(
+        Link::with_pipe(
             name,
             dest,
             spec.rate_bps,
-            spec.delay,
+            DelayLine::new(spec.delay, jitter),
             spec.queue,
             0,
             LossProcess::None,
             false,
-        );
-        Link {
-            pipe: DelayLine::new(spec.delay, jitter),
-            ..link
-        }
+        )
     }
 
     /// Serialisation time of a packet, with the link-layer overhead.
@@ -195,17 +216,20 @@ impl Link {
         self.loss.mean_loss()
     }
 
-    fn fits(&self, p: &Packet) -> bool {
+    fn fits(&self, ip_len: u64) -> bool {
         match self.limit {
             QueueLimit::Packets(n) => self.queue.len() < n as usize,
-            QueueLimit::Bytes(b) => self.queued_bytes + p.ip_len() as u64 <= b,
+            QueueLimit::Bytes(b) => self.queued_bytes + ip_len <= b,
         }
     }
 
-    fn start(&mut self, now: Time, p: Packet) -> (Time, u32) {
+    /// Starts sending `p`, of `ip_len` IP bytes (measured once by the
+    /// caller: a packet's length walks its options).
+    fn start(&mut self, now: Time, p: Packet, ip_len: u64) -> (Time, u32) {
         self.stats.transmitted += 1;
-        self.stats.bytes_transmitted += p.ip_len() as u64;
-        let done = now + self.tx_time(&p);
+        self.stats.bytes_transmitted += ip_len;
+        let air = ip_len + u64::from(p.meta.link_overhead) + u64::from(self.overhead);
+        let done = now + Dur::transmission(air, self.rate_bps);
         self.in_tx = Some(p);
         self.tx_gen = self.tx_gen.wrapping_add(1);
         (done, self.tx_gen)
@@ -219,20 +243,21 @@ impl Link {
     /// Offers a packet. `open` is false while the hop is blocked.
     pub fn offer(&mut self, now: Time, p: Packet, open: bool) -> Wake {
         self.stats.offered += 1;
+        let ip_len = p.ip_len() as u64;
         if self.in_tx.is_none() && open && self.queue.is_empty() {
             return Wake {
-                tx_done: Some(self.start(now, p)),
+                tx_done: Some(self.start(now, p, ip_len)),
                 ..Wake::default()
             };
         }
-        if !self.fits(&p) {
+        if !self.fits(ip_len) {
             self.stats.drops.count(DropReason::QueueFull);
             return Wake {
                 dropped: Some(DropReason::QueueFull),
                 ..Wake::default()
             };
         }
-        self.queued_bytes += p.ip_len() as u64;
+        self.queued_bytes += ip_len;
         self.queue.push_back(p);
         self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
         Wake::default()
@@ -245,9 +270,10 @@ impl Link {
         }
         match self.queue.pop_front() {
             Some(p) => {
-                self.queued_bytes -= p.ip_len() as u64;
+                let ip_len = p.ip_len() as u64;
+                self.queued_bytes -= ip_len;
                 Wake {
-                    tx_done: Some(self.start(now, p)),
+                    tx_done: Some(self.start(now, p, ip_len)),
                     ..Wake::default()
                 }
             }

@@ -145,7 +145,8 @@ pub struct World {
     pub(super) links: Vec<Link>,
     pub(super) flows: Vec<Flow>,
     /// Each endpoint's stack latency (`[hosts]`), flow i's at `2i + side`;
-    /// `None` where segments leave at once.
+    /// `None` where segments leave at once, and empty when all leave at
+    /// once.
     stacks: Vec<Option<DelayLine>>,
     pub(super) topology: Topology,
     /// The hops: the scenario's `[wireless]` (index 0) and any further
@@ -248,7 +249,10 @@ impl World {
             stream(seed, "wireless.availability"),
         );
         let end = Time::ZERO + scenario.sim.duration;
-        let stacks = (0..2 * n)
+        // Empty when no endpoint has a stack latency (the default): the
+        // packet path then tests a length, not a per-endpoint entry.
+        let any_stack = scenario.hosts.stack_delay + scenario.hosts.stack_jitter > Dur::ZERO;
+        let stacks = (0..if any_stack { 2 * n } else { 0 })
             .map(|k| {
                 let side = if k % 2 == 0 { "ch" } else { "sh" };
                 let name = format!("{}.{side}", scenario.flows[k / 2].name);

@@ -115,8 +115,10 @@ impl World {
     /// A segment of flow `flow`'s `side` endpoint is through its host's
     /// stack.
     pub(super) fn on_stack_out(&mut self, now: Time, flow: usize, side: usize) {
-        let Some(p) = self.stacks[2 * flow + side]
-            .as_mut()
+        let Some(p) = self
+            .stacks
+            .get_mut(2 * flow + side)
+            .and_then(Option::as_mut)
             .and_then(|s| s.pop(now))
         else {
             return;
@@ -170,7 +172,7 @@ impl World {
             };
             self.next_uid += 1;
             self.accounting.injected += 1;
-            if let Some(pipe) = self.stacks[2 * flow + i].as_mut() {
+            if let Some(pipe) = self.stacks.get_mut(2 * flow + i).and_then(Option::as_mut) {
                 let at = pipe.push(now, packet);
                 let (flow, side) = (flow as u32, i as u8);
                 self.q.schedule(at, Ev::StackOut { flow, side });
