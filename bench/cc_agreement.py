@@ -14,13 +14,13 @@ of its mean, up to --max-seeds.
     python3 bench/cc_agreement.py                 # the table; JSON in bench/out/cc_agreement.json
     python3 bench/cc_agreement.py --cc cubic --p 0.01
 
-ns-3 runs are kept in --cache (bench/out/ns3_cc_runs.json) and reused.
+ns-3 runs are kept in --cache (bench/ns3/results/ns3_cc_lossy.json) and reused.
 
 With --linux (as root: the emulator needs ip netns, /dev/net/tun and iperf3)
 the table is Linux through ``xltcp emu`` against the simulator with its
 default profile instead, for --linux-cc (cubic, cubic-as-linux, bbr) and --p, seeds 1..
 --linux-seeds of --linux-duration seconds each (runs kept in
-bench/out/linux_cc_runs.json):
+bench/ns3/results/linux_cc_lossy.json):
 
     sudo python3 bench/cc_agreement.py --linux --linux-seeds 10 --linux-duration 10
 
@@ -140,10 +140,31 @@ def sim_run(cc: str, p: float, seed: int, duration: int, extra: list[str]) -> di
     return {k: f[k] for k in FIELDS}
 
 
+#: The runs kept between invocations (tracked, so that the tables regenerate
+#: without rerunning ns-3 or the emulator): {"key", "program", "runs"}.
+NS3_RUNS = ROOT / "bench" / "ns3" / "results" / "ns3_cc_lossy.json"
+LINUX_RUNS = ROOT / "bench" / "ns3" / "results" / "linux_cc_lossy.json"
+
+
+def load_runs(path: Path) -> dict:
+    """The runs kept in ``path`` (a flat mapping of an older layout too)."""
+    if not path.exists():
+        return {}
+    kept = json.loads(path.read_text())
+    return kept["runs"] if "runs" in kept else kept
+
+
+def save_runs(path: Path, runs: dict, key: str, program: str) -> None:
+    """Writes ``runs`` to ``path`` with what its keys and runs are."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"key": key, "program": program, "runs": runs}
+    path.write_text(json.dumps(doc, indent=0, sort_keys=True) + "\n")
+
+
 def linux_table(args) -> int:
     """Linux through the emulator against the simulator, same cc, p and seeds."""
-    path = ROOT / "bench" / "out" / "linux_cc_runs.json"
-    cache = json.loads(path.read_text()) if path.exists() else {}
+    path = LINUX_RUNS
+    cache = load_runs(path)
     print(
         f"Linux (xltcp emu) against the simulator (profile rfc) on lossy-last-hop, "
         f"{args.linux_duration} s runs, seeds 1..{args.linux_seeds}; goodput Mbit/s, "
@@ -164,8 +185,12 @@ def linux_table(args) -> int:
                 key = f"{cc}:{p:g}:{args.linux_duration}:{s}"
                 if key not in cache:
                     cache[key] = emu_run(cc, p, s, args.linux_duration)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(cache, indent=0, sort_keys=True) + "\n")
+                    save_runs(
+                        path,
+                        cache,
+                        "cc:p:duration_s:seed",
+                        "xltcp emu scenarios/lossy-last-hop.toml --cc=CC",
+                    )
             lx = [cache[f"{cc}:{p:g}:{args.linux_duration}:{s}"] for s in seeds]
             try:
                 sx = [sim_run(cc, p, s, args.linux_duration, extra) for s in seeds]
@@ -175,6 +200,7 @@ def linux_table(args) -> int:
             rows.append(r)
             print(row_md(r).replace("nan ± nan", "n/a").replace("+nan% ± nan", "n/a"), flush=True)
     out = ROOT / "bench" / "out" / "linux_cc_agreement.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"rows": rows}, indent=2) + "\n")
     return 0
 
@@ -264,7 +290,7 @@ def main() -> int:
     ap.add_argument("--max-seeds", type=int, default=200)
     ap.add_argument("--rel-ci", type=float, default=0.03)
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 processes at a time")
-    ap.add_argument("--cache", type=Path, default=ROOT / "bench" / "out" / "ns3_cc_runs.json")
+    ap.add_argument("--cache", type=Path, default=NS3_RUNS)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "cc_agreement.json")
     ap.add_argument("--linux", action="store_true", help="Linux (emulator) against the simulator")
     ap.add_argument("--linux-cc", default="cubic,cubic-as-linux,bbr")
@@ -276,11 +302,11 @@ def main() -> int:
     if not NS3_BIN.exists():
         print(f"{NS3_BIN} missing: run bench/ns3/build.sh first", file=sys.stderr)
         return 2
-    cache = json.loads(args.cache.read_text()) if args.cache.exists() else {}
+    cache = load_runs(args.cache)
+    program = json.loads(args.cache.read_text()).get("program", "") if args.cache.exists() else ""
 
     def save() -> None:
-        args.cache.parent.mkdir(parents=True, exist_ok=True)
-        args.cache.write_text(json.dumps(cache, indent=0, sort_keys=True) + "\n")
+        save_runs(args.cache, cache, "cc:p:seed", program or "bench/ns3/build/lossy_last_hop")
 
     print(
         f"xltcp (profile ns3) against ns-3 3.44 on lossy-last-hop, {DURATION} s runs, "

@@ -639,12 +639,27 @@ impl Endpoint {
         } else {
             self.dup_delivered
         };
-        let flight = match self.config.ssthresh_from {
-            super::SsthreshFrom::FlightSize => outstanding.saturating_sub(delivered).max(smss),
-            super::SsthreshFrom::Cwnd => self.win.cwnd,
+        let (flight, new_ssthresh) = match self.config.ssthresh_from {
+            super::SsthreshFrom::FlightSize => {
+                (outstanding.saturating_sub(delivered).max(smss), first)
+            }
+            // Linux (`tcp_enter_loss`) sets ssthresh from cwnd only for a
+            // timeout in a new window: not inside fast recovery's, where
+            // its cwnd (never inflated) is already the reduced one and the
+            // recovery's ssthresh stays; an inflated NewReno cwnd there
+            // would set it above the window that lost.
+            super::SsthreshFrom::Cwnd => (
+                self.win.cwnd,
+                matches!(
+                    self.cstate,
+                    CongestionState::Open | CongestionState::Disorder
+                ) || self.snd_una >= self.recover
+                    || (self.cstate == CongestionState::Loss && first),
+            ),
         };
         // ssthresh kept on a repeated timeout.
-        self.cc.on_rto(&mut self.win, flight, smss, first, now);
+        self.cc
+            .on_rto(&mut self.win, flight, smss, new_ssthresh, now);
         self.dup_delivered = 0;
         self.rate.dup_credit = 0;
         self.consecutive_rtos += 1;

@@ -396,6 +396,36 @@ fn ssthresh_comes_from_flight_size_or_as_linux_from_cwnd() {
     assert_eq!(timed_out(super::SsthreshFrom::Cwnd), 5000);
 }
 
+#[test]
+fn as_linux_a_timeout_inside_fast_recovery_keeps_its_ssthresh() {
+    // SACK recovery entered on five segments out (ssthresh 5000 from cwnd,
+    // as above), then the retransmission timer expires before recovery
+    // ends: Linux (`tcp_enter_loss`) keeps the recovery's ssthresh; RFC
+    // 5681 sets it again from the FlightSize.
+    let timed_out_in_recovery = |from| {
+        let mut ep = established(super::Config {
+            ssthresh_from: from,
+            ..sack_cfg()
+        });
+        ep.write(5000);
+        send_segments(&mut ep, ms(100), 0, 5);
+        send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(4000))]));
+        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+        let in_recovery = ep.ssthresh();
+        ep.handle_timeout(ms(5000));
+        assert_eq!(ep.congestion_state(), CongestionState::Loss);
+        (in_recovery, ep.ssthresh())
+    };
+    assert_eq!(
+        timed_out_in_recovery(super::SsthreshFrom::Cwnd),
+        (5000, 5000)
+    );
+    let (entry, after) = timed_out_in_recovery(super::SsthreshFrom::FlightSize);
+    assert_eq!(entry, 2500);
+    // Five segments out, three SACKed: (5000 - 3000) / 2 at least 2 SMSS.
+    assert_eq!(after, 2000);
+}
+
 /// Moves data through `ep` without a loss until `bytes` are acknowledged:
 /// each round sends what the window allows and the peer acknowledges all
 /// of it. Returns the time after the last round.
