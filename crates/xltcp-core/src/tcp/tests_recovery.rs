@@ -362,32 +362,35 @@ fn ns3_profile_counts_limited_transmit_in_the_ssthresh_flight() {
     assert_eq!(ep.ssthresh(), 5000);
 }
 
+/// Five segments out with a window of ten (the application wrote five):
+/// FlightSize 5000, cwnd 10 000, ssthresh from `from`.
+fn five_out(from: super::SsthreshFrom) -> super::Endpoint {
+    let mut ep = established(super::Config {
+        ssthresh_from: from,
+        ..sack_cfg()
+    });
+    ep.write(5000);
+    send_segments(&mut ep, ms(100), 0, 5);
+    ep
+}
+
+/// `five_out`, then one SACK of more than two segments above the hole:
+/// SACK recovery.
+fn five_out_in_recovery(from: super::SsthreshFrom) -> super::Endpoint {
+    let mut ep = five_out(from);
+    send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(4000))]));
+    assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+    ep
+}
+
 #[test]
 fn ssthresh_comes_from_flight_size_or_as_linux_from_cwnd() {
-    // Five segments out with a window of ten (the application wrote five):
-    // FlightSize 5000, cwnd 10 000. One SACK of more than two segments
-    // above the hole starts SACK recovery.
-    let out = |from| {
-        let mut ep = established(super::Config {
-            ssthresh_from: from,
-            ..sack_cfg()
-        });
-        ep.write(5000);
-        send_segments(&mut ep, ms(100), 0, 5);
-        send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(4000))]));
-        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
-        ep.ssthresh()
-    };
+    let out = |from| five_out_in_recovery(from).ssthresh();
     assert_eq!(out(super::SsthreshFrom::FlightSize), 2500);
     assert_eq!(out(super::SsthreshFrom::Cwnd), 5000);
     // The same five segments timed out instead.
     let timed_out = |from| {
-        let mut ep = established(super::Config {
-            ssthresh_from: from,
-            ..sack_cfg()
-        });
-        ep.write(5000);
-        send_segments(&mut ep, ms(100), 0, 5);
+        let mut ep = five_out(from);
         ep.handle_timeout(ms(1100));
         assert_eq!(ep.congestion_state(), CongestionState::Loss);
         ep.ssthresh()
@@ -403,14 +406,7 @@ fn as_linux_a_timeout_inside_fast_recovery_keeps_its_ssthresh() {
     // ends: Linux (`tcp_enter_loss`) keeps the recovery's ssthresh; RFC
     // 5681 sets it again from the FlightSize.
     let timed_out_in_recovery = |from| {
-        let mut ep = established(super::Config {
-            ssthresh_from: from,
-            ..sack_cfg()
-        });
-        ep.write(5000);
-        send_segments(&mut ep, ms(100), 0, 5);
-        send!(ep, ms(200), sack_ack(s(0), &[(s(1000), s(4000))]));
-        assert_eq!(ep.congestion_state(), CongestionState::Recovery);
+        let mut ep = five_out_in_recovery(from);
         let in_recovery = ep.ssthresh();
         ep.handle_timeout(ms(5000));
         assert_eq!(ep.congestion_state(), CongestionState::Loss);
