@@ -181,8 +181,8 @@ KEY_MEANINGS: dict[str, str] = {
     '(the RFCs) or `"ns3"` (ns-3 3.44\'s TcpNewReno/TcpSocketBase).',
     "tcp.cc": 'Congestion control: `"newreno"` (RFC 5681), `"cubic"` (RFC 9438), '
     '`"westwood"` (Westwood+), `"vegas"` or `"bbr"` (BBR v1, which paces its segments; '
-    'see docs/tcp.md), in the simulator and (as Linux\'s module of that name, `reno` for '
-    'newreno) in the emulator.',
+    "see docs/tcp.md), in the simulator and (as Linux's module of that name, `reno` for "
+    "newreno) in the emulator.",
     "tcp.hystart": "HyStart++ (RFC 9406) in CUBIC's first slow start: leave slow start "
     "when the RTT rises, through a conservative phase (default false).",
     "tcp.recovery": 'Loss recovery: `"sack"` (RFC 6675; NewReno when the peer does not '
