@@ -37,9 +37,8 @@ use std::sync::Arc;
 use xltcp_core::hop::Hop as _;
 use xltcp_core::net::availability::Availability;
 use xltcp_core::net::link::{Dest, Link};
-use xltcp_core::net::loss::LossProcess;
 use xltcp_core::rng::stream;
-use xltcp_core::scenario::{AppSpec, Direction, LossSpec, LossSteps, Scenario};
+use xltcp_core::scenario::{AppSpec, Direction, Scenario};
 use xltcp_core::sim::emu_section::FreezeReport;
 use xltcp_core::sim::flow::Side;
 use xltcp_core::sim::topology::Topology;
@@ -166,28 +165,8 @@ impl Hop {
             links.push(wired(format!("bs-ch{i}"), Dest::Ch(i)));
         }
         let wl = &scenario.wireless;
-        // The simulator's stream names: same seed, same losses and blockages.
-        let air = |name: &str, dest, spec, stream_name: &str| {
-            let loss = LossProcess::new(spec, stream(seed, stream_name));
-            let l = &wl.link;
-            Link::new(
-                name.into(),
-                dest,
-                l.rate_bps,
-                l.delay,
-                l.queue,
-                wl.frame_overhead,
-                loss,
-                true,
-            )
-        };
-        links.push(air(
-            "bs-air",
-            Dest::ShOfFlow,
-            &wl.loss_down,
-            "wireless.down.loss",
-        ));
-        links.push(air("air-bs", Dest::Bs, &wl.loss_up, "wireless.up.loss"));
+        links.push(Link::air(wl, true, seed));
+        links.push(Link::air(wl, false, seed));
         let wl_down = links.len() - 2;
         (links, wl_down, wl_down + 1)
     }
@@ -208,15 +187,6 @@ impl Hop {
         deadlines.schedule(end, Ev::End);
         let availability_blocked = availability.blocked();
         let air = Air::new(scenario, seed, &mut deadlines);
-        let both = |spec: &LossSpec| {
-            matches!(
-                spec,
-                LossSpec::Gilbert {
-                    steps: LossSteps::Both,
-                    ..
-                }
-            )
-        };
         let framing: Vec<Framing> = scenario
             .flows
             .iter()
@@ -241,7 +211,7 @@ impl Hop {
             links,
             wl_down,
             wl_up,
-            cross: [both(&wl.loss_down), both(&wl.loss_up)],
+            cross: [wl.loss_down.steps_both(), wl.loss_up.steps_both()],
             flows: n as u32,
             blocked_since: availability.blocked().then_some(Time::ZERO),
             availability,

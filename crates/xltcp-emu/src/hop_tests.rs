@@ -3,6 +3,7 @@
 use super::datagram::ones_complement_sum;
 use super::*;
 use std::path::Path;
+use xltcp_core::net::loss::LossProcess;
 use xltcp_core::scenario::load_str;
 use xltcp_core::wire::{
     emit, fix_checksums, parse, parse_with, PacketMeta, ParseOptions, Segment, SeqNum, TcpFlags,

@@ -24,10 +24,8 @@
 
 use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink, BS};
 use crate::net::framing;
-use crate::net::link::{Dest, Link, LinkStats, Wake};
-use crate::net::loss::LossProcess;
-use crate::rng::stream;
-use crate::scenario::{BlockedMode, FlowSpec, LossSpec, LossSteps, WirelessSpec};
+use crate::net::link::{Link, LinkStats, Wake};
+use crate::scenario::{BlockedMode, FlowSpec, WirelessSpec};
 use crate::time::Time;
 use crate::wire::Packet;
 
@@ -53,43 +51,14 @@ pub struct P2pHop {
 impl P2pHop {
     /// The hop of `scenario`'s `[wireless]` table.
     pub fn new(wl: &WirelessSpec, seed: u64) -> P2pHop {
-        let l = &wl.link;
-        let link = |name: &str, dest, loss| {
-            Link::new(
-                name.into(),
-                dest,
-                l.rate_bps,
-                l.delay,
-                l.queue,
-                wl.frame_overhead,
-                loss,
-                true,
-            )
-        };
-        let loss = |spec, name: &str| LossProcess::new(spec, stream(seed, name));
         P2pHop {
-            links: [
-                link(
-                    "bs-air",
-                    Dest::ShOfFlow,
-                    loss(&wl.loss_down, "wireless.down.loss"),
-                ),
-                link("air-bs", Dest::Bs, loss(&wl.loss_up, "wireless.up.loss")),
-            ],
+            links: [Link::air(wl, true, seed), Link::air(wl, false, seed)],
             blocked: false,
             lose: wl.blocked == BlockedMode::Lose,
             hit: [false; 2],
-            rate_bps: l.rate_bps,
+            rate_bps: wl.link.rate_bps,
             frame_overhead: wl.frame_overhead,
-            cross: [&wl.loss_down, &wl.loss_up].map(|spec| {
-                matches!(
-                    spec,
-                    LossSpec::Gilbert {
-                        steps: LossSteps::Both,
-                        ..
-                    }
-                )
-            }),
+            cross: [wl.loss_down.steps_both(), wl.loss_up.steps_both()],
         }
     }
 
@@ -255,7 +224,9 @@ impl Hop for P2pHop {
 pub(crate) mod tests {
     use super::*;
     use crate::net::loss::LossProcess;
+    use crate::rng::stream;
     use crate::scenario::load_str;
+    use crate::scenario::{LossSpec, LossSteps};
     use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, TcpOptions};
     use std::net::Ipv4Addr;
 

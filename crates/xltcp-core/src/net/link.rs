@@ -12,7 +12,7 @@
 use super::delay::DelayLine;
 use super::loss::LossProcess;
 use crate::rng::stream;
-use crate::scenario::{LinkSpec, QueueLimit};
+use crate::scenario::{LinkSpec, QueueLimit, WirelessSpec};
 use crate::time::{Dur, Time};
 use crate::wire::Packet;
 use serde::Serialize;
@@ -186,6 +186,34 @@ impl Link {
             0,
             LossProcess::None,
             false,
+        )
+    }
+
+    /// A direction of the point-to-point wireless hop, as both engines
+    /// build it: `bs-air` (down) or `air-bs`, its losses drawn from the
+    /// stream `wireless.down.loss` or `wireless.up.loss`, so that one seed
+    /// gives both engines the same losses.
+    pub fn air(wl: &WirelessSpec, down: bool, seed: u64) -> Link {
+        let (name, dest, spec, stream_name) = if down {
+            (
+                "bs-air",
+                Dest::ShOfFlow,
+                &wl.loss_down,
+                "wireless.down.loss",
+            )
+        } else {
+            ("air-bs", Dest::Bs, &wl.loss_up, "wireless.up.loss")
+        };
+        let l = &wl.link;
+        Link::new(
+            name.into(),
+            dest,
+            l.rate_bps,
+            l.delay,
+            l.queue,
+            wl.frame_overhead,
+            LossProcess::new(spec, stream(seed, stream_name)),
+            true,
         )
     }
 

@@ -118,24 +118,7 @@ fn write_record<W: Write>(out: &mut W, t: Time, data: &[u8], orig_len: u32) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags};
-    use std::net::Ipv4Addr;
-
-    fn packet(len: u32) -> Packet {
-        Packet {
-            src: Ipv4Addr::new(192, 0, 2, 1),
-            dst: Ipv4Addr::new(192, 0, 2, 2),
-            ip_id: 7,
-            ttl: 64,
-            tcp: Segment {
-                seq: SeqNum(1),
-                flags: TcpFlags::ACK,
-                payload_len: len,
-                ..Segment::default()
-            },
-            meta: PacketMeta::default(),
-        }
-    }
+    use crate::wire::tests::ack_packet as packet;
 
     #[test]
     fn the_record_buffer_is_reused_after_warm_up() {

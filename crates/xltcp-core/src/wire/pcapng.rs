@@ -225,24 +225,8 @@ fn push_option(b: &mut Vec<u8>, code: u16, value: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{PacketMeta, Segment, SeqNum, TcpFlags, LINKTYPE_RAW};
-    use std::net::Ipv4Addr;
-
-    fn packet(len: u32) -> Packet {
-        Packet {
-            src: Ipv4Addr::new(192, 0, 2, 1),
-            dst: Ipv4Addr::new(192, 0, 2, 2),
-            ip_id: 7,
-            ttl: 64,
-            tcp: Segment {
-                seq: SeqNum(1),
-                flags: TcpFlags::ACK,
-                payload_len: len,
-                ..Segment::default()
-            },
-            meta: PacketMeta::default(),
-        }
-    }
+    use crate::wire::tests::ack_packet as packet;
+    use crate::wire::LINKTYPE_RAW;
 
     fn u32_at(b: &[u8], at: usize) -> u32 {
         u32::from_le_bytes(b[at..at + 4].try_into().unwrap())

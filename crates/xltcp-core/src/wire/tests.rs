@@ -6,6 +6,24 @@ use super::oracle::check_against_etherparse;
 use super::*;
 use std::net::Ipv4Addr;
 
+/// A pure ACK from 192.0.2.1 to 192.0.2.2 carrying `len` payload bytes,
+/// for the capture writers' tests.
+pub(crate) fn ack_packet(len: u32) -> Packet {
+    Packet {
+        src: Ipv4Addr::new(192, 0, 2, 1),
+        dst: Ipv4Addr::new(192, 0, 2, 2),
+        ip_id: 7,
+        ttl: 64,
+        tcp: Segment {
+            seq: SeqNum(1),
+            flags: TcpFlags::ACK,
+            payload_len: len,
+            ..Segment::default()
+        },
+        meta: PacketMeta::default(),
+    }
+}
+
 /// The SYN of the hand-checked example: MSS 1460, WS 7, SACK-permitted,
 /// timestamps (123, 0).
 fn syn() -> Packet {

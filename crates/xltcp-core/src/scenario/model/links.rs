@@ -55,6 +55,20 @@ pub enum LossSpec {
     },
 }
 
+impl LossSpec {
+    /// Whether the other direction's frames step this chain too (a
+    /// Gilbert chain with `steps = "both"`).
+    pub fn steps_both(&self) -> bool {
+        matches!(
+            self,
+            LossSpec::Gilbert {
+                steps: LossSteps::Both,
+                ..
+            }
+        )
+    }
+}
+
 /// Which frames advance a Gilbert chain (`[wireless.loss.<dir>] steps`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LossSteps {
