@@ -65,6 +65,30 @@ fn validate(path: &str, overrides: Vec<String>, engine: &str) -> PyResult<String
     Ok(scenario::echo(&s).to_string())
 }
 
+/// The engines' progress callback: `false` (stop) once Python has a
+/// pending signal (Ctrl-C) or `progress(done_s, total_s)` raised, the error
+/// kept in `interrupted` for the caller to raise.
+fn progress_reporter<'a>(
+    progress: &'a Option<Py<PyAny>>,
+    interrupted: &'a mut Option<PyErr>,
+) -> impl FnMut(f64, f64) -> bool + 'a {
+    move |done, total| {
+        Python::attach(|py| {
+            let called = py.check_signals().and_then(|()| match progress {
+                Some(cb) => cb.call1(py, (done, total)).map(drop),
+                None => Ok(()),
+            });
+            match called {
+                Ok(()) => true,
+                Err(e) => {
+                    *interrupted = Some(e);
+                    false
+                }
+            }
+        })
+    }
+}
+
 /// Runs a scenario; returns the summary as JSON.
 #[pyfunction]
 #[pyo3(signature = (path, seed = None, out_dir = None, overrides = Vec::new(), progress = None))]
@@ -84,20 +108,9 @@ fn run(
     };
     let clock = move || epoch.elapsed().as_secs_f64();
     let mut interrupted: Option<PyErr> = None;
-    let mut report = |done: xltcp_core::time::Time, total: xltcp_core::time::Time| -> bool {
-        Python::attach(|py| {
-            if let Err(e) = py.check_signals() {
-                interrupted = Some(e);
-                return false;
-            }
-            if let Some(cb) = &progress {
-                if let Err(e) = cb.call1(py, (done.as_secs_f64(), total.as_secs_f64())) {
-                    interrupted = Some(e);
-                    return false;
-                }
-            }
-            true
-        })
+    let mut tick = progress_reporter(&progress, &mut interrupted);
+    let mut report = |done: xltcp_core::time::Time, total: xltcp_core::time::Time| {
+        tick(done.as_secs_f64(), total.as_secs_f64())
     };
     let result = py.detach(|| {
         sim::run(
@@ -110,6 +123,8 @@ fn run(
             },
         )
     });
+    // The reporter borrows `interrupted` until here.
+    drop(tick);
     if let Some(e) = interrupted {
         return Err(e);
     }
@@ -152,21 +167,7 @@ fn emu(
 ) -> PyResult<String> {
     let s = load(path, &overrides)?;
     let mut interrupted: Option<PyErr> = None;
-    let mut report = |done: f64, total: f64| -> bool {
-        Python::attach(|py| {
-            if let Err(e) = py.check_signals() {
-                interrupted = Some(e);
-                return false;
-            }
-            if let Some(cb) = &progress {
-                if let Err(e) = cb.call1(py, (done, total)) {
-                    interrupted = Some(e);
-                    return false;
-                }
-            }
-            true
-        })
-    };
+    let mut report = progress_reporter(&progress, &mut interrupted);
     let result = py.detach(|| {
         xltcp_emu::run(
             &s,
@@ -181,6 +182,8 @@ fn emu(
             },
         )
     });
+    // The reporter borrows `interrupted` until here.
+    drop(report);
     if let Some(e) = interrupted {
         return Err(e);
     }
