@@ -170,3 +170,22 @@ def test_reproduce_prints_lines_on_stderr(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["reproduce", "fake", "--seeds", "1", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert [m.group(3) for m in _progress_lines(result.stderr)] == ["AA seed 1", "AA seed 2"]
+
+
+@needs_core
+def test_an_error_raised_by_the_progress_callback_stops_the_run_and_is_raised():
+    from xltcp import _core
+
+    calls = []
+
+    def stop(done_s, total_s):
+        calls.append((done_s, total_s))
+        raise LookupError("stop here")
+
+    try:
+        _core.run("scenarios/lossy-last-hop.toml", 1, None, ["sim.duration=60s"], stop)
+    except LookupError as e:
+        assert str(e) == "stop here"
+    else:
+        raise AssertionError("the run went on after its progress callback raised")
+    assert len(calls) == 1 and abs(calls[0][1] - 60.0) < 1e-9
