@@ -265,6 +265,40 @@ pub struct PacketMeta {
 }
 
 impl Packet {
+    /// A pure ACK an agent makes up in the name of `data`'s receiver: from
+    /// `data`'s destination address and port back to its source, TTL 64,
+    /// in `data`'s flow, marked `forged`, no payload.
+    pub fn forged_ack(
+        data: &Packet,
+        ip_id: u16,
+        seq: SeqNum,
+        ack: SeqNum,
+        window: u16,
+        options: TcpOptions,
+    ) -> Packet {
+        Packet {
+            src: data.dst,
+            dst: data.src,
+            ip_id,
+            ttl: 64,
+            tcp: Segment {
+                src_port: data.tcp.dst_port,
+                dst_port: data.tcp.src_port,
+                seq,
+                ack,
+                flags: TcpFlags::ACK,
+                window,
+                options,
+                payload_len: 0,
+            },
+            meta: PacketMeta {
+                flow: data.meta.flow,
+                forged: true,
+                ..PacketMeta::default()
+            },
+        }
+    }
+
     /// Total IPv4 datagram length in bytes.
     pub fn ip_len(&self) -> usize {
         IPV4_HEADER_LEN + self.tcp.header_len() + self.tcp.payload_len as usize

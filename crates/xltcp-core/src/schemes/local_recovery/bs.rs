@@ -7,7 +7,7 @@ use crate::schemes::agent::{Action, Agent, Tap, Verdict, Via};
 use crate::schemes::AgentStats;
 use crate::time::Time;
 use crate::wire::TcpOptions;
-use crate::wire::{Packet, PacketMeta, SackBlock, SackBlocks, Segment, SeqNum, TcpFlags};
+use crate::wire::{Packet, SackBlock, SackBlocks, SeqNum};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Whom the BS's reports are for, which decides their ACK number.
@@ -146,34 +146,13 @@ impl LrBs {
             }
         };
         self.reports += 1;
-        Some(Packet {
-            src: data.dst,
-            dst: data.src,
-            ip_id: (self.reports & 0xffff) as u16,
-            ttl: 64,
-            tcp: Segment {
-                src_port: data.tcp.dst_port,
-                dst_port: data.tcp.src_port,
-                seq,
-                ack,
-                flags: TcpFlags::ACK,
-                window,
-                options: TcpOptions {
-                    sack,
-                    timestamps,
-                    ..Default::default()
-                },
-                payload_len: 0,
-            },
-            meta: PacketMeta {
-                flow: data.meta.flow,
-                uid: 0,
-                retransmission: false,
-                forged: true,
-                iface: 0,
-                ..PacketMeta::default()
-            },
-        })
+        let options = TcpOptions {
+            sack,
+            timestamps,
+            ..Default::default()
+        };
+        let ip_id = (self.reports & 0xffff) as u16;
+        Some(Packet::forged_ack(data, ip_id, seq, ack, window, options))
     }
 }
 

@@ -66,9 +66,7 @@ use super::snoop::{uncache_congested, SNOOP_TICK};
 use super::AgentStats;
 use crate::signal::{Signal, UndeliveredReason};
 use crate::time::{Dur, Time};
-use crate::wire::{
-    Packet, PacketMeta, SackBlock, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions,
-};
+use crate::wire::{Packet, SackBlock, SackBlocks, SeqNum, TcpOptions};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -406,33 +404,11 @@ fn forge(data: &Packet, holes: &[(SeqNum, SeqNum)]) -> Packet {
         sack.push(SackBlock { left, right });
     }
     let ack = holes.first().map_or(data.tcp.seq, |h| h.0);
-    Packet {
-        src: data.dst,
-        dst: data.src,
-        ip_id: 0,
-        ttl: 64,
-        tcp: Segment {
-            src_port: data.tcp.dst_port,
-            dst_port: data.tcp.src_port,
-            seq: data.tcp.ack,
-            ack,
-            flags: TcpFlags::ACK,
-            window: 0,
-            options: TcpOptions {
-                sack,
-                ..Default::default()
-            },
-            payload_len: 0,
-        },
-        meta: PacketMeta {
-            flow: data.meta.flow,
-            uid: 0,
-            retransmission: false,
-            forged: true,
-            iface: 0,
-            ..PacketMeta::default()
-        },
-    }
+    let options = TcpOptions {
+        sack,
+        ..Default::default()
+    };
+    Packet::forged_ack(data, 0, data.tcp.ack, ack, 0, options)
 }
 impl Agent for SnackBs {
     fn on_packet(&mut self, now: Time, tap: Tap, p: &mut Packet) -> Verdict {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::schemes::snoop::tests::{ack, data, s};
+use crate::wire::TcpFlags;
 
 const MSS: u32 = 1000;
 
