@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use xltcp_core::hop::Hop as _;
 use xltcp_core::scenario::{AppSpec, Direction, FlowSpec, Scenario};
 use xltcp_core::sim::oracle;
+use xltcp_core::sim::{self, DirectionSummary, FlowSummary};
 #[cfg(doc)]
 use xltcp_core::sim::{emu_section::EmuDetails, Summary};
-use xltcp_core::sim::{DirectionSummary, FlowSummary};
 use xltcp_core::time::{Dur, Time};
 
 /// Lateness p99 above which the summary warns that the emulation could not
@@ -169,28 +169,15 @@ pub fn direction_summaries(
     hop: &Hop,
     flows: &[FlowSummary],
 ) -> Vec<DirectionSummary> {
-    let t = s.sim.duration.as_secs_f64();
-    [Direction::Down, Direction::Up]
-        .into_iter()
-        .filter_map(|d| {
-            let idx: Vec<usize> = (0..s.flows.len())
-                .filter(|&i| s.flows[i].direction == d)
-                .collect();
-            let first = &s.flows[*idx.first()?];
-            let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
-            let sum: f64 = idx.iter().map(|&i| oracle_bits(s, hop, &s.flows[i])).sum();
-            let end = Time::ZERO + s.sim.duration;
-            let usable = s.sim.duration - blocked_within(&hop.blocked_intervals, Time::ZERO, end);
-            let oracle = oracle::direction_bits(sum, wireless_rate(s, hop, first), usable) / t;
-            Some(DirectionSummary {
-                direction: name_of(d),
-                flows: idx.len(),
-                goodput_bps: goodput,
-                oracle_bps: oracle,
-                efficiency: ratio(goodput, oracle),
-            })
-        })
-        .collect()
+    let end = Time::ZERO + s.sim.duration;
+    let usable = s.sim.duration - blocked_within(&hop.blocked_intervals, Time::ZERO, end);
+    sim::direction_summaries(
+        s,
+        flows,
+        usable,
+        |i| oracle_bits(s, hop, &s.flows[i]),
+        |i| wireless_rate(s, hop, &s.flows[i]),
+    )
 }
 
 #[cfg(test)]

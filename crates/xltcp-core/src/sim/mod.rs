@@ -15,7 +15,7 @@ pub mod summary;
 pub mod topology;
 pub mod world;
 
-pub use summary::{DirectionSummary, FlowSummary, LinkSummary, Summary};
+pub use summary::{direction_summaries, DirectionSummary, FlowSummary, LinkSummary, Summary};
 pub use world::{Accounting, World};
 
 use crate::scenario::{self, Scenario};

@@ -35,8 +35,9 @@ use super::oracle;
 use super::world::{Accounting, World};
 use crate::hop::{Hop, HopSection};
 use crate::net::link::LinkStats;
-use crate::scenario::Direction;
+use crate::scenario::{Direction, Scenario};
 use crate::schemes::AgentStats;
+use crate::time::Dur;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -113,6 +114,40 @@ pub struct DirectionSummary {
     pub oracle_bps: f64,
     /// goodput / oracle.
     pub efficiency: f64,
+}
+
+/// The aggregate of each direction that has flows, as both engines
+/// report it: the flows' goodput summed, against the hop's oracle bound,
+/// which carries at most its capacity during its `usable` (unblocked) time
+/// and no flow more than its own bound (`flow_oracle_bits(i)`, bits over
+/// the run; `wireless_rate(i)`, the hop's capacity for flow i, bit/s).
+pub fn direction_summaries(
+    scenario: &Scenario,
+    flows: &[FlowSummary],
+    usable: Dur,
+    flow_oracle_bits: impl Fn(usize) -> f64,
+    wireless_rate: impl Fn(usize) -> f64,
+) -> Vec<DirectionSummary> {
+    let t = scenario.sim.duration.as_secs_f64();
+    [Direction::Down, Direction::Up]
+        .into_iter()
+        .filter_map(|d| {
+            let idx: Vec<usize> = (0..scenario.flows.len())
+                .filter(|&i| scenario.flows[i].direction == d)
+                .collect();
+            let first = *idx.first()?;
+            let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
+            let sum: f64 = idx.iter().map(|&i| flow_oracle_bits(i)).sum();
+            let oracle = oracle::direction_bits(sum, wireless_rate(first), usable) / t;
+            Some(DirectionSummary {
+                direction: name_of(d),
+                flows: idx.len(),
+                goodput_bps: goodput,
+                oracle_bps: oracle,
+                efficiency: ratio(goodput, oracle),
+            })
+        })
+        .collect()
 }
 
 /// Per-link-direction results.
@@ -284,28 +319,14 @@ impl World {
         let flows: Vec<FlowSummary> = (0..self.flows.len())
             .map(|i| self.flow_summary(i, t))
             .collect();
-        let directions = [Direction::Down, Direction::Up]
-            .into_iter()
-            .filter_map(|d| {
-                let idx: Vec<usize> = (0..self.flows.len())
-                    .filter(|&i| self.flows[i].spec.direction == d)
-                    .collect();
-                let first = *idx.first()?;
-                let goodput: f64 = idx.iter().map(|&i| flows[i].goodput_bps).sum();
-                // The hop carries at most its capacity during its usable
-                // time, and no flow more than its own bound.
-                let sum: f64 = idx.iter().map(|&i| self.flow_oracle_bits(i)).sum();
-                let usable = self.scenario.sim.duration - self.blocked_total;
-                let oracle = oracle::direction_bits(sum, self.wireless_rate(first), usable) / t;
-                Some(DirectionSummary {
-                    direction: name_of(d),
-                    flows: idx.len(),
-                    goodput_bps: goodput,
-                    oracle_bps: oracle,
-                    efficiency: ratio(goodput, oracle),
-                })
-            })
-            .collect();
+        let usable = self.scenario.sim.duration - self.blocked_total;
+        let directions = direction_summaries(
+            &self.scenario,
+            &flows,
+            usable,
+            |i| self.flow_oracle_bits(i),
+            |i| self.wireless_rate(i),
+        );
         let links = self.link_summaries();
         Summary {
             xltcp_version: env!("CARGO_PKG_VERSION"),
