@@ -57,6 +57,17 @@ fn a_real_tcp_transfer_crosses_the_hop_with_valid_checksums() {
         f.oracle_bps
     );
     assert!(sum.accounting.balances(), "{:?}", sum.accounting);
+    // One flow down: its direction's aggregate is the flow.
+    let d = &sum.directions[..];
+    assert_eq!(
+        (d.len(), d[0].direction, d[0].flows),
+        (1, "down", 1),
+        "{d:?}"
+    );
+    assert_eq!(
+        (d[0].goodput_bps, d[0].oracle_bps),
+        (f.goodput_bps, f.oracle_bps)
+    );
     assert!(
         sum.emu.as_ref().expect("emu section").rejected.is_empty(),
         "{:?}, see {}",
