@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from xltcp.stats import mean_ci
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "pu-blockage-lose.toml"
 RUNNER = ROOT / "target" / "release" / "examples" / "run"
@@ -30,13 +32,11 @@ CONFIGS = {
     "a": ["wireless.rate=10Mbps", "tcp.mss=1448B", "wired.delay=10ms"],
     "b": ["wireless.rate=250kbps", "tcp.mss=95B", "wired.delay=1ms"],
 }
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
 
 
 def ci95(xs: list[float]) -> float:
-    if len(xs) < 2:
-        return 0.0
-    return T95.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
+    """Half width of the mean's 95 % Student t interval (0 for one value)."""
+    return mean_ci(xs)[1] if len(xs) > 1 else 0.0
 
 
 def run_xltcp(config: str, seed: int, profile: str, intervals: Path) -> dict:

@@ -1,5 +1,6 @@
 """Helpers shared by the ns-3 sweep drivers: running replications (at most N
-processes at a time), Student-t confidence intervals, and summary rows."""
+processes at a time), Student-t confidence intervals (:mod:`xltcp.stats`), and
+summary rows."""
 
 from __future__ import annotations
 
@@ -11,33 +12,16 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# Two-sided 95 % quantiles of Student's t distribution, by degrees of freedom.
-# fmt: off
-T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-    8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
-    15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
-    25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980,
-}
-# fmt: on
-
-
-def t95(df: int) -> float:
-    """95 % two-sided t quantile; for a df not in the table, the next smaller tabulated df."""
-    if df < 1:
-        return math.nan
-    return T95[max(k for k in T95 if k <= df)]
+from xltcp import stats
 
 
 def mean_ci(values: list[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95 % confidence interval (nan for one value)."""
+    """Mean and half-width of its 95 % Student t confidence interval (nan for
+    one value); missing values (None, nan) are left out."""
     values = [v for v in values if v is not None and not math.isnan(v)]
     if not values:
         return math.nan, math.nan
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, math.nan
-    return mean, t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return stats.mean_ci(values)
 
 
 def missing_binary(binary: Path) -> bool:
