@@ -56,7 +56,8 @@ DURATION = 60
 # ns-3 takes an RTT sample from every ACK (timestamps off: its send-time
 # history), as Linux does, and HyStart++ (8 samples a round) and Vegas (3)
 # need them, so the rows sample every ACK; the -timed rows keep xltcp's
-# default (one timed segment per round trip), with which neither decides.
+# default (one timed segment per round trip) for the RTO estimator, the
+# controller taking every ACK's sample from the transmission log anyway.
 EVERY_ACK = 'tcp.rtt_sampling="every_ack"'
 CUBIC_HS = ['tcp.cc="cubic"', "tcp.hystart=true"]
 CCS: dict[str, tuple[list[str], list[str], str]] = {

@@ -77,6 +77,18 @@ OnTraceSsthresh(uint32_t /* from */, uint32_t to)
     g_traceSsthresh = to;
 }
 
+/// With --pacingTrace=FILE: one "time_s pacing_rate_bps" line per change.
+std::FILE* g_pacingTrace = nullptr;
+
+void
+OnTracePacingRate(DataRate /* from */, DataRate to)
+{
+    std::fprintf(g_pacingTrace,
+                 "%.6f %llu\n",
+                 Simulator::Now().GetSeconds(),
+                 static_cast<unsigned long long>(to.GetBitRate()));
+}
+
 void
 AccumulateCwnd()
 {
@@ -160,6 +172,10 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
         socket->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnTraceSsthresh));
         socket->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnTraceCwnd));
     }
+    if (g_pacingTrace)
+    {
+        socket->TraceConnectWithoutContext("PacingRate", MakeCallback(&OnTracePacingRate));
+    }
     if (g_traceState)
     {
         socket->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
@@ -217,6 +233,7 @@ main(int argc, char* argv[])
     std::string cc = "NewReno";
     bool hyStart = true;
     std::string cwndTrace;
+    std::string pacingTrace;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
@@ -257,6 +274,9 @@ main(int argc, char* argv[])
     cmd.AddValue("cwndTrace",
                  "file to write \"time_s cwnd_bytes ssthresh_bytes\" to at every cwnd change",
                  cwndTrace);
+    cmd.AddValue("pacingTrace",
+                 "file to write \"time_s pacing_rate_bps\" to at every pacing-rate change",
+                 pacingTrace);
     cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", g_traceRto);
     cmd.AddValue("traceState",
                  "add state_seconds, state_entries and state_sent (per congestion state) to "
@@ -322,6 +342,15 @@ main(int argc, char* argv[])
         if (!g_cwndTrace)
         {
             std::fprintf(stderr, "cannot write %s\n", cwndTrace.c_str());
+            return 2;
+        }
+    }
+    if (!pacingTrace.empty())
+    {
+        g_pacingTrace = std::fopen(pacingTrace.c_str(), "w");
+        if (!g_pacingTrace)
+        {
+            std::fprintf(stderr, "cannot write %s\n", pacingTrace.c_str());
             return 2;
         }
     }
@@ -471,6 +500,10 @@ main(int argc, char* argv[])
     if (g_cwndTrace)
     {
         std::fclose(g_cwndTrace);
+    }
+    if (g_pacingTrace)
+    {
+        std::fclose(g_pacingTrace);
     }
     return 0;
 }

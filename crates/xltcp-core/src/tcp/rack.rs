@@ -446,7 +446,11 @@ impl Endpoint {
     /// Whether the transmission log is kept.
     pub(crate) fn logs_sends(&self) -> bool {
         let c = &self.config;
-        c.rack || c.tlp || c.rtt_sampling == RttSampling::EveryAck || self.cc.wants_rate_samples()
+        c.rack
+            || c.tlp
+            || c.rtt_sampling == RttSampling::EveryAck
+            || self.cc.wants_rate_samples()
+            || self.cc.wants_ack_rtt()
     }
 
     /// RACK acts: asked for, with SACK recovery negotiated.
@@ -506,6 +510,14 @@ impl Endpoint {
         // else SACKs, never resent. The echoed timestamp serves only an ACK
         // that advances SND.UNA without such a segment.
         self.ack_sampled = false;
+        if self.config.rtt_sampling != RttSampling::EveryAck && self.cc.wants_ack_rtt() {
+            // The controller's sample only (Linux's `pkts_acked` gets one
+            // per ACK); the RTO estimator keeps its timed segment, whose
+            // sample replaces this one on the ACK that completes it.
+            if let Some(sent) = d.first_acked.or(d.first_sacked) {
+                self.ack_rtt = Some(now.saturating_since(sent));
+            }
+        }
         if self.config.rtt_sampling == RttSampling::EveryAck {
             let first = d.first_acked.or(d.first_sacked);
             if let Some(sent) = first {

@@ -639,10 +639,20 @@ impl Endpoint {
         } else {
             self.dup_delivered
         };
+        // RFC 5681 §3.1: ssthresh is set by a timeout only when the segment
+        // has "not yet been resent by way of the retransmission timer": not
+        // on a repeated timeout, nor on one after progress in the Loss state
+        // whose head the go-back-N already resent (ns-3's `ReTxTimeout`
+        // tests `IsHeadRetransmitted` there too). After a go-back-N,
+        // SND.MAX - SND.UNA still counts the window sent before the first
+        // timeout, so a recomputed ssthresh would be far above what the
+        // path holds.
+        let head_resent = self.cstate == CongestionState::Loss && self.snd_una < self.rtx_high;
         let (flight, new_ssthresh) = match self.config.ssthresh_from {
-            super::SsthreshFrom::FlightSize => {
-                (outstanding.saturating_sub(delivered).max(smss), first)
-            }
+            super::SsthreshFrom::FlightSize => (
+                outstanding.saturating_sub(delivered).max(smss),
+                first && !head_resent,
+            ),
             // Linux (`tcp_enter_loss`) sets ssthresh from cwnd only for a
             // timeout in a new window: not inside fast recovery's, where
             // its cwnd (never inflated) is already the reduced one and the

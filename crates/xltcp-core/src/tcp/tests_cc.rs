@@ -464,3 +464,21 @@ fn vegas_grows_by_a_segment_per_round_trip_after_a_loss() {
         );
     }
 }
+
+#[test]
+fn vegas_decides_with_the_default_timed_rtt_sampling() {
+    // Timed sampling (the default) gives the RTO estimator one sample a
+    // round; Vegas gets every ACK's from the transmission log, as Linux's
+    // `pkts_acked` does, and decides as with every-ACK sampling.
+    let cfg = cc_cfg(CcAlgorithm::Vegas);
+    assert_eq!(cfg.rtt_sampling, super::RttSampling::Timed);
+    let mut sc = Script::new(cfg, &[]);
+    sc.run(ms(350));
+    assert_slow_start(&sc.trace);
+    sc.rtt = RTT + Dur::from_millis(25);
+    sc.run(ms(100) + Dur::from_secs(30));
+    assert!(sc.ep.ssthresh() < u64::MAX, "Vegas left slow start");
+    // Steady where diff = cwnd·25/100 <= beta, as in
+    // `vegas_leaves_slow_start_and_shrinks_on_a_longer_rtt`.
+    assert_eq!(sc.ep.cwnd(), 19 * MSS);
+}

@@ -462,3 +462,31 @@ fn fast_retransmit_still_works_2_pow_31_bytes_after_the_last_loss() {
         assert_eq!(ep.congestion_state(), CongestionState::Recovery);
     }
 }
+
+#[test]
+fn a_timeout_of_a_segment_the_go_back_n_resent_keeps_ssthresh() {
+    // Ten segments out, the first timeout: ssthresh = 10000/2, cwnd 1 SMSS.
+    let mut ep = established(cfg());
+    ep.write(40_000);
+    send_segments(&mut ep, ms(100), 0, 10);
+    ep.handle_timeout(ms(1100));
+    assert_eq!(ep.ssthresh(), 5000);
+    assert!(recv!(ep, ms(1100)).retransmission);
+    // Its ACK moves SND.UNA; the go-back-N resends the next two.
+    send!(ep, ms(1200), peer(r(0), s(1000), 0));
+    for k in 1..=2 {
+        let rtx = recv!(ep, ms(1200));
+        assert!(rtx.retransmission);
+        assert_eq!(rtx.segment.seq, s(1000 * k));
+    }
+    expect_nothing!(ep, ms(1200));
+    // The next timeout finds a head the timer's go-back-N already resent:
+    // RFC 5681 §3.1 leaves ssthresh alone (SND.MAX - SND.UNA = 9000 would
+    // have given 4500).
+    let t = ep.poll_timeout().unwrap();
+    ep.handle_timeout(t);
+    assert_eq!(ep.congestion_state(), CongestionState::Loss);
+    assert_eq!(ep.stats().rto_count, 2);
+    assert_eq!(ep.ssthresh(), 5000);
+    assert_eq!(ep.cwnd(), 1000);
+}

@@ -97,6 +97,11 @@ impl Cubic {
         }
     }
 
+    /// Whether HyStart++ is on (it needs an RTT sample on every ACK).
+    pub fn has_hystart(&self) -> bool {
+        self.hystart.is_some()
+    }
+
     /// W_max of the current epoch, in segments (0 before the first).
     pub fn w_max(&self) -> f64 {
         self.epoch.map_or(self.w_max, |e| e.w_max)

@@ -135,6 +135,20 @@ impl CongestionControl {
         matches!(self, CongestionControl::Bbr(_))
     }
 
+    /// Whether the controller needs an RTT sample on every ACK (Vegas, and
+    /// CUBIC's HyStart++), as Linux hands each ACK's sample to
+    /// `pkts_acked` whatever the RTO estimator takes: with timed RTT
+    /// sampling the endpoint then keeps its transmission log and gives
+    /// the controller the log's sample, the estimator still one a round.
+    #[inline]
+    pub fn wants_ack_rtt(&self) -> bool {
+        match self {
+            CongestionControl::Vegas(_) => true,
+            CongestionControl::Cubic(c) => c.has_hystart(),
+            _ => false,
+        }
+    }
+
     /// Every ACK, after loss recovery has done its part (Linux's
     /// `cong_control`), for the controllers that
     /// [`want rate samples`](Self::wants_rate_samples); `c` is the
