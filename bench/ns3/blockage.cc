@@ -424,22 +424,7 @@ main(int argc, char* argv[])
         }
     }
 
-    NodeContainer nodes;
-    nodes.Create(3);
-    Ptr<Node> ch = nodes.Get(0);
-    Ptr<Node> bs = nodes.Get(1);
-    Ptr<Node> sh = nodes.Get(2);
-
-    PointToPointHelper wired = DropTailLink(wiredRate, wiredDelay, wiredQueuePackets);
-    PointToPointHelper wireless = DropTailLink(wirelessRate, wirelessDelay, queuePackets);
-
-    NetDeviceContainer chBs = wired.Install(ch, bs);
-    NetDeviceContainer bsSh = wireless.Install(bs, sh);
-
-    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
-
-    uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
-    uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
+    LastHop hop(wiredQueuePackets, queuePackets, wiredRate, wiredDelay, wirelessRate, wirelessDelay);
 
     // PU on both wireless devices: SH receives the data, BS receives the ACKs.
     Ptr<PuErrorModel> puDown = CreateObject<PuErrorModel>();
@@ -460,30 +445,26 @@ main(int argc, char* argv[])
         iid->SetRate(p);
     }
     down->Set(puDown, iid);
-    bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(down));
-    bsSh.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(puUp));
+    hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(down));
+    hop.bsSh.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(puUp));
 
     const uint16_t port = 5000;
-    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                InetSocketAddress(Ipv4Address::GetAny(), port));
-    ApplicationContainer sinkApps = sinkHelper.Install(sh);
-    sinkApps.Start(Seconds(0));
-    Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkApps.Get(0));
+    Ptr<PacketSink> sink = InstallTcpSink(hop.sh, port);
     sink->TraceConnectWithoutContext("Rx", MakeCallback(&OnSinkRx));
 
     Ptr<BulkSource> source = CreateObject<BulkSource>();
-    source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+    source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), fixEmulatedSack);
     source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
-    ch->AddApplication(source);
+    hop.ch->AddApplication(source);
     source->SetStartTime(Seconds(0));
 
     for (uint32_t i = 0; i < 3; ++i)
     {
-        nodes.Get(i)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        hop.nodes.Get(i)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
             "TcDrop",
             MakeBoundCallback(&OnTcDropAt, i));
     }
-    sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
+    hop.sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
 
     Simulator::Stop(Seconds(duration));
     auto runStart = std::chrono::steady_clock::now();
@@ -503,12 +484,12 @@ main(int argc, char* argv[])
     // wireless hop respectively in the data direction, SH the ACK direction.
     uint64_t wirelessQueueDrops = g_tcDropsByNode[1] + g_tcDropsByNode[2];
     uint64_t wiredQueueDrops = g_tcDropsByNode[0];
-    for (auto dev : {bsSh.Get(0), bsSh.Get(1)})
+    for (auto dev : {hop.bsSh.Get(0), hop.bsSh.Get(1)})
     {
         wirelessQueueDrops +=
             DynamicCast<PointToPointNetDevice>(dev)->GetQueue()->GetTotalDroppedPackets();
     }
-    for (auto dev : {chBs.Get(0), chBs.Get(1)})
+    for (auto dev : {hop.chBs.Get(0), hop.chBs.Get(1)})
     {
         wiredQueueDrops +=
             DynamicCast<PointToPointNetDevice>(dev)->GetQueue()->GetTotalDroppedPackets();
@@ -554,8 +535,8 @@ main(int argc, char* argv[])
         .Int("wireless_queue_drops", wirelessQueueDrops)
         .Int("wired_queue_drops", wiredQueueDrops)
         .Int("data_arrivals_at_sh", g_counters.dataArrivalsNs.size())
-        .Int("queue_discs_before_removal", queueDiscsBefore)
-        .Int("queue_discs_after_removal", queueDiscsAfter)
+        .Int("queue_discs_before_removal", hop.queueDiscsBefore)
+        .Int("queue_discs_after_removal", hop.queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
     DestroyAndPrint(out, processStart);

@@ -10,7 +10,6 @@
 
 #include "scenario_common.h"
 
-#include <set>
 
 using namespace ns3;
 using namespace xltcp;
@@ -214,43 +213,12 @@ class ChainTap : public ErrorModel
 
 NS_OBJECT_ENSURE_REGISTERED(ChainTap);
 
-/// Counters filled by trace sinks during the run.
-struct Counters
-{
-    uint64_t dataSegmentsSent{0};     ///< data segments handed to IP by the sender
-    uint64_t retransmissions{0};      ///< of which retransmissions (socket trace)
-    uint64_t belowHighestSent{0};     ///< data segments starting below the highest byte sent
-    uint32_t highestSent{0};          ///< highest sequence number sent + 1
-    bool anySent{false};              ///< whether highestSent is valid
-    uint64_t wirelessDrops{0};        ///< packets dropped by the error model at SH
-    uint64_t dataArrivals{0};         ///< data segments that reached SH's IP layer
-    uint64_t duplicateArrivals{0};    ///< of which carried a segment SH already had
-    double lastDuplicateS{-1.0};      ///< simulated time of the last duplicate arrival
-    std::set<uint32_t> seenSegments;  ///< start sequence numbers received at SH
-};
-
-Counters g_counters;
+LastHopCounters g_counters;
 
 void
 OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> /* s */)
 {
-    uint32_t len = packet->GetSize();
-    if (len == 0)
-    {
-        return;
-    }
-    ++g_counters.dataSegmentsSent;
-    uint32_t seq = header.GetSequenceNumber().GetValue();
-    if (g_counters.anySent && SequenceNumber32(seq) < SequenceNumber32(g_counters.highestSent))
-    {
-        ++g_counters.belowHighestSent;
-    }
-    uint32_t end = seq + len;
-    if (!g_counters.anySent || SequenceNumber32(end) > SequenceNumber32(g_counters.highestSent))
-    {
-        g_counters.highestSent = end;
-        g_counters.anySent = true;
-    }
+    CountSenderSegment(g_counters, packet, header);
 }
 
 bool g_traceRto = false;
@@ -265,19 +233,6 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
     }
     socket->TraceConnectWithoutContext("Tx", MakeCallback(&OnSenderTx));
     TraceRetransmissions(socket, &g_counters.retransmissions);
-}
-
-// Every data segment that survives the wireless hop.
-void
-OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
-{
-    CountDataArrival(g_counters, packet);
-}
-
-void
-OnWirelessDrop(Ptr<const Packet> /* p */)
-{
-    ++g_counters.wirelessDrops;
 }
 
 } // namespace
@@ -417,52 +372,30 @@ main(int argc, char* argv[])
     }
     ConfigureTcpDefaults(Seconds(connTimeout));
 
-    NodeContainer nodes;
-    nodes.Create(3);
-    Ptr<Node> ch = nodes.Get(0);
-    Ptr<Node> bs = nodes.Get(1);
-    Ptr<Node> sh = nodes.Get(2);
-
-    PointToPointHelper wired = DropTailLink("100Mbps", "10ms", wiredQueuePackets);
-    PointToPointHelper wireless = DropTailLink("10Mbps", "1ms", queuePackets);
-
-    NetDeviceContainer chBs = wired.Install(ch, bs);
-    NetDeviceContainer bsSh = wireless.Install(bs, sh);
-
-    Ipv4InterfaceContainer bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
-
-    // Assign() installed FqCoDel on every device; take it off again.
-    uint32_t queueDiscsBefore = CountQueueDiscs(nodes);
-    uint32_t queueDiscsAfter = RemoveQueueDiscs(nodes);
+    LastHop hop(wiredQueuePackets, queuePackets);
 
     // Gilbert loss on the data direction of the wireless hop (into SH).
-    bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
     Ptr<ChainTap> tap;
     if (ackChain != "none")
     {
         tap = CreateObject<ChainTap>();
         tap->Setup(loss, ackChain == "lose");
-        bsSh.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(tap));
+        hop.bsSh.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(tap));
     }
 
     const uint16_t port = 5000;
-    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                InetSocketAddress(Ipv4Address::GetAny(), port));
-    ApplicationContainer sinkApps = sinkHelper.Install(sh);
-    sinkApps.Start(Seconds(0));
-    Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkApps.Get(0));
+    Ptr<PacketSink> sink = InstallTcpSink(hop.sh, port);
 
     Ptr<BulkSource> source = CreateObject<BulkSource>();
-    source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
+    source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), fixEmulatedSack);
     source->SetSendSize(sendSize, bulkSendWrites);
     g_traceRto = traceRto;
     source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
-    ch->AddApplication(source);
+    hop.ch->AddApplication(source);
     source->SetStartTime(Seconds(0));
 
-    bsSh.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnWirelessDrop));
-    TraceTcDrops(nodes);
-    sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
+    TraceLastHop(hop, &g_counters);
 
     Simulator::Stop(Seconds(duration));
     auto runStart = std::chrono::steady_clock::now();
@@ -491,12 +424,12 @@ main(int argc, char* argv[])
         .Int("rto_count", socket ? socket->GetRtoCount() : 0)
         .Int("emulated_sack_resets", socket ? socket->GetMarkResets() : 0)
         .Int("wireless_drops", g_counters.wirelessDrops)
-        .Int("queue_drops", DeviceQueueDrops(nodes) + g_tcDrops)
+        .Int("queue_drops", DeviceQueueDrops(hop.nodes) + g_tcDrops)
         .Int("data_arrivals_at_sh", g_counters.dataArrivals)
         .Int("duplicate_arrivals_at_sh", g_counters.duplicateArrivals)
         .Num("last_duplicate_arrival_s", g_counters.lastDuplicateS)
-        .Int("queue_discs_before_removal", queueDiscsBefore)
-        .Int("queue_discs_after_removal", queueDiscsAfter)
+        .Int("queue_discs_before_removal", hop.queueDiscsBefore)
+        .Int("queue_discs_after_removal", hop.queueDiscsAfter)
         .Int("events", Simulator::GetEventCount())
         .Num("wall_seconds_run", runWall);
     DestroyAndPrint(out, processStart);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -656,6 +657,127 @@ CountDataArrival(Counters& counters, Ptr<const Packet> packet)
         ++counters.duplicateArrivals;
         counters.lastDuplicateS = Simulator::Now().GetSeconds();
     }
+}
+
+/// What the single-flow last-hop programs (lossy_last_hop, gilbert) count
+/// during a run, filled by the trace sinks below.
+struct LastHopCounters
+{
+    uint64_t dataSegmentsSent{0};     ///< data segments handed to IP by the sender
+    uint64_t retransmissions{0};      ///< of which retransmissions (socket trace)
+    uint64_t belowHighestSent{0};     ///< data segments starting below the highest byte sent
+    uint32_t highestSent{0};          ///< highest sequence number sent + 1
+    bool anySent{false};              ///< whether highestSent is valid
+    uint64_t wirelessDrops{0};        ///< packets dropped by the error model at SH
+    uint64_t dataArrivals{0};         ///< data segments that reached SH's IP layer
+    uint64_t duplicateArrivals{0};    ///< of which carried a segment SH already had
+    double lastDuplicateS{-1.0};      ///< simulated time of the last duplicate arrival
+    std::set<uint32_t> seenSegments;  ///< start sequence numbers received at SH
+};
+
+/**
+ * Counts a segment the sender hands to IP (its "Tx" trace) in `c`: a data
+ * segment, and whether it starts below the highest byte sent before it.
+ * Returns false, counting nothing, for a segment without data.
+ */
+inline bool
+CountSenderSegment(LastHopCounters& c, Ptr<const Packet> packet, const TcpHeader& header)
+{
+    uint32_t len = packet->GetSize();
+    if (len == 0)
+    {
+        return false;
+    }
+    ++c.dataSegmentsSent;
+    uint32_t seq = header.GetSequenceNumber().GetValue();
+    if (c.anySent && SequenceNumber32(seq) < SequenceNumber32(c.highestSent))
+    {
+        ++c.belowHighestSent;
+    }
+    uint32_t end = seq + len;
+    if (!c.anySent || SequenceNumber32(end) > SequenceNumber32(c.highestSent))
+    {
+        c.highestSent = end;
+        c.anySent = true;
+    }
+    return true;
+}
+
+/**
+ * The last-hop topology: CH --(wired: 100 Mbps, 10 ms)-- BS --(wireless:
+ * 10 Mbps, 1 ms)-- SH unless the rates and delays are given, DropTail
+ * device queues of `wiredQueuePackets` (the CH-BS link) and `queuePackets`
+ * (the wireless hop), addresses assigned, and the queue discs that Assign()
+ * installs taken off again (counted before and after).
+ */
+struct LastHop
+{
+    NodeContainer nodes;
+    Ptr<Node> ch;
+    Ptr<Node> bs;
+    Ptr<Node> sh;
+    NetDeviceContainer chBs;
+    NetDeviceContainer bsSh;
+    Ipv4InterfaceContainer bsShIf;
+    uint32_t queueDiscsBefore{0};
+    uint32_t queueDiscsAfter{0};
+
+    LastHop(uint32_t wiredQueuePackets,
+            uint32_t queuePackets,
+            const std::string& wiredRate = "100Mbps",
+            const std::string& wiredDelay = "10ms",
+            const std::string& wirelessRate = "10Mbps",
+            const std::string& wirelessDelay = "1ms")
+    {
+        nodes.Create(3);
+        ch = nodes.Get(0);
+        bs = nodes.Get(1);
+        sh = nodes.Get(2);
+        PointToPointHelper wired = DropTailLink(wiredRate, wiredDelay, wiredQueuePackets);
+        PointToPointHelper wireless = DropTailLink(wirelessRate, wirelessDelay, queuePackets);
+        chBs = wired.Install(ch, bs);
+        bsSh = wireless.Install(bs, sh);
+        bsShIf = AssignTwoHopAddresses(nodes, chBs, bsSh);
+        queueDiscsBefore = CountQueueDiscs(nodes);
+        queueDiscsAfter = RemoveQueueDiscs(nodes);
+    }
+};
+
+/// Trace sink for SH's IP "Rx": counts the data segment in `*c`.
+inline void
+OnLastHopArrival(LastHopCounters* c, Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* iface */)
+{
+    CountDataArrival(*c, packet);
+}
+
+/// Trace sink for SH's "PhyRxDrop": a packet the error model dropped.
+inline void
+OnLastHopDrop(LastHopCounters* c, Ptr<const Packet> /* p */)
+{
+    ++c->wirelessDrops;
+}
+
+/// Counts in `*c` the error model's drops at SH and the data segments that
+/// reach SH's IP layer, and the traffic-control drops of every node.
+inline void
+TraceLastHop(const LastHop& hop, LastHopCounters* c)
+{
+    hop.bsSh.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeBoundCallback(&OnLastHopDrop, c));
+    TraceTcDrops(hop.nodes);
+    hop.sh->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+        "Rx",
+        MakeBoundCallback(&OnLastHopArrival, c));
+}
+
+/// A TCP sink on `node`, listening on `port` from time 0.
+inline Ptr<PacketSink>
+InstallTcpSink(Ptr<Node> node, uint16_t port)
+{
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinkApps = sinkHelper.Install(node);
+    sinkApps.Start(Seconds(0));
+    return DynamicCast<PacketSink>(sinkApps.Get(0));
 }
 
 /**

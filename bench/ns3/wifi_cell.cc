@@ -177,11 +177,7 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < stations; ++i)
     {
         const uint16_t port = 5000;
-        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                    InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer app = sinkHelper.Install(stas.Get(i));
-        app.Start(Seconds(0));
-        sinks.push_back(DynamicCast<PacketSink>(app.Get(0)));
+        sinks.push_back(InstallTcpSink(stas.Get(i), port));
         Ptr<BulkSource> source = CreateObject<BulkSource>();
         source->Setup(InetSocketAddress(wifiIf.GetAddress(1 + i), port), fixEmulatedSack);
         source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));

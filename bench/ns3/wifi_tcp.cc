@@ -434,11 +434,7 @@ main(int argc, char* argv[])
     }
     else
     {
-        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                    InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sinkApps = sinkHelper.Install(sta);
-        sinkApps.Start(Seconds(0));
-        sinkApps.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnSinkRx));
+        InstallTcpSink(sta, port)->TraceConnectWithoutContext("Rx", MakeCallback(&OnSinkRx));
         source = CreateObject<BulkSource>();
         source->Setup(staAddr, fixEmulatedSack);
         source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
