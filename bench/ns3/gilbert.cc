@@ -248,50 +248,24 @@ main(int argc, char* argv[])
     std::string init = "stationary";
     int64_t stream = 1;
     uint64_t chainOnly = 0;
-    uint32_t seed = 1;
-    double duration = 100.0;
-    bool fixEmulatedSack = true;
-    uint32_t queuePackets = 100;
-    double connTimeout = 1.0;
-    uint32_t sendSize = 16 * kSegmentSize;
-    bool bulkSendWrites = false;
-    uint32_t wiredQueuePackets = 0;
-    std::string rngLayout = "run";
     std::string ackChain = "none";
-    bool traceRto = false;
 
+    LastHopOptions o(100.0);
     CommandLine cmd(__FILE__);
+    o.AddTo(cmd);
     cmd.AddValue("meanLoss", "stationary loss probability P_L of the Gilbert chain", meanLoss);
     cmd.AddValue("meanBurst", "mean burst length L_b (mean stay in Bad), frames", meanBurst);
     cmd.AddValue("order", "decide-then-step or step-then-decide", order);
     cmd.AddValue("init", "initial state: stationary or good", init);
     cmd.AddValue("stream", "random stream of the chain", stream);
     cmd.AddValue("chainOnly", "only run the chain for this many frames (no network)", chainOnly);
-    cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
-    cmd.AddValue("duration", "simulated time in seconds", duration);
-    cmd.AddValue("fixEmulatedSack",
-                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
-                 fixEmulatedSack);
-    cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
-    cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
-    cmd.AddValue("sendSize", "bytes per application write", sendSize);
-    cmd.AddValue("bulkSendWrites",
-                 "write as BulkSendApplication: from connection set-up, whole sendSize chunks only",
-                 bulkSendWrites);
-    cmd.AddValue("wiredQueue",
-                 "DropTail queue size of the wired devices (CH, BS), packets; 0: same as --queue",
-                 wiredQueuePackets);
-    cmd.AddValue("rngLayout",
-                 "run: RngSeed 1, RngRun = seed; seed: RngSeed = seed, RngRun 1",
-                 rngLayout);
     cmd.AddValue("ackChain",
                  "frames arriving at BS (ACKs): none (do not touch the chain), step (step it, "
                  "never lost) or lose (step it and are lost in Bad)",
                  ackChain);
-    cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", traceRto);
     cmd.Parse(argc, argv);
 
-    if (!SetRngLayout(rngLayout, seed))
+    if (!o.Apply())
     {
         return 2;
     }
@@ -300,14 +274,10 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "--ackChain must be none, step or lose\n");
         return 2;
     }
-    if (sendSize == 0)
+    if (o.sendSize == 0)
     {
-        std::fprintf(stderr, "--sendSize must be positive\n");
+        std::fprintf(stderr, "--o.sendSize must be positive\n");
         return 2;
-    }
-    if (wiredQueuePackets == 0)
-    {
-        wiredQueuePackets = queuePackets;
     }
 
     if (order != "decide-then-step" && order != "step-then-decide")
@@ -365,14 +335,14 @@ main(int argc, char* argv[])
             loss->Next();
         }
         JsonObject out;
-        out.Int("seed", seed);
+        out.Int("seed", o.seed);
         chainFields(out);
         std::printf("%s\n", out.ToString().c_str());
         return 0;
     }
-    ConfigureTcpDefaults(Seconds(connTimeout));
+    ConfigureTcpDefaults(Seconds(o.connTimeout));
 
-    LastHop hop(wiredQueuePackets, queuePackets);
+    LastHop hop(o.wiredQueuePackets, o.queuePackets);
 
     // Gilbert loss on the data direction of the wireless hop (into SH).
     hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
@@ -388,16 +358,16 @@ main(int argc, char* argv[])
     Ptr<PacketSink> sink = InstallTcpSink(hop.sh, port);
 
     Ptr<BulkSource> source = CreateObject<BulkSource>();
-    source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), fixEmulatedSack);
-    source->SetSendSize(sendSize, bulkSendWrites);
-    g_traceRto = traceRto;
+    source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), o.fixEmulatedSack);
+    source->SetSendSize(o.sendSize, o.bulkSendWrites);
+    g_traceRto = o.traceRto;
     source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
     hop.ch->AddApplication(source);
     source->SetStartTime(Seconds(0));
 
     TraceLastHop(hop, &g_counters);
 
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(Seconds(o.duration));
     auto runStart = std::chrono::steady_clock::now();
     Simulator::Run();
     double runWall = SecondsSince(runStart);
@@ -405,18 +375,18 @@ main(int argc, char* argv[])
     uint64_t delivered = sink->GetTotalRx();
     Ptr<XlSenderSocket> socket = source->GetSocket();
     JsonObject out;
-    out.Int("seed", seed).Num("duration_s", duration);
+    out.Int("seed", o.seed).Num("duration_s", o.duration);
     chainFields(out);
-    out.Int("send_size", sendSize)
-        .Bool("bulk_send_writes", bulkSendWrites)
-        .Int("queue_p", queuePackets)
-        .Int("wired_queue_p", wiredQueuePackets)
-        .Str("rng_layout", rngLayout)
+    out.Int("send_size", o.sendSize)
+        .Bool("bulk_send_writes", o.bulkSendWrites)
+        .Int("queue_p", o.queuePackets)
+        .Int("wired_queue_p", o.wiredQueuePackets)
+        .Str("rng_layout", o.rngLayout)
         .Str("ack_chain", ackChain)
         .Int("ack_frames", tap ? tap->Frames() : 0)
         .Int("ack_losses", tap ? tap->Lost() : 0);
-    out.Bool("fix_emulated_sack", fixEmulatedSack)
-        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
+    out.Bool("fix_emulated_sack", o.fixEmulatedSack)
+        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / o.duration)
         .Int("bytes_delivered", delivered)
         .Int("data_segments_sent", g_counters.dataSegmentsSent)
         .Int("retransmissions", g_counters.retransmissions)

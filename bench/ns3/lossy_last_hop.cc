@@ -173,16 +173,7 @@ main(int argc, char* argv[])
     auto processStart = std::chrono::steady_clock::now();
 
     double p = 0.0;
-    uint32_t seed = 1;
-    double duration = 60.0;
-    bool fixEmulatedSack = true;
-    uint32_t queuePackets = 100;
     bool stockSender = false;
-    double connTimeout = 1.0;
-    uint32_t sendSize = 16 * kSegmentSize;
-    bool bulkSendWrites = false;
-    uint32_t wiredQueuePackets = 0;
-    std::string rngLayout = "run";
     int64_t lossStream = -1;
     std::string fixRule = "linux";
     std::string recovery = "classic";
@@ -192,28 +183,13 @@ main(int argc, char* argv[])
     std::string cwndTrace;
     std::string pacingTrace;
 
+    LastHopOptions o(60.0);
     CommandLine cmd(__FILE__);
+    o.AddTo(cmd);
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
-    cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
-    cmd.AddValue("duration", "simulated time in seconds", duration);
-    cmd.AddValue("fixEmulatedSack",
-                 "drop dupACK-derived SACK marks when SND.UNA advances outside fast recovery, as Linux does",
-                 fixEmulatedSack);
     cmd.AddValue("stockSender",
                  "use ns-3's BulkSendApplication and TcpSocketBase instead (no fix, no RTO count)",
                  stockSender);
-    cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
-    cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
-    cmd.AddValue("sendSize", "bytes per application write", sendSize);
-    cmd.AddValue("bulkSendWrites",
-                 "write as BulkSendApplication: from connection set-up, whole sendSize chunks only",
-                 bulkSendWrites);
-    cmd.AddValue("wiredQueue",
-                 "DropTail queue size of the wired devices (CH, BS), packets; 0: same as --queue",
-                 wiredQueuePackets);
-    cmd.AddValue("rngLayout",
-                 "run: RngSeed 1, RngRun = seed; seed: RngSeed = seed, RngRun 1",
-                 rngLayout);
     cmd.AddValue("lossStream",
                  "stream number of the error model's generator; -1: ns-3's automatic assignment",
                  lossStream);
@@ -234,17 +210,17 @@ main(int argc, char* argv[])
     cmd.AddValue("pacingTrace",
                  "file to write \"time_s pacing_rate_bps\" to at every pacing-rate change",
                  pacingTrace);
-    cmd.AddValue("traceRto", "print one JSON line per retransmission timeout on stderr", g_traceRto);
     cmd.AddValue("traceState",
                  "add state_seconds, state_entries and state_sent (per congestion state) to "
                  "the output",
                  g_traceState);
     cmd.Parse(argc, argv);
 
-    if (!SetRngLayout(rngLayout, seed))
+    if (!o.Apply())
     {
         return 2;
     }
+    g_traceRto = o.traceRto;
     if (fixRule == "linux")
     {
         g_fixRule = XlSenderSocket::FixRule::kLinux;
@@ -311,16 +287,12 @@ main(int argc, char* argv[])
             return 2;
         }
     }
-    if (sendSize == 0)
+    if (o.sendSize == 0)
     {
-        std::fprintf(stderr, "--sendSize must be positive\n");
+        std::fprintf(stderr, "--o.sendSize must be positive\n");
         return 2;
     }
-    if (wiredQueuePackets == 0)
-    {
-        wiredQueuePackets = queuePackets;
-    }
-    ConfigureTcpDefaults(Seconds(connTimeout));
+    ConfigureTcpDefaults(Seconds(o.connTimeout));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
     if (recovery == "prr")
     {
@@ -338,7 +310,7 @@ main(int argc, char* argv[])
         Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     }
 
-    LastHop hop(wiredQueuePackets, queuePackets);
+    LastHop hop(o.wiredQueuePackets, o.queuePackets);
 
     // i.i.d. loss on the data direction of the wireless hop (into SH).
     Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
@@ -359,15 +331,15 @@ main(int argc, char* argv[])
         // Cross-check: ns-3's own BulkSendApplication and TcpSocketBase.
         BulkSendHelper bulk("ns3::TcpSocketFactory",
                             InetSocketAddress(hop.bsShIf.GetAddress(1), port));
-        bulk.SetAttribute("SendSize", UintegerValue(sendSize));
+        bulk.SetAttribute("SendSize", UintegerValue(o.sendSize));
         bulk.Install(hop.ch).Start(Seconds(0));
         Simulator::Schedule(MilliSeconds(1), &ConnectStockSenderTraces);
     }
     else
     {
         source = CreateObject<BulkSource>();
-        source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), fixEmulatedSack);
-        source->SetSendSize(sendSize, bulkSendWrites);
+        source->Setup(InetSocketAddress(hop.bsShIf.GetAddress(1), port), o.fixEmulatedSack);
+        source->SetSendSize(o.sendSize, o.bulkSendWrites);
         source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
         hop.ch->AddApplication(source);
         source->SetStartTime(Seconds(0));
@@ -375,7 +347,7 @@ main(int argc, char* argv[])
 
     TraceLastHop(hop, &g_counters);
 
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(Seconds(o.duration));
     auto runStart = std::chrono::steady_clock::now();
     Simulator::Run();
     double runWall = SecondsSince(runStart);
@@ -384,21 +356,21 @@ main(int argc, char* argv[])
     Ptr<XlSenderSocket> socket = source ? source->GetSocket() : nullptr;
     JsonObject out;
     out.Num("p", p)
-        .Int("seed", seed)
-        .Num("duration_s", duration)
-        .Bool("fix_emulated_sack", fixEmulatedSack && !stockSender)
+        .Int("seed", o.seed)
+        .Num("duration_s", o.duration)
+        .Bool("fix_emulated_sack", o.fixEmulatedSack && !stockSender)
         .Bool("stock_sender", stockSender)
-        .Int("send_size", sendSize)
-        .Bool("bulk_send_writes", bulkSendWrites)
-        .Int("queue_p", queuePackets)
-        .Int("wired_queue_p", wiredQueuePackets)
-        .Str("rng_layout", rngLayout)
+        .Int("send_size", o.sendSize)
+        .Bool("bulk_send_writes", o.bulkSendWrites)
+        .Int("queue_p", o.queuePackets)
+        .Int("wired_queue_p", o.wiredQueuePackets)
+        .Str("rng_layout", o.rngLayout)
         .Str("fix_rule", fixRule)
         .Str("recovery", recovery)
         .Int("del_ack_count", delAckCount)
         .Str("cc", cc)
         .Num("loss_stream", static_cast<double>(lossStream))
-        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / duration)
+        .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / o.duration)
         .Int("bytes_delivered", delivered)
         .Int("data_segments_sent", g_counters.dataSegmentsSent)
         .Int("retransmissions", g_counters.retransmissions)
@@ -417,7 +389,7 @@ main(int argc, char* argv[])
     if (g_traceState)
     {
         AccumulateCwnd();
-        g_states.seconds[g_states.current] += duration - g_states.since;
+        g_states.seconds[g_states.current] += o.duration - g_states.since;
         out.Num("recovery_ssthresh_mean",
                 g_states.ssthreshSets ? g_states.ssthreshSum / g_states.ssthreshSets : 0.0);
         static const char* kStates[] = {"open", "disorder", "cwr", "recovery", "loss"};

@@ -769,6 +769,78 @@ TraceLastHop(const LastHop& hop, LastHopCounters* c)
         MakeBoundCallback(&OnLastHopArrival, c));
 }
 
+/**
+ * The command-line options the single-flow last-hop programs share:
+ * `--seed`, `--duration`, `--fixEmulatedSack`, `--queue`, `--connTimeout`,
+ * `--sendSize`, `--bulkSendWrites`, `--wiredQueue`, `--rngLayout` and
+ * `--traceRto`.
+ */
+struct LastHopOptions
+{
+    uint32_t seed{1};
+    double duration;
+    bool fixEmulatedSack{true};
+    uint32_t queuePackets{100};
+    double connTimeout{1.0};
+    uint32_t sendSize{16 * kSegmentSize};
+    bool bulkSendWrites{false};
+    uint32_t wiredQueuePackets{0};
+    std::string rngLayout{"run"};
+    bool traceRto{false};
+
+    explicit LastHopOptions(double defaultDuration)
+        : duration(defaultDuration)
+    {
+    }
+
+    void AddTo(CommandLine& cmd)
+    {
+        cmd.AddValue("seed", "ns-3 RngRun (run number) of this replication", seed);
+        cmd.AddValue("duration", "simulated time in seconds", duration);
+        cmd.AddValue("fixEmulatedSack",
+                     "drop dupACK-derived SACK marks when SND.UNA advances outside fast "
+                     "recovery, as Linux does",
+                     fixEmulatedSack);
+        cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
+        cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+        cmd.AddValue("sendSize", "bytes per application write", sendSize);
+        cmd.AddValue("bulkSendWrites",
+                     "write as BulkSendApplication: from connection set-up, whole sendSize "
+                     "chunks only",
+                     bulkSendWrites);
+        cmd.AddValue("wiredQueue",
+                     "DropTail queue size of the wired devices (CH, BS), packets; 0: same as "
+                     "--queue",
+                     wiredQueuePackets);
+        cmd.AddValue("rngLayout",
+                     "run: RngSeed 1, RngRun = seed; seed: RngSeed = seed, RngRun 1",
+                     rngLayout);
+        cmd.AddValue("traceRto",
+                     "print one JSON line per retransmission timeout on stderr",
+                     traceRto);
+    }
+
+    /// After parsing: sets the random-number layout and the wired queue's
+    /// default; false (said on stderr) for a value out of range.
+    bool Apply()
+    {
+        if (!SetRngLayout(rngLayout, seed))
+        {
+            return false;
+        }
+        if (sendSize == 0)
+        {
+            std::fprintf(stderr, "--sendSize must be positive\n");
+            return false;
+        }
+        if (wiredQueuePackets == 0)
+        {
+            wiredQueuePackets = queuePackets;
+        }
+        return true;
+    }
+};
+
 /// A TCP sink on `node`, listening on `port` from time 0.
 inline Ptr<PacketSink>
 InstallTcpSink(Ptr<Node> node, uint16_t port)
