@@ -11,7 +11,7 @@
 // error model on both devices of the wireless hop). Prints one JSON object on
 // stdout; optionally writes the blocked intervals to a file.
 
-#include "scenario_common.h"
+#include "last_hop.h"
 
 #include <algorithm>
 #include <array>

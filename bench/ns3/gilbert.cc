@@ -8,7 +8,7 @@
 // one JSON object on stdout. With --chainOnly=N it only drives the chain for
 // N frames (no network) and prints what it observed.
 
-#include "scenario_common.h"
+#include "last_hop.h"
 
 
 using namespace ns3;

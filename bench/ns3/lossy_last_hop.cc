@@ -7,7 +7,7 @@
 // JSON object on stdout. The congestion control is NewReno unless --cc names
 // another (Cubic, WestwoodPlus, Vegas or Bbr, each with ns-3's defaults).
 
-#include "scenario_common.h"
+#include "last_hop.h"
 
 #include <cstdio>
 
