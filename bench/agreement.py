@@ -48,16 +48,26 @@ TABLE_SEEDS = (
 
 
 def xltcp_run(p: float, seed: int, profile: str, duration: int) -> dict:
-    overrides = [f"wireless.loss.down.p={p}", f"tcp.profile=\"{profile}\"", f"sim.duration={duration}s"]
+    overrides = [
+        f"wireless.loss.down.p={p}",
+        f'tcp.profile="{profile}"',
+        f"sim.duration={duration}s",
+    ]
     s = json.loads(_core.run(str(SCENARIO), seed, None, overrides, None))
     f = s["flows"][0]
-    return {"goodput_bps": f["goodput_bps"], "retransmissions": f["retransmissions"], "rto_count": f["rto_count"]}
+    return {
+        "goodput_bps": f["goodput_bps"],
+        "retransmissions": f["retransmissions"],
+        "rto_count": f["rto_count"],
+    }
 
 
 def ns3_run(p: float, seed: int, duration: int) -> dict:
     out = subprocess.run(
         [str(NS3_BIN), f"--p={p}", f"--seed={seed}", f"--duration={duration}"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -84,11 +94,30 @@ def gilbert_xltcp(mean_loss: float, seed: int, profile: str) -> dict:
 
 def gilbert_ns3(mean_loss: float, seed: int) -> dict:
     out = subprocess.run(
-        [str(NS3_GILBERT), f"--meanLoss={mean_loss}", "--meanBurst=3", f"--seed={seed}",
-         "--duration=100"],
-        check=True, capture_output=True, text=True,
+        [
+            str(NS3_GILBERT),
+            f"--meanLoss={mean_loss}",
+            "--meanBurst=3",
+            f"--seed={seed}",
+            "--duration=100",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def save_cache(path: Path, cache: dict) -> None:
+    """Writes the ns-3 runs of --table, one run a line, sorted (small diffs when it grows)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"{json.dumps(k)}: {json.dumps(cache[k])}" for k in sorted(cache, key=cache_order)]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+
+
+def cache_order(key: str) -> tuple:
+    kind, loss, seed = key.split(":")
+    return (kind, float(loss), int(seed))
 
 
 def agreement_table(spec: str, profile: str, cache_path: Path, out: Path) -> int:
@@ -98,12 +127,16 @@ def agreement_table(spec: str, profile: str, cache_path: Path, out: Path) -> int
             print(f"{b} missing: run bench/ns3/build.sh first", file=sys.stderr)
             return 2
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    print(f"xltcp profile {profile} against ns-3 3.44; goodput Mbit/s, mean ± 95% CI (Student t), "
-          "CI also as % of the mean; diff = xltcp/ns-3 - 1 with the interval of the difference "
-          "of the means relative to ns-3's")
+    print(
+        f"xltcp profile {profile} against ns-3 3.44; goodput Mbit/s, mean ± 95% CI (Student t), "
+        "CI also as % of the mean; diff = xltcp/ns-3 - 1 with the interval of the difference "
+        "of the means relative to ns-3's"
+    )
     print()
-    print("| case | seeds | ns-3 goodput | CI % | xltcp goodput | CI % | diff | ns-3 RTOs "
-          "| xltcp RTOs | ns-3 retx | xltcp retx |")
+    print(
+        "| case | seeds | ns-3 goodput | CI % | xltcp goodput | CI % | diff | ns-3 RTOs "
+        "| xltcp RTOs | ns-3 retx | xltcp retx |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for item in spec.split(","):
@@ -111,18 +144,21 @@ def agreement_table(spec: str, profile: str, cache_path: Path, out: Path) -> int
         kind, loss_s = case.split(":")
         loss, seeds = float(loss_s), range(1, int(n) + 1)
         ns, xs = [], []
+        fresh = 0
         for seed in seeds:
             key = f"{kind}:{loss:g}:{seed}"
             if key not in cache:
                 r = ns3_run(loss, seed, 60) if kind == "iid" else gilbert_ns3(loss, seed)
                 cache[key] = {k: r[k] for k in ("goodput_bps", "retransmissions", "rto_count")}
+                fresh += 1
+                if fresh % 25 == 0:  # an interrupted run keeps what it has done
+                    save_cache(cache_path, cache)
             ns.append(cache[key])
             if kind == "iid":
                 xs.append(xltcp_run(loss, seed, profile, 60))
             else:
                 xs.append(gilbert_xltcp(loss, seed, profile))
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps(cache) + "\n")
+        save_cache(cache_path, cache)
         nm, nh = mean_ci([r["goodput_bps"] / 1e6 for r in ns])
         xm, xh = mean_ci([r["goodput_bps"] / 1e6 for r in xs])
         diff = (xm / nm - 1) * 100 if nm else float("nan")
@@ -132,12 +168,25 @@ def agreement_table(spec: str, profile: str, cache_path: Path, out: Path) -> int
             return sum(r[k] for r in rs) / len(rs)
 
         label = f"i.i.d. p = {loss:g}" if kind == "iid" else f"Gilbert mean loss {loss:g}"
-        print(f"| {label} | {len(ns)} | {nm:.4f} ± {nh:.4f} | {nh / nm * 100 if nm else 0:.1f} "
-              f"| {xm:.4f} ± {xh:.4f} | {xh / xm * 100 if xm else 0:.1f} | {diff:+.1f}% ± {dh:.1f} "
-              f"| {avg(ns, 'rto_count'):.1f} | {avg(xs, 'rto_count'):.1f} "
-              f"| {avg(ns, 'retransmissions'):.0f} | {avg(xs, 'retransmissions'):.0f} |")
-        rows.append({"kind": kind, "loss": loss, "seeds": len(ns), "ns3_mbps": nm, "ns3_ci": nh,
-                     "xltcp_mbps": xm, "xltcp_ci": xh, "diff_pct": diff, "diff_ci_pct": dh})
+        print(
+            f"| {label} | {len(ns)} | {nm:.4f} ± {nh:.4f} | {nh / nm * 100 if nm else 0:.1f} "
+            f"| {xm:.4f} ± {xh:.4f} | {xh / xm * 100 if xm else 0:.1f} | {diff:+.1f}% ± {dh:.1f} "
+            f"| {avg(ns, 'rto_count'):.1f} | {avg(xs, 'rto_count'):.1f} "
+            f"| {avg(ns, 'retransmissions'):.0f} | {avg(xs, 'retransmissions'):.0f} |"
+        )
+        rows.append(
+            {
+                "kind": kind,
+                "loss": loss,
+                "seeds": len(ns),
+                "ns3_mbps": nm,
+                "ns3_ci": nh,
+                "xltcp_mbps": xm,
+                "xltcp_ci": xh,
+                "diff_pct": diff,
+                "diff_ci_pct": dh,
+            }
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"profile": profile, "rows": rows}, indent=2) + "\n")
     return 0
@@ -150,7 +199,9 @@ def variants_table(path: Path, profiles: list[str]) -> int:
     runs = data["runs"]
     variants = list(dict.fromkeys(r["variant"] for r in runs))
     ps = sorted({r["loss"] for r in runs})
-    head = "| p | tool | goodput Mbit/s | RTOs | retransmissions |" + "".join(f" vs {v} |" for v in variants)
+    head = "| p | tool | goodput Mbit/s | RTOs | retransmissions |" + "".join(
+        f" vs {v} |" for v in variants
+    )
     print(head)
     print("|---" * (5 + len(variants)) + "|")
     rows = []
@@ -159,7 +210,9 @@ def variants_table(path: Path, profiles: list[str]) -> int:
         seeds = sorted({r["seed"] for r in groups[variants[0]]})
         means = {v: mean_ci([r["goodput_bps"] / 1e6 for r in g]) for v, g in groups.items()}
         tools = [(f"ns-3 3.44, {v}", groups[v]) for v in variants]
-        tools += [(f"xltcp ({pr})", [xltcp_run(p, s, pr, duration) for s in seeds]) for pr in profiles]
+        tools += [
+            (f"xltcp ({pr})", [xltcp_run(p, s, pr, duration) for s in seeds]) for pr in profiles
+        ]
         for name, xs in tools:
             m, h = mean_ci([r["goodput_bps"] / 1e6 for r in xs])
             rto = sum(r["rto_count"] for r in xs) / len(xs)
@@ -168,28 +221,55 @@ def variants_table(path: Path, profiles: list[str]) -> int:
                 f" {(m / means[v][0] - 1) * 100:+.1f}% |" if means[v][0] else " |" for v in variants
             )
             print(f"| {p:g} | {name} | {m:.3f} ± {h:.3f} | {rto:.1f} | {retx:.0f} |{diffs}")
-            rows.append({"p": p, "tool": name, "n": len(xs), "goodput_mbps": m, "ci95": h,
-                         "rto_count": rto, "retransmissions": retx})
+            rows.append(
+                {
+                    "p": p,
+                    "tool": name,
+                    "n": len(xs),
+                    "goodput_mbps": m,
+                    "ci95": h,
+                    "rto_count": rto,
+                    "retransmissions": retx,
+                }
+            )
     return 0
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ns3-variants", type=Path, help="a bench/ns3/run_variants.py lossy file: compare with each of its variants")
-    ap.add_argument("--profiles", default="ns3,rfc", help="xltcp profiles of the --ns3-variants table")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--ns3-variants",
+        type=Path,
+        help="a bench/ns3/run_variants.py lossy file: compare with each of its variants",
+    )
+    ap.add_argument(
+        "--profiles", default="ns3,rfc", help="xltcp profiles of the --ns3-variants table"
+    )
     ap.add_argument("--p", default="0,0.001,0.01,0.05")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--duration", type=int, default=60)
     ap.add_argument("--profile", default="rfc", choices=["rfc", "ns3"])
-    ap.add_argument("--ns3-json", type=Path, help="ns-3 results of an earlier run (bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)")
+    ap.add_argument(
+        "--ns3-json",
+        type=Path,
+        help="ns-3 results of an earlier run "
+        "(bench/ns3/run_lossy.py writes bench/out/ns3_lossy.json)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "agreement.json")
-    ap.add_argument("--table", action="store_true",
-                    help="the lossy-hop and Gilbert agreement table")
-    ap.add_argument("--table-seeds", default=TABLE_SEEDS,
-                    help="cases and seeds of --table: kind:loss=seeds,...")
-    ap.add_argument("--cache", type=Path,
-                    default=ROOT / "bench" / "ns3" / "results" / "ns3_agreement_runs.json",
-                    help="ns-3 runs of --table, reused across invocations")
+    ap.add_argument(
+        "--table", action="store_true", help="the lossy-hop and Gilbert agreement table"
+    )
+    ap.add_argument(
+        "--table-seeds", default=TABLE_SEEDS, help="cases and seeds of --table: kind:loss=seeds,..."
+    )
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=ROOT / "bench" / "ns3" / "results" / "ns3_agreement_runs.json",
+        help="ns-3 runs of --table, reused across invocations",
+    )
     args = ap.parse_args()
     if args.table:
         profile = "ns3" if args.profile == "rfc" and "--profile" not in sys.argv else args.profile
@@ -213,7 +293,10 @@ def main() -> int:
 
     rows = []
     print(f"xltcp profile: {args.profile}; {args.seeds} seeds x {args.duration} s")
-    print(f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'ns-3 Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'diff':>7}")
+    print(
+        f"{'p':>6} | {'xltcp Mbit/s':>18} {'retx':>7} {'RTOs':>5} "
+        f"| {'ns-3 Mbit/s':>18} {'retx':>7} {'RTOs':>5} | {'diff':>7}"
+    )
     for p in ps:
         xs = [xltcp_run(p, s, args.profile, args.duration) for s in seeds]
         ns = [cached.get((p, s)) or ns3_run(p, s, args.duration) for s in seeds]
@@ -224,8 +307,20 @@ def main() -> int:
         nr = sum(r["retransmissions"] for r in ns) / len(ns)
         nt = sum(r.get("rto_count", float("nan")) for r in ns) / len(ns)
         diff = (xm - nm) / nm * 100 if nm else float("nan")
-        print(f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} | {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} {nt:>5.1f} | {diff:>+6.1f}%")
-        rows.append({"p": p, "xltcp": xs, "ns3": ns, "xltcp_mean_mbps": xm, "ns3_mean_mbps": nm, "diff_pct": diff})
+        print(
+            f"{p:>6} | {xm:>9.3f} ± {xh:<6.3f} {xr:>7.1f} {xt:>5.1f} "
+            f"| {nm:>9.3f} ± {nh:<6.3f} {nr:>7.1f} {nt:>5.1f} | {diff:>+6.1f}%"
+        )
+        rows.append(
+            {
+                "p": p,
+                "xltcp": xs,
+                "ns3": ns,
+                "xltcp_mean_mbps": xm,
+                "ns3_mean_mbps": nm,
+                "diff_pct": diff,
+            }
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"profile": args.profile, "rows": rows}, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -31,6 +31,96 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
     TraceRetransmissions(socket, &g_retransmissions);
 }
 
+/// What --perFlowOut records of one flow.
+struct FlowRecord
+{
+    uint32_t synSent{0};          ///< SYN transmissions (1 + SYN retries)
+    uint64_t retransmissions{0};  ///< data retransmissions
+    double establishedS{-1.0};    ///< when the connection reached ESTABLISHED
+    double firstSsthreshS{-1.0};  ///< when ssthresh was first lowered (a loss)
+    double firstSsthreshSeg{0.0}; ///< the value it was lowered to, in segments
+    double maxCwndSeg{0.0};       ///< largest congestion window, in segments
+};
+
+std::vector<FlowRecord> g_flowRecords;
+
+void
+OnFlowTx(uint32_t i, Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (header.GetFlags() & TcpHeader::SYN)
+    {
+        ++g_flowRecords[i].synSent;
+    }
+}
+
+void
+OnFlowState(uint32_t i, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now)
+{
+    if (now == TcpSocket::ESTABLISHED && g_flowRecords[i].establishedS < 0)
+    {
+        g_flowRecords[i].establishedS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+OnFlowSsthresh(uint32_t i, uint32_t before, uint32_t now)
+{
+    if (now < before && g_flowRecords[i].firstSsthreshS < 0)
+    {
+        g_flowRecords[i].firstSsthreshS = Simulator::Now().GetSeconds();
+        g_flowRecords[i].firstSsthreshSeg = now / double(kSegmentSize);
+    }
+}
+
+void
+OnFlowCwnd(uint32_t i, uint32_t, uint32_t now)
+{
+    g_flowRecords[i].maxCwndSeg = std::max(g_flowRecords[i].maxCwndSeg, now / double(kSegmentSize));
+}
+
+/// The flow --traceFlow follows (none when negative).
+int64_t g_traceFlow = -1;
+
+void
+TraceU32(std::string what, uint32_t, uint32_t now)
+{
+    std::fprintf(stderr, "%.6f %s %u\n", Simulator::Now().GetSeconds(), what.c_str(), now);
+}
+
+void
+TraceSeq(std::string what, SequenceNumber32, SequenceNumber32 now)
+{
+    std::fprintf(stderr, "%.6f %s %u\n", Simulator::Now().GetSeconds(), what.c_str(), now.GetValue());
+}
+
+void
+TraceCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    std::fprintf(stderr, "%.6f cong_state %d\n", Simulator::Now().GetSeconds(), static_cast<int>(now));
+}
+
+void
+OnFlowSocketCreated(uint32_t i, Ptr<XlSenderSocket> socket)
+{
+    if (static_cast<int64_t>(i) == g_traceFlow)
+    {
+        socket->TraceConnectWithoutContext("HighestSequence", MakeBoundCallback(&TraceSeq, std::string("high_seq")));
+        socket->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&TraceSeq, std::string("ack")));
+        socket->TraceConnectWithoutContext("CongState", MakeCallback(&TraceCongState));
+        socket->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&TraceU32, std::string("in_flight")));
+        socket->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&TraceU32, std::string("cwnd")));
+        socket->TraceConnectWithoutContext("CongestionWindowInflated", MakeBoundCallback(&TraceU32, std::string("cwnd_infl")));
+    }
+    OnSocketCreated(socket);
+    socket->TraceConnectWithoutContext("Retransmission",
+                                       MakeBoundCallback(&CountRetransmission,
+                                                         &g_flowRecords[i].retransmissions));
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnFlowTx, i));
+    socket->TraceConnectWithoutContext("State", MakeBoundCallback(&OnFlowState, i));
+    socket->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnFlowSsthresh, i));
+    socket->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnFlowCwnd, i));
+}
+
 } // namespace
 
 int
@@ -46,6 +136,7 @@ main(int argc, char* argv[])
     uint32_t queuePackets = 1000;
     double staggerMs = 1.0;
     double connTimeout = 1.0;
+    std::string perFlowOut;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of bulk TCP flows (one CH each)", flows);
@@ -58,7 +149,17 @@ main(int argc, char* argv[])
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("staggerMs", "flow i starts at i * staggerMs milliseconds", staggerMs);
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.AddValue("perFlowOut",
+                 "write one CSV line per flow to this file (bytes received, SYNs sent, "
+                 "retransmissions, RTOs, when established, first ssthresh and its time, "
+                 "largest cwnd)",
+                 perFlowOut);
+    cmd.AddValue("traceFlow",
+                 "with perFlowOut: print this flow's highest sequence sent, highest ACK, congestion "
+                 "state, bytes in flight and cwnd on stderr at every change",
+                 g_traceFlow);
     cmd.Parse(argc, argv);
+    g_flowRecords.resize(flows);
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -100,6 +201,7 @@ main(int argc, char* argv[])
     bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
 
     std::vector<Ptr<PacketSink>> sinks;
+    std::vector<Ptr<BulkSource>> sources;
     for (uint32_t i = 0; i < flows; ++i)
     {
         auto port = static_cast<uint16_t>(5000 + i);
@@ -111,7 +213,15 @@ main(int argc, char* argv[])
 
         Ptr<BulkSource> source = CreateObject<BulkSource>();
         source->Setup(InetSocketAddress(bsShIf.GetAddress(1), port), fixEmulatedSack);
-        source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
+        if (perFlowOut.empty())
+        {
+            source->SetSocketCreatedCallback(MakeCallback(&OnSocketCreated));
+        }
+        else
+        {
+            source->SetSocketCreatedCallback(MakeBoundCallback(&OnFlowSocketCreated, i));
+        }
+        sources.push_back(source);
         hosts.Get(i)->AddApplication(source);
         source->SetStartTime(MilliSeconds(staggerMs * i));
     }
@@ -144,6 +254,31 @@ main(int argc, char* argv[])
                                          (static_cast<double>(sinks.size()) * sumSquares)
                                    : 0.0;
     uint64_t queueDrops = DeviceQueueDrops(all) + g_tcDrops;
+
+    if (!perFlowOut.empty())
+    {
+        FILE* f = std::fopen(perFlowOut.c_str(), "w");
+        std::fprintf(f,
+                     "flow,rx_bytes,syn_sent,retransmissions,rtos,established_s,"
+                     "first_ssthresh_s,first_ssthresh_seg,max_cwnd_seg\n");
+        for (uint32_t i = 0; i < flows; ++i)
+        {
+            const FlowRecord& r = g_flowRecords[i];
+            Ptr<XlSenderSocket> socket = sources[i]->GetSocket();
+            std::fprintf(f,
+                         "%u,%lu,%u,%lu,%lu,%.6f,%.6f,%.2f,%.2f\n",
+                         i,
+                         static_cast<unsigned long>(sinks[i]->GetTotalRx()),
+                         r.synSent,
+                         static_cast<unsigned long>(r.retransmissions),
+                         static_cast<unsigned long>(socket ? socket->GetRtoCount() : 0),
+                         r.establishedS,
+                         r.firstSsthreshS,
+                         r.firstSsthreshSeg,
+                         r.maxCwndSeg);
+        }
+        std::fclose(f);
+    }
 
     JsonObject out;
     out.Int("flows", flows)
