@@ -46,7 +46,9 @@ def jain(x: list[float]) -> float:
 LIKE_NS3 = ["tcp.sack=false", 'tcp.recovery="newreno"', 'wireless.frame_overhead="2B"']
 
 
-def run_xltcp(profile: str, stagger: str, seed: int, flows: int, like_ns3: bool = True) -> dict:
+def run_xltcp(
+    profile: str, stagger: str, seed: int, flows: int, like_ns3: bool = True, extra: tuple = ()
+) -> dict:
     sets = [
         'sim.duration="10s"',
         f"flow.0.count={flows}",
@@ -55,6 +57,7 @@ def run_xltcp(profile: str, stagger: str, seed: int, flows: int, like_ns3: bool 
     ]
     if like_ns3:
         sets += LIKE_NS3
+    sets += list(extra)
     args = [str(RUNNER), str(SCENARIO), "--seed", str(seed)]
     for s in sets:
         args += ["--set", s]
@@ -118,6 +121,13 @@ def main() -> int:
     ap.add_argument("--staggers", default="0ms,1ms", help="start spacings (comma-separated)")
     ap.add_argument("--cache", type=Path, help="JSON file keeping each ns-3 run")
     ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an extra scenario override of the xltcp runs (repeatable), e.g. wired.delay=10.001ms",
+    )
+    ap.add_argument(
         "--scenario-tcp",
         action="store_true",
         help="keep the scenario's SACK recovery and frame size (default: as many_flows.cc, "
@@ -143,7 +153,7 @@ def main() -> int:
     for profile in args.profiles.split(","):
         for stagger in staggers:
             like_ns3 = not args.scenario_tcp
-            rows = [run_xltcp(profile, stagger, s, args.flows, like_ns3) for s in seeds]
+            rows = [run_xltcp(profile, stagger, s, args.flows, like_ns3, args.set) for s in seeds]
             print(
                 f"| xltcp ({profile}) | {stagger} apart "
                 f"| {cell(rows, 'aggregate_bps', 1e6, '{:.1f}')} "
