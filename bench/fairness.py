@@ -42,8 +42,14 @@ def jain(x: list[float]) -> float:
 
 # What bench/ns3/many_flows.cc runs that the scenario does not: SACK off with
 # classic NewReno recovery (ConfigureTcpDefaults in scenario_common.h) and a
-# 2-byte PPP header on every frame of the shared point-to-point hop.
-LIKE_NS3 = ["tcp.sack=false", 'tcp.recovery="newreno"', 'wireless.frame_overhead="2B"']
+# 2-byte PPP header on every frame of every point-to-point link (the shared
+# hop and the access links).
+LIKE_NS3 = [
+    "tcp.sack=false",
+    'tcp.recovery="newreno"',
+    'wireless.frame_overhead="2B"',
+    'wired.frame_overhead="2B"',
+]
 
 
 def run_xltcp(

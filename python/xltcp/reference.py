@@ -246,6 +246,8 @@ KEY_MEANINGS: dict[str, str] = {
     "wired.queue": 'Drop-tail limit of each access link\'s queue: packets (`"100p"`) or bytes.',
     "wired.jitter": "Each packet's wired delay is `delay` plus a uniform draw in [0, jitter], "
     "never overtaking the packet before it (the spread of real hosts' processing).",
+    "wired.frame_overhead": "Link-layer bytes added to each IP packet on the access links "
+    '(`"2B"`: the PPP header ns-3\'s point-to-point devices put on every link).',
     # [hosts]
     "hosts.stack_delay": "Constant part of every host's stack latency: each segment its TCP "
     "sends leaves the host this much later.",

@@ -171,8 +171,9 @@ impl Link {
     }
 
     /// A `[wired]` access link direction named `name` in a run seeded with
-    /// `seed`, as both engines build it: lossless, ungated, its jitter (if
-    /// any) drawn from the stream `wired.<name>.jitter`.
+    /// `seed`, as both engines build it: lossless, ungated, its frame
+    /// overhead serialised with each packet, its jitter (if any) drawn from
+    /// the stream `wired.<name>.jitter`.
     pub fn wired(name: String, dest: Dest, spec: &LinkSpec, seed: u64) -> Link {
         let jitter = (spec.jitter > Dur::ZERO)
             .then(|| stream(seed, &format!("wired.{name}.jitter")))
@@ -183,7 +184,7 @@ impl Link {
             spec.rate_bps,
             DelayLine::new(spec.delay, jitter),
             spec.queue,
-            0,
+            spec.frame_overhead,
             LossProcess::None,
             false,
         )
@@ -373,12 +374,34 @@ mod tests {
 
     /// Sends `n` packets back to back through a 100 Mbit/s, 1 ms link and
     /// returns their arrival times (in order of arrival) and uids.
+    /// `[wired] frame_overhead` is on the wire with every packet: 2 B of
+    /// PPP make a 1500-byte datagram take 1502 bytes' time at the link rate.
+    #[test]
+    fn a_wired_frame_overhead_lengthens_each_packet_on_the_wire() {
+        let mut spec = LinkSpec {
+            rate_bps: 100_000_000,
+            delay: Dur::from_millis(1),
+            queue: QueueLimit::Packets(10),
+            jitter: Dur::ZERO,
+            frame_overhead: 0,
+        };
+        let p = packet(1);
+        let bare = Link::wired("ch0-bs".into(), Dest::Bs, &spec, 1).tx_time(&p);
+        spec.frame_overhead = 2;
+        let ppp = Link::wired("ch0-bs".into(), Dest::Bs, &spec, 1).tx_time(&p);
+        let len = p.air_len() as u64;
+        assert_eq!(bare, Dur::transmission(len, 100_000_000));
+        assert_eq!(ppp, Dur::transmission(len + 2, 100_000_000));
+        assert!(ppp > bare);
+    }
+
     fn arrivals(jitter: Dur, n: u64) -> Vec<(Time, u64)> {
         let spec = LinkSpec {
             rate_bps: 100_000_000,
             delay: Dur::from_millis(1),
             queue: QueueLimit::Packets(1000),
             jitter,
+            frame_overhead: 0,
         };
         let mut link = Link::wired("ch0-bs".into(), Dest::Bs, &spec, 1);
         let mut now = Time::ZERO;

@@ -274,10 +274,13 @@ fn tcp(t: &TcpSpec) -> Value {
     v
 }
 
-/// `[wired]`: a link with its jitter.
+/// `[wired]`: a link with its jitter, and its frame overhead when set.
 fn wired(l: &LinkSpec) -> Value {
     let mut v = link(l);
     v["jitter"] = json!(format_duration(l.jitter));
+    if l.frame_overhead > 0 {
+        v["frame_overhead"] = json!(format_size(l.frame_overhead as u64));
+    }
     v
 }
 

@@ -151,6 +151,11 @@ fn read_scenario(cx: &mut Cx, doc: &Node, default_name: &str, base_dir: &Path) -
     let mut t = root.table(cx, "wired");
     let mut wired = read_link(cx, &mut t, &tcp);
     wired.jitter = t.read(cx, "jitter", Dur::ZERO, rd::dur);
+    let overhead = t.read(cx, "frame_overhead", 0, rd::size);
+    if overhead > 65535 {
+        t.invalid(cx, "frame_overhead", "is too large", "0B..=65535B");
+    }
+    wired.frame_overhead = overhead.min(65535) as u32;
     t.finish(cx);
     let (wireless, more_hops) = read_hops(cx, &mut root, &tcp, base_dir);
     let flows = read_flows(cx, &mut root, &tcp, &sim);
@@ -455,6 +460,7 @@ fn read_link(cx: &mut Cx, t: &mut Tab, tcp: &TcpSpec) -> LinkSpec {
         delay,
         queue,
         jitter: Dur::ZERO,
+        frame_overhead: 0,
     }
 }
 

@@ -51,6 +51,7 @@ pub(super) fn read_lrwpan_link(cx: &mut Cx, t: &mut Tab) -> LinkSpec {
         delay,
         queue,
         jitter: Dur::ZERO,
+        frame_overhead: 0,
     }
 }
 

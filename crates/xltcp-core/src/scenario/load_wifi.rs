@@ -110,6 +110,7 @@ pub(super) fn read_wifi(cx: &mut Cx, t: &mut Tab, base_dir: &Path) -> (LinkSpec,
         delay,
         queue,
         jitter: Dur::ZERO,
+        frame_overhead: 0,
     };
     (link, spec)
 }

@@ -45,6 +45,7 @@ fn minimal_scenario_gets_every_default() {
             delay: Dur::from_millis(10),
             queue: QueueLimit::Packets(100),
             jitter: Dur::ZERO,
+            frame_overhead: 0,
         }
     );
     assert_eq!(s.wireless.loss_down, LossSpec::None);
@@ -196,6 +197,7 @@ timeseries = false
             delay: Dur::from_millis(25),
             queue: QueueLimit::Bytes(262_144),
             jitter: Dur::ZERO,
+            frame_overhead: 0,
         },
         wireless: WirelessSpec {
             name: "air".into(),
@@ -204,6 +206,7 @@ timeseries = false
                 delay: Dur::from_micros(250),
                 queue: QueueLimit::Packets(50),
                 jitter: Dur::ZERO,
+            frame_overhead: 0,
             },
             loss_down: LossSpec::Gilbert {
                 mean_loss: 0.05,
@@ -711,6 +714,23 @@ fn wired_jitter_is_read_echoed_and_refused_on_the_wireless_hop() {
     assert!(
         err.iter()
             .any(|e| e.contains("wireless.jitter") && e.contains("unknown key")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn wired_frame_overhead_is_read_echoed_only_when_set_and_bounded() {
+    let s = load(MINIMAL, &["wired.frame_overhead=\"2B\""]).unwrap();
+    assert_eq!(s.wired.frame_overhead, 2);
+    assert_eq!(reload(&s), s);
+    assert_eq!(echo(&s)["wired"]["frame_overhead"], "2B");
+    let plain = load(MINIMAL, &[]).unwrap();
+    assert_eq!(plain.wired.frame_overhead, 0);
+    assert!(echo(&plain)["wired"].get("frame_overhead").is_none());
+    let err = errors(MINIMAL, &["wired.frame_overhead=\"70000B\""]);
+    assert!(
+        err.iter()
+            .any(|e| e.contains("wired.frame_overhead") && e.contains("0B..=65535B")),
         "{err:?}"
     );
 }

@@ -29,6 +29,10 @@ pub struct LinkSpec {
     /// never overtaking the packet before it: the spread of real hosts'
     /// and switches' processing times. Default "0s": none.
     pub jitter: Dur,
+    /// `frame_overhead` (`[wired]` only): link-layer bytes added to every
+    /// IP packet on the wire, e.g. "2B" for the PPP header that ns-3's
+    /// point-to-point devices add on every link. Default "0B"; <= 65535.
+    pub frame_overhead: u32,
 }
 
 /// A frame-loss process.
