@@ -206,7 +206,7 @@ timeseries = false
                 delay: Dur::from_micros(250),
                 queue: QueueLimit::Packets(50),
                 jitter: Dur::ZERO,
-            frame_overhead: 0,
+                frame_overhead: 0,
             },
             loss_down: LossSpec::Gilbert {
                 mean_loss: 0.05,
