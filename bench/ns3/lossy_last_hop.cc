@@ -3,13 +3,17 @@
 //   CH --(100 Mbps, 10 ms)-- BS --(10 Mbps, 1 ms)-- SH
 //
 // Point-to-point links, DropTail device queues, no traffic-control queue disc.
-// Data packets arriving at SH are dropped i.i.d. with probability p. Prints one
+// Data packets arriving at SH are dropped i.i.d. with probability p, or, with
+// --dropList=FILE, exactly the packets the file numbers (the n-th packet to
+// arrive at SH, counted from 1, as xltcp's `model = "list"`). Prints one
 // JSON object on stdout. The congestion control is NewReno unless --cc names
 // another (Cubic, WestwoodPlus, Vegas or Bbr, each with ns-3's defaults).
 
 #include "last_hop.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 using namespace ns3;
 using namespace xltcp;
@@ -114,6 +118,35 @@ OnCongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t 
     }
 }
 
+/// With --txTrace=FILE: one "time_ns seq len" line per data segment as its
+/// transmission starts on CH's link (seq relative to the ISN: the first
+/// data byte is 1), the instant xltcp's sender-side capture records.
+std::FILE* g_txTrace = nullptr;
+
+void
+OnChPhyTxBegin(Ptr<const Packet> packet)
+{
+    Ptr<Packet> p = packet->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    p->RemoveHeader(ppp);
+    p->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    p->RemoveHeader(tcp);
+    if (p->GetSize() > 0)
+    {
+        std::fprintf(g_txTrace,
+                     "%lld %u %u\n",
+                     static_cast<long long>(Simulator::Now().GetNanoSeconds()),
+                     tcp.GetSequenceNumber().GetValue(),
+                     p->GetSize());
+    }
+}
+
 void
 OnSenderTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> /* s */)
 {
@@ -165,6 +198,50 @@ ConnectStockSenderTraces()
         MakeBoundCallback(&CountRetransmission, &g_counters.retransmissions));
 }
 
+/// Reads a frame list: numbers separated by white space or commas, `#` to
+/// the end of a line a comment; false (with a message) on a bad entry or an
+/// unreadable file.
+bool
+ReadDropList(const std::string& path, std::list<uint32_t>& out)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        std::fprintf(stderr, "--dropList: cannot read %s\n", path.c_str());
+        return false;
+    }
+    std::string line;
+    uint64_t last = 0;
+    while (std::getline(in, line))
+    {
+        line = line.substr(0, line.find('#'));
+        for (char& c : line)
+        {
+            c = c == ',' ? ' ' : c;
+        }
+        std::istringstream words(line);
+        std::string w;
+        while (words >> w)
+        {
+            char* end = nullptr;
+            unsigned long long n = std::strtoull(w.c_str(), &end, 10);
+            if (*end != '\0' || n <= last || n > UINT32_MAX)
+            {
+                std::fprintf(stderr,
+                             "--dropList: %s: \"%s\" is not a frame number above %llu\n",
+                             path.c_str(),
+                             w.c_str(),
+                             static_cast<unsigned long long>(last));
+                return false;
+            }
+            // ReceiveListErrorModel numbers the packets it sees from 0.
+            out.push_back(static_cast<uint32_t>(n - 1));
+            last = n;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 int
@@ -182,11 +259,17 @@ main(int argc, char* argv[])
     bool hyStart = true;
     std::string cwndTrace;
     std::string pacingTrace;
+    std::string dropList;
+    std::string txTrace;
 
     LastHopOptions o(60.0);
     CommandLine cmd(__FILE__);
     o.AddTo(cmd);
     cmd.AddValue("p", "i.i.d. loss probability of data packets on the wireless hop", p);
+    cmd.AddValue("dropList",
+                 "file of the packets to drop at SH, numbered from 1 in arrival order "
+                 "(replaces --p)",
+                 dropList);
     cmd.AddValue("stockSender",
                  "use ns-3's BulkSendApplication and TcpSocketBase instead (no fix, no RTO count)",
                  stockSender);
@@ -207,6 +290,9 @@ main(int argc, char* argv[])
     cmd.AddValue("cwndTrace",
                  "file to write \"time_s cwnd_bytes ssthresh_bytes\" to at every cwnd change",
                  cwndTrace);
+    cmd.AddValue("txTrace",
+                 "file to write \"time_ns seq len\" to for every data segment CH's link starts",
+                 txTrace);
     cmd.AddValue("pacingTrace",
                  "file to write \"time_s pacing_rate_bps\" to at every pacing-rate change",
                  pacingTrace);
@@ -278,6 +364,15 @@ main(int argc, char* argv[])
             return 2;
         }
     }
+    if (!txTrace.empty())
+    {
+        g_txTrace = std::fopen(txTrace.c_str(), "w");
+        if (!g_txTrace)
+        {
+            std::fprintf(stderr, "cannot write %s\n", txTrace.c_str());
+            return 2;
+        }
+    }
     if (!pacingTrace.empty())
     {
         g_pacingTrace = std::fopen(pacingTrace.c_str(), "w");
@@ -312,15 +407,30 @@ main(int argc, char* argv[])
 
     LastHop hop(o.wiredQueuePackets, o.queuePackets);
 
-    // i.i.d. loss on the data direction of the wireless hop (into SH).
-    Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
-    loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-    loss->SetRate(p);
-    if (lossStream >= 0)
+    // Loss on the data direction of the wireless hop (into SH): i.i.d., or
+    // the listed packets.
+    if (dropList.empty())
     {
-        loss->AssignStreams(lossStream);
+        Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
+        loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        loss->SetRate(p);
+        if (lossStream >= 0)
+        {
+            loss->AssignStreams(lossStream);
+        }
+        hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
     }
-    hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    else
+    {
+        std::list<uint32_t> frames;
+        if (!ReadDropList(dropList, frames))
+        {
+            return 2;
+        }
+        Ptr<ReceiveListErrorModel> loss = CreateObject<ReceiveListErrorModel>();
+        loss->SetList(frames);
+        hop.bsSh.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    }
 
     const uint16_t port = 5000;
     Ptr<PacketSink> sink = InstallTcpSink(hop.sh, port);
@@ -346,6 +456,10 @@ main(int argc, char* argv[])
     }
 
     TraceLastHop(hop, &g_counters);
+    if (g_txTrace)
+    {
+        hop.chBs.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnChPhyTxBegin));
+    }
 
     Simulator::Stop(Seconds(o.duration));
     auto runStart = std::chrono::steady_clock::now();
@@ -370,6 +484,7 @@ main(int argc, char* argv[])
         .Int("del_ack_count", delAckCount)
         .Str("cc", cc)
         .Num("loss_stream", static_cast<double>(lossStream))
+        .Str("drop_list", dropList)
         .Num("goodput_bps", static_cast<double>(delivered) * 8.0 / o.duration)
         .Int("bytes_delivered", delivered)
         .Int("data_segments_sent", g_counters.dataSegmentsSent)
@@ -411,6 +526,10 @@ main(int argc, char* argv[])
     if (g_pacingTrace)
     {
         std::fclose(g_pacingTrace);
+    }
+    if (g_txTrace)
+    {
+        std::fclose(g_txTrace);
     }
     return 0;
 }

@@ -328,8 +328,13 @@ KEY_MEANINGS: dict[str, str] = {
     "wireless.pf_time_constant": "Averaging time constant of the proportional-fair "
     "scheduler's served rates.",
     # [wireless.loss.down] / [wireless.loss.up]
-    "wireless.loss.model": 'The frame-loss process of this direction: `"none"`, `"iid"` or '
-    '`"gilbert"` (Gilbert-Elliott bursts).',
+    "wireless.loss.model": 'The frame-loss process of this direction: `"none"`, `"iid"`, '
+    '`"gilbert"` (Gilbert-Elliott bursts) or `"list"` (the frames named, e.g. to replay a '
+    "trace or pair runs with another tool).",
+    "wireless.loss.frames": 'With `"list"`: the frames to lose, by their number among this '
+    "direction's frames counted from 1, strictly increasing (e.g. `[3, 17, 120]`).",
+    "wireless.loss.file": 'With `"list"`: a file of the frames to lose instead of `frames` '
+    "(numbers separated by spaces, commas or lines; `#` starts a comment).",
     "wireless.loss.p": 'With `"iid"`: each frame lost with this probability.',
     "wireless.loss.mean_loss": 'With `"gilbert"`: the mean loss rate.',
     "wireless.loss.mean_burst": 'With `"gilbert"`: the mean burst length, in frames.',
@@ -718,7 +723,8 @@ def reference(entries: list[dict], schemes: dict[str, list[dict]] | None = None)
         "beside the generator (`python/xltcp/reference.py`); do not edit (a test",
         "fails when this file is stale). A table lists the keys of all its variants: which",
         "apply depends on its `model` or `kind` (e.g. `p` for",
-        '`model = "iid"`, `mean_loss`, `mean_burst` and `steps` for `"gilbert"`).',
+        '`model = "iid"`, `mean_loss`, `mean_burst` and `steps` for `"gilbert"`,',
+        '`frames` or `file` for `"list"`).',
         'A Gilbert chain takes one step per frame of its direction (`steps = "own"`,',
         "the default) or, on the `p2p` hop, also one per frame of the other",
         'direction (`steps = "both"`: one chain for the hop, as an ns-3 error model',

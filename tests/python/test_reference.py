@@ -43,6 +43,8 @@ def test_the_catalogue_reaches_every_variant(entries):
         ("sim", "duration"),
         ("wireless.loss.down", "p"),
         ("wireless.loss.down", "mean_burst"),
+        ("wireless.loss.down", "frames"),
+        ("wireless.loss.down", "file"),
         ("wireless.availability", "on"),
         ("wireless.availability", "intervals"),
         ("flow[]", "size"),
@@ -50,7 +52,7 @@ def test_the_catalogue_reaches_every_variant(entries):
     ]:
         assert want in keys, want
     by_key = {(e["table"], e["key"]): e for e in entries}
-    assert by_key[("wireless.loss.down", "model")]["allowed"] == ["none", "iid", "gilbert"]
+    assert by_key[("wireless.loss.down", "model")]["allowed"] == ["none", "iid", "gilbert", "list"]
     assert by_key[("sim", "sample_interval")]["default"] == "100ms"
     assert by_key[("tcp", "initial_window")]["expects"].startswith("an integer in 1..=")
 

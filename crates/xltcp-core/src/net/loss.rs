@@ -8,6 +8,7 @@ use crate::scenario::LossSpec;
 #[cfg(test)]
 use crate::scenario::LossSteps;
 use rand::RngExt;
+use std::sync::Arc;
 
 /// A per-frame loss process.
 #[derive(Debug)]
@@ -33,6 +34,15 @@ pub enum LossProcess {
         /// The process's stream.
         rng: Rng,
     },
+    /// `model = "list"`: the frames whose numbers are listed.
+    List {
+        /// Frame numbers to lose, counted from 1, sorted.
+        frames: Arc<[u64]>,
+        /// Index in `frames` of the next frame to lose.
+        next: usize,
+        /// Frames decided so far.
+        seen: u64,
+    },
 }
 
 impl LossProcess {
@@ -55,6 +65,12 @@ impl LossProcess {
                 let bad = rng.random::<f64>() < p / (p + r);
                 LossProcess::Gilbert { p, r, bad, rng }
             }
+            LossSpec::List { ref frames } if frames.is_empty() => LossProcess::None,
+            LossSpec::List { ref frames } => LossProcess::List {
+                frames: frames.clone(),
+                next: 0,
+                seen: 0,
+            },
         }
     }
 
@@ -69,12 +85,19 @@ impl LossProcess {
                 *bad = if *bad { u >= *r } else { u < *p };
                 lost
             }
+            LossProcess::List { frames, next, seen } => {
+                *seen += 1;
+                let lost = frames.get(*next) == Some(seen);
+                *next += lost as usize;
+                lost
+            }
         }
     }
 
     /// Advances the process by one frame without deciding a frame's fate
     /// (`steps = "both"`: a frame of the other direction went by). Only a
-    /// Gilbert chain has a state to advance; it draws as
+    /// Gilbert chain has a state to advance (a list counts only its own
+    /// direction's frames); it draws as
     /// [`lose_next`](Self::lose_next) does.
     pub fn step(&mut self) {
         if let LossProcess::Gilbert { .. } = self {
@@ -88,6 +111,10 @@ impl LossProcess {
             LossProcess::None => 0.0,
             LossProcess::Iid { p, .. } => *p,
             LossProcess::Gilbert { p, r, .. } => *p / (*p + *r),
+            // The list's share of the frames up to its last.
+            LossProcess::List { frames, .. } => {
+                frames.len() as f64 / *frames.last().unwrap_or(&1) as f64
+            }
         }
     }
 }
@@ -157,6 +184,26 @@ mod tests {
         let a: Vec<bool> = (0..100).map(|_| iid.lose_next()).collect();
         let b: Vec<bool> = (0..100).map(|_| iid2.lose_next()).collect();
         assert_eq!(a, b);
+    }
+
+    /// A list loses exactly its frames, counted from 1, and no others after
+    /// its last.
+    #[test]
+    fn a_list_loses_exactly_its_frames() {
+        let spec = LossSpec::List {
+            frames: Arc::from(vec![1, 4, 5, 9]),
+        };
+        let mut lp = LossProcess::new(&spec, stream(1, "x"));
+        let lost: Vec<u64> = (1..=20).filter(|_| lp.lose_next()).collect();
+        assert_eq!(lost, vec![1, 4, 5, 9]);
+        assert!((lp.mean_loss() - 4.0 / 9.0).abs() < 1e-12);
+        let empty = LossSpec::List {
+            frames: Arc::from(Vec::new()),
+        };
+        assert!(matches!(
+            LossProcess::new(&empty, stream(1, "x")),
+            LossProcess::None
+        ));
     }
 
     #[test]

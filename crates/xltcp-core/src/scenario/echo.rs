@@ -308,6 +308,7 @@ fn loss(l: &LossSpec) -> Value {
         } => json!({
             "model": "gilbert", "mean_loss": mean_loss, "mean_burst": mean_burst, "steps": "both"
         }),
+        LossSpec::List { ref frames } => json!({ "model": "list", "frames": frames.as_ref() }),
     }
 }
 

@@ -563,10 +563,10 @@ fn read_wireless(
     }
     let mut loss = t.table(cx, "loss");
     let mut down = loss.table(cx, "down");
-    let loss_down = read_loss(cx, &mut down, kind == 0);
+    let loss_down = super::load_loss::read_loss(cx, &mut down, kind == 0, base_dir);
     down.finish(cx);
     let mut up = loss.table(cx, "up");
-    let loss_up = read_loss(cx, &mut up, kind == 0);
+    let loss_up = super::load_loss::read_loss(cx, &mut up, kind == 0, base_dir);
     up.finish(cx);
     loss.finish(cx);
     let mut av = t.table(cx, "availability");
@@ -606,67 +606,6 @@ const CAPTURE_POINTS: &[(&str, CapturePoint)] = &[
 
 const BLOCKED_MODES: &[(&str, BlockedMode)] =
     &[("defer", BlockedMode::Defer), ("lose", BlockedMode::Lose)];
-
-const LOSS_MODELS: &[(&str, u8)] = &[("none", 0), ("iid", 1), ("gilbert", 2)];
-
-const LOSS_STEPS: &[(&str, LossSteps)] = &[("own", LossSteps::Own), ("both", LossSteps::Both)];
-
-/// `[wireless.loss.down]` / `[wireless.loss.up]`; `p2p` says whether the hop
-/// is the point-to-point one (the only one whose chain `steps = "both"` can
-/// share).
-fn read_loss(cx: &mut Cx, t: &mut Tab, p2p: bool) -> LossSpec {
-    if !t.exists() {
-        return LossSpec::None;
-    }
-    let model = t.required(cx, "model", "\"iid\"", rd::choice(LOSS_MODELS));
-    match model {
-        Some(1) => {
-            let p = t.required(cx, "p", "0.01", rd::prob).unwrap_or(0.0);
-            check_loss_probability(cx, t, "p", p);
-            LossSpec::Iid { p }
-        }
-        Some(2) => {
-            let mean_loss = t.required(cx, "mean_loss", "0.01", rd::prob).unwrap_or(0.0);
-            check_loss_probability(cx, t, "mean_loss", mean_loss);
-            let mean_burst = t.required(cx, "mean_burst", "3", rd::number).unwrap_or(1.0);
-            if mean_burst < 1.0 {
-                let msg = format!("{mean_burst} frames is shorter than one frame");
-                t.invalid(cx, "mean_burst", msg, "mean_burst >= 1");
-            } else if (0.0..1.0).contains(&mean_loss) && mean_loss > mean_burst / (1.0 + mean_burst)
-            {
-                // Simple Gilbert: p = P_L / (L_b (1 - P_L)) must be <= 1.
-                let msg = format!(
-                    "mean_loss {mean_loss} is impossible with mean_burst {mean_burst}: \
-                     it needs mean_loss <= mean_burst / (1 + mean_burst) = {:.4}",
-                    mean_burst / (1.0 + mean_burst)
-                );
-                t.invalid(
-                    cx,
-                    "mean_loss",
-                    msg,
-                    "mean_loss <= mean_burst / (1 + mean_burst)",
-                );
-            }
-            let steps = t.read(cx, "steps", LossSteps::Own, rd::choice(LOSS_STEPS));
-            if steps == LossSteps::Both && !p2p {
-                let msg = "the 802.15.4 and 802.11 hops draw each direction's losses apart";
-                t.invalid(cx, "steps", msg, "steps = \"both\" with kind = \"p2p\"");
-            }
-            LossSpec::Gilbert {
-                mean_loss,
-                mean_burst,
-                steps,
-            }
-        }
-        _ => LossSpec::None,
-    }
-}
-
-fn check_loss_probability(cx: &mut Cx, t: &Tab, key: &str, p: f64) {
-    if !(0.0..1.0).contains(&p) {
-        t.invalid(cx, key, format!("{p} is out of range"), "0 <= p < 1");
-    }
-}
 
 const AVAILABILITY_MODELS: &[(&str, u8)] =
     &[("always", 0), ("onoff", 1), ("file", 2), ("intervals", 3)];

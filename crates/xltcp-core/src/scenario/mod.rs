@@ -22,6 +22,7 @@ mod intervals;
 mod load;
 mod load_agents;
 mod load_cr;
+mod load_loss;
 mod load_wifi;
 mod model;
 mod reader;
@@ -99,6 +100,8 @@ mod tests_cr;
 mod tests_hostile;
 #[cfg(test)]
 mod tests_hygiene;
+#[cfg(test)]
+mod tests_loss;
 #[cfg(test)]
 mod tests_snoop;
 #[cfg(test)]

@@ -57,6 +57,14 @@ pub enum LossSpec {
         /// `steps`: which frames advance the chain.
         steps: LossSteps,
     },
+    /// `model = "list"`, `frames` or `file`: exactly these frames lost, by
+    /// their number among the frames this direction puts on the air,
+    /// counted from 1 (a retry on 802.11 or 802.15.4 is a frame of its own;
+    /// `loss_per = "packet"` counts packets). Strictly increasing.
+    List {
+        /// The frame numbers, sorted.
+        frames: std::sync::Arc<[u64]>,
+    },
 }
 
 impl LossSpec {
