@@ -70,7 +70,12 @@
 //!   segment is ACKed at once (recv.rs), the SYN's back-off doubles with no
 //!   cap and a connection whose SYN or SYN-ACK timed out keeps its initial
 //!   window and its estimator's RTO (recovery.rs, recv.rs; RFC 5681 §3.1
-//!   and RFC 6298 (5.7) in the RFC profile). The 60 s RTO cap is
+//!   and RFC 6298 (5.7) in the RFC profile), a partial ACK in NewReno
+//!   recovery leaves cwnd at ssthresh plus the dupACKed segments still
+//!   above SND.UNA rather than deflating it below ssthresh (recovery.rs),
+//!   and a go-back-N
+//!   retransmission waits for room for a whole segment, as new data does
+//!   (send.rs; the RFC profile sends what the window allows). The 60 s RTO cap is
 //!   `max_rto`'s default in both profiles.
 //! - On a timeout, ssthresh = max((FlightSize - data known delivered)/2,
 //!   2*SMSS): SACKed bytes, or one SMSS per duplicate ACK without SACK, are

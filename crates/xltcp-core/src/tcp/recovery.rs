@@ -309,9 +309,22 @@ impl Endpoint {
             // unacknowledged segment and deflate by the bytes acknowledged,
             // adding back one SMSS if at least one SMSS was acknowledged.
             self.pending_rtx = Some(self.snd_una);
-            self.win.cwnd = self.win.cwnd.saturating_sub(acked);
-            if acked >= smss {
-                self.win.cwnd += smss;
+            match self.config.profile {
+                super::Profile::Rfc => {
+                    self.win.cwnd = self.win.cwnd.saturating_sub(acked);
+                    if acked >= smss {
+                        self.win.cwnd += smss;
+                    }
+                }
+                // ns-3 3.44 keeps cwnd = ssthresh through a classic recovery
+                // and takes each dupACKed segment out of `BytesInFlight`
+                // (`TcpTxBuffer::AddRenoSack`) until a cumulative ACK covers
+                // it: the window it sends into is that of ssthresh plus the
+                // dupACKed segments still above SND.UNA (`dup_delivered`,
+                // already trimmed by this ACK). That is RFC 6582's deflation
+                // until an ACK covers more segments than dupACKs announced;
+                // there RFC 6582 goes below ssthresh and ns-3 does not.
+                super::Profile::Ns3 => self.win.cwnd = self.win.ssthresh + self.dup_delivered,
             }
             self.partial_acks += 1;
             // RFC 6582 §3.2 step 3: restart the timer on the first partial ACK only.
@@ -667,6 +680,15 @@ impl Endpoint {
                     || (self.cstate == CongestionState::Loss && first),
             ),
         };
+        if self.config.profile == super::Profile::Ns3
+            && self.cstate == CongestionState::Recovery
+            && self.recovery == Recovery::NewReno
+        {
+            // ns-3's cwnd through a classic recovery is ssthresh (the
+            // inflation is only its `m_cWndInfl`); a controller that takes
+            // ssthresh from cwnd (CUBIC's `GetSsThresh`) sees that one.
+            self.win.cwnd = self.win.ssthresh;
+        }
         // ssthresh kept on a repeated timeout.
         self.cc
             .on_rto(&mut self.win, flight, smss, new_ssthresh, now);

@@ -420,11 +420,14 @@ impl Endpoint {
                 return None;
             }
             // RFC 9293 §3.8.6.2.1: full segments, the tail of the data, or
-            // half the largest window; retransmissions are never held back.
+            // half the largest window; retransmissions are never held back,
+            // but in the ns-3 profile a go-back-N retransmission is, as new
+            // data is (`TcpSocketBase::SendPendingData` waits for a window
+            // of a whole segment whatever it sends).
             let len = avail.min(usable).min(smss);
             let new = self.snd_nxt >= self.snd_max;
             let ok = len == smss || len == avail || 2 * len >= self.max_snd_wnd;
-            if new && !ok {
+            if !ok && (new || self.config.profile == super::Profile::Ns3) {
                 return None;
             }
         }

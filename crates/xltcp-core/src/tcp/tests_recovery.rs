@@ -490,3 +490,57 @@ fn a_timeout_of_a_segment_the_go_back_n_resent_keeps_ssthresh() {
     assert_eq!(ep.ssthresh(), 5000);
     assert_eq!(ep.cwnd(), 1000);
 }
+
+/// A partial ACK in NewReno recovery: RFC 6582 deflates cwnd by the bytes
+/// acknowledged; ns-3 keeps cwnd at ssthresh plus the dupACKed segments
+/// still above SND.UNA. The two agree while the dupACKs cover what the ACK
+/// acknowledges and part when it covers more.
+#[test]
+fn ns3_profile_partial_ack_keeps_ssthresh_plus_the_dupacked_segments() {
+    for (profile, ack, cwnd) in [
+        // Two segments acknowledged, three dupACKed: 8500 - 2000 + 1000 both ways.
+        (super::Profile::Rfc, 4000, 7500),
+        (super::Profile::Ns3, 4000, 5500 + 2000),
+        // Seven acknowledged: RFC 6582 goes below ssthresh, ns-3 stays at it.
+        (super::Profile::Rfc, 9000, 8500 - 7000 + 1000),
+        (super::Profile::Ns3, 9000, 5500),
+    ] {
+        let mut ep = in_recovery();
+        ep.config.profile = profile;
+        send!(ep, ms(300), peer(r(0), s(ack), 0));
+        assert_eq!(ep.cwnd(), cwnd, "{profile:?}, ACK {ack}");
+        let rtx = recv!(ep, ms(300));
+        assert!(rtx.retransmission);
+        assert_eq!(rtx.segment, ours(s(ack), r(0), 1000, WIN));
+    }
+}
+
+/// Going back N after a timeout with room for half a segment: the RFC
+/// profile resends what fits (retransmissions are never held back), the
+/// ns-3 profile waits for a whole segment as `SendPendingData` does.
+#[test]
+fn ns3_profile_holds_a_partial_go_back_n_retransmission() {
+    for profile in [super::Profile::Rfc, super::Profile::Ns3] {
+        let mut ep = established(Config { profile, ..cfg() });
+        ep.write(10_000);
+        send_segments(&mut ep, ms(100), 0, 10);
+        let rto_at = ep.poll_timeout().unwrap();
+        ep.handle_timeout(rto_at);
+        assert_eq!(recv!(ep, rto_at).segment, ours(s(0), r(0), 1000, WIN));
+        let t = rto_at + Dur::from_millis(50);
+        send!(ep, t, peer(r(0), s(1000), 0));
+        assert_eq!(recv!(ep, t).segment.seq, s(1000));
+        assert_eq!(recv!(ep, t).segment.seq, s(2000));
+        // Room for one segment and a half beyond the two in flight.
+        ep.win.cwnd = 3500;
+        assert_eq!(recv!(ep, t).segment.seq, s(3000));
+        match profile {
+            super::Profile::Rfc => {
+                let half = recv!(ep, t);
+                assert!(half.retransmission);
+                assert_eq!(half.segment.payload_len, 500);
+            }
+            super::Profile::Ns3 => expect_nothing!(ep, t),
+        }
+    }
+}

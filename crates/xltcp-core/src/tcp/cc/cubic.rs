@@ -24,6 +24,10 @@
 //!   max(FlightSize·beta, 2 SMSS).
 //! - A timeout (§4.8): the same ssthresh, cwnd = 1 SMSS; the next epoch
 //!   starts with K = 0.
+//! - With `Profile::Ns3` a loss is ns-3's `TcpCubic::GetSsThresh`: W_max
+//!   and ssthresh from cwnd in whole segments (ssthresh = max(⌊0.7·cwnd⌋,
+//!   2) segments), and on a timeout inside a NewReno recovery that cwnd is
+//!   ssthresh, ns-3's un-inflated window.
 //!
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
@@ -58,6 +62,8 @@ pub struct Cubic {
     carry: f64,
     /// HyStart++, when on.
     hystart: Option<HyStart>,
+    /// ns-3's loss response (`TcpCubic::GetSsThresh`), for `Profile::Ns3`.
+    ns3_loss: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -79,7 +85,14 @@ impl Cubic {
             after_rto: false,
             carry: 0.0,
             hystart: hystart.then(HyStart::default),
+            ns3_loss: false,
         }
+    }
+
+    /// The same controller with ns-3's loss response (`Profile::Ns3`).
+    pub fn with_ns3_loss(mut self, on: bool) -> Cubic {
+        self.ns3_loss = on;
+        self
     }
 
     /// W_cubic(t) (eq. 1), in segments, for the current epoch.
@@ -187,6 +200,9 @@ impl Cubic {
 
     /// §4.6-4.7: a loss; returns ssthresh.
     pub(crate) fn ssthresh_on_loss(&mut self, w: &Window, flight: u64, smss: u64) -> u64 {
+        if self.ns3_loss {
+            return self.ns3_ssthresh(w.cwnd, smss);
+        }
         let cwnd = w.cwnd as f64 / smss as f64;
         // §4.7 fast convergence: below the last W_max, release bandwidth.
         let last = self.w_max();
@@ -205,6 +221,27 @@ impl Cubic {
         (flight * 7 / 10).max(2 * smss)
     }
 
+    /// ns-3's `TcpCubic::GetSsThresh` (as Linux's `bictcp_recalc_ssthresh`):
+    /// in whole segments of cwnd, not FlightSize: W_max = cwnd, or
+    /// ⌊cwnd·(1+beta)/2⌋ below the last W_max; ssthresh = max(⌊cwnd·beta⌋, 2)
+    /// segments.
+    fn ns3_ssthresh(&mut self, cwnd: u64, smss: u64) -> u64 {
+        let seg = cwnd / smss;
+        let last = self.w_max();
+        self.w_max = if (seg as f64) < last {
+            (seg as f64 * (1.0 + BETA) / 2.0).floor()
+        } else {
+            seg as f64
+        };
+        self.cwnd_prior = seg as f64;
+        self.epoch = None;
+        self.after_rto = false;
+        if let Some(h) = &mut self.hystart {
+            h.on_loss();
+        }
+        ((seg as f64 * BETA) as u64).max(2) * smss
+    }
+
     /// §4.8: a timeout.
     pub(crate) fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool) {
         if first {
@@ -212,7 +249,9 @@ impl Cubic {
             w.ssthresh = ssthresh;
         }
         self.epoch = None;
-        self.after_rto = true;
+        // ns-3's `CubicReset` keeps its W_max through a timeout: the
+        // next epoch aims back at it (K > 0) rather than starting at K = 0.
+        self.after_rto = !self.ns3_loss;
         w.cwnd = smss;
     }
 }
@@ -381,5 +420,46 @@ mod tests {
         let mut w = after_rto;
         Cubic::new(1, false).on_ack(&mut w, &ack_of(smss - 1), smss, Profile::Ns3);
         assert_eq!(w.cwnd, smss);
+    }
+}
+
+#[cfg(test)]
+mod tests_ns3 {
+    use super::*;
+
+    /// ns-3's `TcpCubic::GetSsThresh`: ssthresh and W_max from cwnd in whole
+    /// segments, whatever FlightSize is; RFC 9438 from FlightSize.
+    #[test]
+    fn ns3_loss_takes_whole_segments_of_cwnd() {
+        let smss = 1000;
+        // 23.6 segments of cwnd, 30 in flight (Limited Transmit and dupACKs).
+        let w = Window {
+            cwnd: 23_600,
+            ssthresh: u64::MAX,
+        };
+        let mut ns3 = Cubic::new(1, false).with_ns3_loss(true);
+        assert_eq!(ns3.ssthresh_on_loss(&w, 30_000, smss), 16 * smss);
+        assert_eq!(ns3.w_max(), 23.0);
+        // Fast convergence below the last W_max: ⌊20·1.7/2⌋ = 17 segments.
+        let w2 = Window {
+            cwnd: 20_900,
+            ssthresh: 16_000,
+        };
+        assert_eq!(ns3.ssthresh_on_loss(&w2, 20_900, smss), 14 * smss);
+        assert_eq!(ns3.w_max(), 17.0);
+        let mut rfc = Cubic::new(1, false);
+        assert_eq!(rfc.ssthresh_on_loss(&w, 30_000, smss), 21_000);
+        assert!((rfc.w_max() - 23.6).abs() < 1e-12);
+        // The floor of two segments.
+        let tiny = Window {
+            cwnd: 2_500,
+            ssthresh: u64::MAX,
+        };
+        assert_eq!(
+            Cubic::new(1, false)
+                .with_ns3_loss(true)
+                .ssthresh_on_loss(&tiny, 2_500, smss),
+            2 * smss
+        );
     }
 }

@@ -99,7 +99,9 @@ impl CongestionControl {
         match config.cc {
             CcAlgorithm::NewReno => CongestionControl::new_reno_abc(config.abc_limit),
             CcAlgorithm::Cubic => {
-                CongestionControl::Cubic(Cubic::new(config.abc_limit, config.hystart))
+                let ns3 = config.profile == Profile::Ns3;
+                let cubic = Cubic::new(config.abc_limit, config.hystart).with_ns3_loss(ns3);
+                CongestionControl::Cubic(cubic)
             }
             CcAlgorithm::Westwood => CongestionControl::Westwood(Westwood::new(config.abc_limit)),
             CcAlgorithm::Vegas => CongestionControl::Vegas(Vegas::new(config.abc_limit)),
