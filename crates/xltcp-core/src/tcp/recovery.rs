@@ -680,6 +680,26 @@ impl Endpoint {
                     || (self.cstate == CongestionState::Loss && first),
             ),
         };
+        let (flight, new_ssthresh) = if self.config.profile == super::Profile::Ns3
+            && self.config.ssthresh_from == super::SsthreshFrom::FlightSize
+        {
+            // ns-3 3.44 (`TcpSocketBase::ReTxTimeout`) sets ssthresh on
+            // every timeout, a repeated one too: its test of "the head not
+            // yet resent by the timer" comes after `SetSentListLost` has
+            // cleared every retransmitted mark, so it always passes. Its
+            // flight is `BytesInFlight` before the timeout: in the Loss
+            // state only what was sent since the last timeout (the segments
+            // it had not resent yet are marked lost).
+            let since_rto = self.snd_nxt.since(self.snd_una).max(0) as u64;
+            let ns3_flight = if self.cstate == CongestionState::Loss {
+                since_rto
+            } else {
+                flight
+            };
+            (ns3_flight, true)
+        } else {
+            (flight, new_ssthresh)
+        };
         if self.config.profile == super::Profile::Ns3
             && self.cstate == CongestionState::Recovery
             && self.recovery == Recovery::NewReno

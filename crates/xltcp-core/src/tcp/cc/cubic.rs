@@ -24,14 +24,15 @@
 //!   max(FlightSize·beta, 2 SMSS).
 //! - A timeout (§4.8): the same ssthresh, cwnd = 1 SMSS; the next epoch
 //!   starts with K = 0.
-//! - With `Profile::Ns3` a loss is ns-3's `TcpCubic::GetSsThresh`: W_max
-//!   and ssthresh from cwnd in whole segments (ssthresh = max(⌊0.7·cwnd⌋,
-//!   2) segments), and on a timeout inside a NewReno recovery that cwnd is
-//!   ssthresh, ns-3's un-inflated window.
+//! - With `Profile::Ns3`, congestion avoidance and the loss response are
+//!   ns-3's `TcpCubic` ([`CubicNs3`]: Linux's `bictcp_update` in whole
+//!   segments; ssthresh = max(⌊0.7·cwnd⌋, 2) segments), and on a timeout
+//!   inside a NewReno recovery cwnd is ssthresh, ns-3's un-inflated window.
 //!
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
 
+use super::cubic_ns3::CubicNs3;
 use super::newreno::slow_start;
 use super::{AckInfo, Window};
 use crate::tcp::config::Profile;
@@ -62,8 +63,9 @@ pub struct Cubic {
     carry: f64,
     /// HyStart++, when on.
     hystart: Option<HyStart>,
-    /// ns-3's loss response (`TcpCubic::GetSsThresh`), for `Profile::Ns3`.
-    ns3_loss: bool,
+    /// ns-3's `TcpCubic` outside slow start and on a loss, for
+    /// `Profile::Ns3` ([`CubicNs3`]).
+    ns3: Option<CubicNs3>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -85,13 +87,14 @@ impl Cubic {
             after_rto: false,
             carry: 0.0,
             hystart: hystart.then(HyStart::default),
-            ns3_loss: false,
+            ns3: None,
         }
     }
 
-    /// The same controller with ns-3's loss response (`Profile::Ns3`).
-    pub fn with_ns3_loss(mut self, on: bool) -> Cubic {
-        self.ns3_loss = on;
+    /// The same controller following ns-3's `TcpCubic` outside slow start
+    /// and on a loss (`Profile::Ns3`).
+    pub fn with_ns3(mut self, on: bool) -> Cubic {
+        self.ns3 = on.then(CubicNs3::default);
         self
     }
 
@@ -117,10 +120,17 @@ impl Cubic {
 
     /// W_max of the current epoch, in segments (0 before the first).
     pub fn w_max(&self) -> f64 {
+        if let Some(n) = &self.ns3 {
+            return f64::from(n.last_max);
+        }
         self.epoch.map_or(self.w_max, |e| e.w_max)
     }
 
     pub(crate) fn on_sample(&mut self, w: &mut Window, ack: &AckInfo) {
+        // ns-3 3.44 hands `PktsAcked` the smoothed RTT, not the sample.
+        if let (Some(n), Some(srtt)) = (&mut self.ns3, ack.srtt) {
+            n.sample(ack.now, srtt);
+        }
         if let Some(h) = &mut self.hystart {
             if w.cwnd < w.ssthresh {
                 h.on_sample(ack);
@@ -128,8 +138,33 @@ impl Cubic {
         }
     }
 
+    /// A duplicate ACK: ns-3 calls `PktsAcked` for it too (one segment,
+    /// the smoothed RTT).
+    pub(crate) fn on_dupack(&mut self, now: Time, srtt: Option<Dur>) {
+        if let (Some(n), Some(srtt)) = (&mut self.ns3, srtt) {
+            n.sample(now, srtt);
+        }
+    }
+
     pub(crate) fn on_ack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64, profile: Profile) {
         if ack.acked == 0 {
+            return;
+        }
+        if let Some(n) = &mut self.ns3 {
+            // ns-3 (`TcpCubic::IncreaseWindow`): in slow start cwnd +=
+            // segmentsAcked SMSS and nothing of the ACK is left for
+            // avoidance; HyStart++ still ends the first slow start.
+            let segs = n.segments(ack.acked, smss);
+            if w.cwnd < w.ssthresh {
+                match &mut self.hystart {
+                    Some(h) if !h.done => {
+                        h.slow_start(w, ack.acked, smss);
+                    }
+                    _ => w.cwnd += u64::from(segs) * smss,
+                }
+                return;
+            }
+            n.avoid(w, ack.now, segs, smss);
             return;
         }
         let mut acked = ack.acked;
@@ -200,8 +235,11 @@ impl Cubic {
 
     /// §4.6-4.7: a loss; returns ssthresh.
     pub(crate) fn ssthresh_on_loss(&mut self, w: &Window, flight: u64, smss: u64) -> u64 {
-        if self.ns3_loss {
-            return self.ns3_ssthresh(w.cwnd, smss);
+        if let Some(n) = &mut self.ns3 {
+            if let Some(h) = &mut self.hystart {
+                h.on_loss();
+            }
+            return n.on_loss(w.cwnd, smss);
         }
         let cwnd = w.cwnd as f64 / smss as f64;
         // §4.7 fast convergence: below the last W_max, release bandwidth.
@@ -221,27 +259,6 @@ impl Cubic {
         (flight * 7 / 10).max(2 * smss)
     }
 
-    /// ns-3's `TcpCubic::GetSsThresh` (as Linux's `bictcp_recalc_ssthresh`):
-    /// in whole segments of cwnd, not FlightSize: W_max = cwnd, or
-    /// ⌊cwnd·(1+beta)/2⌋ below the last W_max; ssthresh = max(⌊cwnd·beta⌋, 2)
-    /// segments.
-    fn ns3_ssthresh(&mut self, cwnd: u64, smss: u64) -> u64 {
-        let seg = cwnd / smss;
-        let last = self.w_max();
-        self.w_max = if (seg as f64) < last {
-            (seg as f64 * (1.0 + BETA) / 2.0).floor()
-        } else {
-            seg as f64
-        };
-        self.cwnd_prior = seg as f64;
-        self.epoch = None;
-        self.after_rto = false;
-        if let Some(h) = &mut self.hystart {
-            h.on_loss();
-        }
-        ((seg as f64 * BETA) as u64).max(2) * smss
-    }
-
     /// §4.8: a timeout.
     pub(crate) fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool) {
         if first {
@@ -249,9 +266,12 @@ impl Cubic {
             w.ssthresh = ssthresh;
         }
         self.epoch = None;
-        // ns-3's `CubicReset` keeps its W_max through a timeout: the
-        // next epoch aims back at it (K > 0) rather than starting at K = 0.
-        self.after_rto = !self.ns3_loss;
+        self.after_rto = true;
+        if let Some(n) = &mut self.ns3 {
+            // `CubicReset`: W_last_max is kept, so the next epoch aims
+            // back at it (K > 0) rather than starting at K = 0.
+            n.reset();
+        }
         w.cwnd = smss;
     }
 }
@@ -437,7 +457,7 @@ mod tests_ns3 {
             cwnd: 23_600,
             ssthresh: u64::MAX,
         };
-        let mut ns3 = Cubic::new(1, false).with_ns3_loss(true);
+        let mut ns3 = Cubic::new(1, false).with_ns3(true);
         assert_eq!(ns3.ssthresh_on_loss(&w, 30_000, smss), 16 * smss);
         assert_eq!(ns3.w_max(), 23.0);
         // Fast convergence below the last W_max: ⌊20·1.7/2⌋ = 17 segments.
@@ -457,7 +477,7 @@ mod tests_ns3 {
         };
         assert_eq!(
             Cubic::new(1, false)
-                .with_ns3_loss(true)
+                .with_ns3(true)
                 .ssthresh_on_loss(&tiny, 2_500, smss),
             2 * smss
         );

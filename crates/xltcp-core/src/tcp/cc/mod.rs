@@ -23,6 +23,7 @@
 
 pub(crate) mod bbr;
 pub(crate) mod cubic;
+pub(crate) mod cubic_ns3;
 mod newreno;
 pub(crate) mod vegas;
 pub(crate) mod westwood;
@@ -100,7 +101,7 @@ impl CongestionControl {
             CcAlgorithm::NewReno => CongestionControl::new_reno_abc(config.abc_limit),
             CcAlgorithm::Cubic => {
                 let ns3 = config.profile == Profile::Ns3;
-                let cubic = Cubic::new(config.abc_limit, config.hystart).with_ns3_loss(ns3);
+                let cubic = Cubic::new(config.abc_limit, config.hystart).with_ns3(ns3);
                 CongestionControl::Cubic(cubic)
             }
             CcAlgorithm::Westwood => CongestionControl::Westwood(Westwood::new(config.abc_limit)),
@@ -189,8 +190,10 @@ impl CongestionControl {
     /// of recovery: Westwood+ counts it as one SMSS delivered.
     #[inline]
     pub fn on_dupack(&mut self, now: Time, srtt: Option<Dur>, smss: u64) {
-        if let CongestionControl::Westwood(s) = self {
-            s.on_dupack(now, srtt, smss);
+        match self {
+            CongestionControl::Westwood(s) => s.on_dupack(now, srtt, smss),
+            CongestionControl::Cubic(s) => s.on_dupack(now, srtt),
+            _ => {}
         }
     }
 
