@@ -161,6 +161,30 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Schedules `events` in order, as [`EventQueue::schedule`] would one
+    /// by one, but with one sort of the clock's slot for all of those due
+    /// in it rather than an insertion into it each. Each such event comes
+    /// after all the others in the slot (its sequence number is the
+    /// largest), so its insertion moved every entry before it: a world of
+    /// n flows that all start at one instant paid n²/2 moves (1.6 GB of
+    /// copying at 10,000 flows).
+    pub fn schedule_all(&mut self, events: impl IntoIterator<Item = (Time, E)>) {
+        let before = self.near.len();
+        for (at, event) in events {
+            if at.as_nanos() >> SLOT_SHIFT > self.cur {
+                self.schedule(at, event);
+                continue;
+            }
+            debug_assert!(at >= self.now, "event scheduled in the past");
+            let key = (u128::from(at.as_nanos()) << 64) | u128::from(self.next_seq);
+            self.next_seq += 1;
+            self.near.push(Entry { key, event });
+        }
+        if self.near.len() > before {
+            self.near.sort_unstable_by_key(|e| Reverse(e.key));
+        }
+    }
+
     /// The first occupied slot in `[from, SLOTS)`.
     #[inline]
     fn occupied_from(&self, from: usize) -> Option<usize> {
@@ -389,6 +413,27 @@ mod tests {
         }
         assert!(reference.is_empty());
     }
+    #[test]
+    fn scheduling_all_at_once_pops_as_one_by_one() {
+        // Entries due in the clock's slot (some tied), after it and far
+        // ahead, into a queue already holding some: the same pops.
+        let times = |k: u64| Time([0, 3, 0, 900, 5000, 0, 40_000_000][k as usize % 7] + k % 2);
+        let (mut one, mut all) = (EventQueue::default(), EventQueue::default());
+        for q in [&mut one, &mut all] {
+            q.schedule(Time(2), 100u64);
+            q.schedule(Time(0), 101);
+        }
+        for k in 0..50 {
+            one.schedule(times(k), k);
+        }
+        all.schedule_all((0..50).map(|k| (times(k), k)));
+        assert_eq!(one.len(), all.len());
+        while let Some(e) = one.pop_until(Time::NEVER) {
+            assert_eq!(all.pop_until(Time::NEVER), Some(e));
+        }
+        assert!(all.is_empty());
+    }
+
     #[test]
     fn pops_in_key_order_as_a_sorted_set_would() {
         // Pushes and pops interleaved, with many ties and times far apart:

@@ -287,10 +287,11 @@ impl World {
             signal_log: None,
             signal_log_max: usize::MAX,
         };
-        for i in 0..n {
-            let start = Time::ZERO + world.flows[i].spec.start;
-            world.q.schedule(start, Ev::Start { flow: i as u32 });
-        }
+        let starts = world.flows.iter().zip(0..).map(|(f, flow)| {
+            let start = Time::ZERO + f.spec.start;
+            (start, Ev::Start { flow })
+        });
+        world.q.schedule_all(starts);
         for k in 0..world.hops.len() {
             world.drive_hop(Time::ZERO, k, |hop, now, io| hop.start(now, io));
         }
