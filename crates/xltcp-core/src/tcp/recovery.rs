@@ -425,7 +425,8 @@ impl Endpoint {
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
         self.dup_delivered += smss;
-        self.cc.on_dupack(now, self.rtt.srtt(), smss);
+        let info = self.ack_info(now, 0);
+        self.cc.on_dupack(&mut self.win, &info, smss);
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.
@@ -711,7 +712,7 @@ impl Endpoint {
         }
         // ssthresh kept on a repeated timeout.
         self.cc
-            .on_rto(&mut self.win, flight, smss, new_ssthresh, now);
+            .on_rto(&mut self.win, flight, smss, new_ssthresh, now, self.snd_max);
         self.dup_delivered = 0;
         self.rate.dup_credit = 0;
         self.consecutive_rtos += 1;

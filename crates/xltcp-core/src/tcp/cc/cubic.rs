@@ -32,7 +32,7 @@
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
 
-use super::cubic_ns3::CubicNs3;
+use super::cubic_ns3::{CubicNs3, HyStartNs3};
 use super::newreno::slow_start;
 use super::{AckInfo, Window};
 use crate::tcp::config::Profile;
@@ -94,7 +94,13 @@ impl Cubic {
     /// The same controller following ns-3's `TcpCubic` outside slow start
     /// and on a loss (`Profile::Ns3`).
     pub fn with_ns3(mut self, on: bool) -> Cubic {
-        self.ns3 = on.then(CubicNs3::default);
+        if on {
+            // ns-3's HyStart is its classic one, in place of HyStart++.
+            let hystart = self.hystart.take().map(|_| HyStartNs3::default());
+            let mut ns3 = CubicNs3::default();
+            ns3.hystart = hystart;
+            self.ns3 = Some(ns3);
+        }
         self
     }
 
@@ -115,7 +121,7 @@ impl Cubic {
 
     /// Whether HyStart++ is on (it needs an RTT sample on every ACK).
     pub fn has_hystart(&self) -> bool {
-        self.hystart.is_some()
+        self.hystart.is_some() || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())
     }
 
     /// W_max of the current epoch, in segments (0 before the first).
@@ -126,10 +132,11 @@ impl Cubic {
         self.epoch.map_or(self.w_max, |e| e.w_max)
     }
 
-    pub(crate) fn on_sample(&mut self, w: &mut Window, ack: &AckInfo) {
+    pub(crate) fn on_sample(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
         // ns-3 3.44 hands `PktsAcked` the smoothed RTT, not the sample.
         if let (Some(n), Some(srtt)) = (&mut self.ns3, ack.srtt) {
-            n.sample(ack.now, srtt);
+            let cwnd = ns3_cwnd(w, ack);
+            n.sample(w, cwnd, ack.now, srtt, smss);
         }
         if let Some(h) = &mut self.hystart {
             if w.cwnd < w.ssthresh {
@@ -140,9 +147,17 @@ impl Cubic {
 
     /// A duplicate ACK: ns-3 calls `PktsAcked` for it too (one segment,
     /// the smoothed RTT).
-    pub(crate) fn on_dupack(&mut self, now: Time, srtt: Option<Dur>) {
-        if let (Some(n), Some(srtt)) = (&mut self.ns3, srtt) {
-            n.sample(now, srtt);
+    pub(crate) fn on_dupack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
+        if let (Some(n), Some(srtt)) = (&mut self.ns3, ack.srtt) {
+            let cwnd = ns3_cwnd(w, ack);
+            n.sample(w, cwnd, ack.now, srtt, smss);
+        }
+    }
+
+    /// After a timeout: ns-3's `CubicReset` and `HystartReset`.
+    pub(crate) fn after_rto(&mut self, now: Time, snd_max: SeqNum) {
+        if let Some(n) = &mut self.ns3 {
+            n.reset(now, snd_max);
         }
     }
 
@@ -156,12 +171,9 @@ impl Cubic {
             // avoidance; HyStart++ still ends the first slow start.
             let segs = n.segments(ack.acked, smss);
             if w.cwnd < w.ssthresh {
-                match &mut self.hystart {
-                    Some(h) if !h.done => {
-                        h.slow_start(w, ack.acked, smss);
-                    }
-                    _ => w.cwnd += u64::from(segs) * smss,
-                }
+                let snd_max = ack.una + ack.in_flight as u32;
+                n.slow_start_ack(ack.now, ack.una, snd_max);
+                w.cwnd += u64::from(segs) * smss;
                 return;
             }
             n.avoid(w, ack.now, segs, smss);
@@ -266,13 +278,20 @@ impl Cubic {
             w.ssthresh = ssthresh;
         }
         self.epoch = None;
+        // (ns-3's rules keep W_last_max through a timeout instead, so their
+        // next epoch aims back at it: `CubicNs3`.)
         self.after_rto = true;
-        if let Some(n) = &mut self.ns3 {
-            // `CubicReset`: W_last_max is kept, so the next epoch aims
-            // back at it (K > 0) rather than starting at K = 0.
-            n.reset();
-        }
         w.cwnd = smss;
+    }
+}
+
+/// ns-3's cwnd: in a NewReno fast recovery ssthresh (xltcp's cwnd there is
+/// inflated by the dupACKs), else cwnd.
+fn ns3_cwnd(w: &Window, ack: &AckInfo) -> u64 {
+    if ack.fast_recovery {
+        w.ssthresh
+    } else {
+        w.cwnd
     }
 }
 
@@ -417,6 +436,7 @@ mod tests {
             una: SeqNum(acked as u32),
             nxt: SeqNum(acked as u32),
             in_flight: 0,
+            fast_recovery: false,
         }
     }
 

@@ -21,10 +21,38 @@
 //!   timeout also clears the epoch's origin, K, the estimate and delay_min
 //!   (`CubicReset`) but keeps W_last_max, so the next epoch aims back at it.
 //!
+//! - HyStart (`tcp.hystart = true`) is ns-3's classic one, not HyStart++:
+//!   from 16 segments of cwnd while cwnd <= ssthresh, each smoothed RTT
+//!   handed to `PktsAcked` tests an ACK train (ACKs within 2 ms of each
+//!   other spanning more than delay_min since the round began) and a delay
+//!   increase (the least of a round's first 8 values above delay_min plus
+//!   delay_min clamped to [4 ms, 1 s]); either ends slow start with
+//!   ssthresh = cwnd, once until the next timeout.
+//!
 //! The powers are the C library's `pow`, as ns-3 computes them.
 
 use super::Window;
 use crate::time::{Dur, Time};
+use crate::wire::SeqNum;
+
+/// `TcpCubic::HyStart*` defaults.
+const HYSTART_LOW_WINDOW: u64 = 16;
+const HYSTART_MIN_SAMPLES: u32 = 8;
+const HYSTART_ACK_DELTA: Dur = Dur(2_000_000);
+const HYSTART_DELAY_MIN: Dur = Dur(4_000_000);
+const HYSTART_DELAY_MAX: Dur = Dur(1_000_000_000);
+
+/// ns-3's classic HyStart state.
+#[derive(Clone, Debug, Default)]
+pub struct HyStartNs3 {
+    found: bool,
+    round_start: Time,
+    last_ack: Time,
+    /// The end of the current round (`m_endSeq`); `None` before the first.
+    end_seq: Option<SeqNum>,
+    curr_rtt: Option<Dur>,
+    sample_cnt: u32,
+}
 
 /// CUBIC's C and β (ns-3's defaults, RFC 9438's values).
 const C: f64 = 0.4;
@@ -49,6 +77,8 @@ pub struct CubicNs3 {
     pub(crate) last_max: u32,
     /// Bytes acknowledged short of a whole segment (`m_bytesAckedNotProcessed`).
     carry: u64,
+    /// ns-3's HyStart, when `tcp.hystart` is on.
+    pub(crate) hystart: Option<HyStartNs3>,
 }
 
 impl CubicNs3 {
@@ -59,8 +89,9 @@ impl CubicNs3 {
         (all / smss) as u32
     }
 
-    /// `TcpCubic::PktsAcked`: an RTT value for delay_min.
-    pub fn sample(&mut self, now: Time, rtt: Dur) {
+    /// `TcpCubic::PktsAcked`: an RTT value for delay_min and HyStart.
+    /// `cwnd` is ns-3's (not inflated by a NewReno recovery).
+    pub fn sample(&mut self, w: &mut Window, cwnd: u64, now: Time, rtt: Dur, smss: u64) {
         if self
             .epoch_start
             .is_some_and(|s| now.saturating_since(s) < CUBIC_DELTA)
@@ -69,6 +100,23 @@ impl CubicNs3 {
         }
         if self.delay_min.is_none_or(|d| d > rtt) {
             self.delay_min = Some(rtt);
+        }
+        let delay_min = self.delay_min.unwrap_or(rtt);
+        if let Some(h) = &mut self.hystart {
+            let tested = cwnd <= w.ssthresh && cwnd >= HYSTART_LOW_WINDOW * smss;
+            if tested && h.update(now, rtt, delay_min) {
+                w.ssthresh = cwnd;
+            }
+        }
+    }
+
+    /// In slow start: a new HyStart round begins once the ACK passes the
+    /// last one's end (`HystartReset` in `IncreaseWindow`).
+    pub fn slow_start_ack(&mut self, now: Time, una: SeqNum, snd_max: SeqNum) {
+        if let Some(h) = &mut self.hystart {
+            if h.end_seq.is_none_or(|end| una > end) {
+                h.reset(now, snd_max);
+            }
         }
     }
 
@@ -147,13 +195,53 @@ impl CubicNs3 {
         u64::from(((f64::from(seg) * BETA) as u32).max(2)) * smss
     }
 
-    /// `TcpCubic::CubicReset`, on a timeout.
-    pub fn reset(&mut self) {
+    /// `TcpCubic::CubicReset` and `HystartReset`, on a timeout.
+    pub fn reset(&mut self, now: Time, snd_max: SeqNum) {
+        if let Some(h) = &mut self.hystart {
+            h.found = false;
+            h.reset(now, snd_max);
+        }
         self.origin = 0;
         self.k = 0.0;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
         self.delay_min = None;
+    }
+}
+
+impl HyStartNs3 {
+    /// `HystartReset`.
+    fn reset(&mut self, now: Time, snd_max: SeqNum) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = Some(snd_max);
+        self.curr_rtt = None;
+        self.sample_cnt = 0;
+    }
+
+    /// `HystartUpdate`: whether slow start ends now.
+    fn update(&mut self, now: Time, delay: Dur, delay_min: Dur) -> bool {
+        if self.found {
+            return false;
+        }
+        if now.saturating_since(self.last_ack) <= HYSTART_ACK_DELTA {
+            self.last_ack = now;
+            if now.saturating_since(self.round_start) > delay_min {
+                self.found = true;
+            }
+        }
+        if self.sample_cnt < HYSTART_MIN_SAMPLES {
+            if self.curr_rtt.is_none_or(|c| c > delay) {
+                self.curr_rtt = Some(delay);
+            }
+            self.sample_cnt += 1;
+        } else {
+            let thresh = delay_min.clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
+            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+                self.found = true;
+            }
+        }
+        self.found
     }
 }
 
@@ -179,7 +267,8 @@ mod tests {
         assert_eq!(c.on_loss(100_000, 1000), 70_000);
         assert_eq!(c.last_max, 100);
         let mut w = window(70);
-        c.sample(Time(0), Dur::from_millis(20));
+        let mut w0 = window(70);
+        c.sample(&mut w0, 70_000, Time(0), Dur::from_millis(20), 1000);
         // One ACK of two segments every 10 ms for 3 s.
         let mut grew = Vec::new();
         for i in 1..=300u64 {
@@ -207,7 +296,7 @@ mod tests {
         assert_eq!(c.last_max, 17);
         // Two segments, below W_last_max: ⌊2·1.7/2⌋ = 1; the floor of two.
         assert_eq!(c.on_loss(2_500, 1000), 2_000);
-        c.reset();
+        c.reset(Time(0), SeqNum(0));
         assert_eq!(c.last_max, 1);
         assert_eq!(c.delay_min, None);
     }
@@ -218,5 +307,37 @@ mod tests {
         assert_eq!(c.segments(1500, 1000), 1);
         assert_eq!(c.segments(1500, 1000), 2);
         assert_eq!(c.segments(999, 1000), 0);
+    }
+
+    /// An ACK train: from 16 segments, ACKs 1 ms apart for longer than
+    /// delay_min since the round began end slow start at cwnd; below 16
+    /// segments nothing is tested.
+    #[test]
+    fn hystart_ends_slow_start_on_an_ack_train() {
+        let rtt = Dur::from_millis(20);
+        for (segs, ends) in [(20u64, Some(21u64)), (15, None)] {
+            let mut c = CubicNs3 {
+                hystart: Some(HyStartNs3::default()),
+                ..CubicNs3::default()
+            };
+            let mut w = Window {
+                cwnd: segs * 1000,
+                ssthresh: u64::MAX,
+            };
+            c.slow_start_ack(Time(0), SeqNum(1), SeqNum(20_000));
+            let mut ended = None;
+            for i in 1..=40u64 {
+                let cwnd = w.cwnd;
+                c.sample(&mut w, cwnd, Time(i * 1_000_000), rtt, 1000);
+                if w.ssthresh != u64::MAX {
+                    ended = Some(i);
+                    break;
+                }
+            }
+            assert_eq!(ended, ends, "{segs} segments");
+            if ends.is_some() {
+                assert_eq!(w.ssthresh, segs * 1000);
+            }
+        }
     }
 }

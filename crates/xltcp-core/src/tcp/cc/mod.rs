@@ -66,6 +66,9 @@ pub struct AckInfo {
     pub nxt: SeqNum,
     /// Bytes outstanding after it (SND.MAX - SND.UNA).
     pub in_flight: u64,
+    /// In a NewReno fast recovery, whose cwnd the dupACKs inflate (ns-3's
+    /// cwnd there is ssthresh).
+    pub fast_recovery: bool,
 }
 
 /// Congestion controllers.
@@ -179,7 +182,7 @@ impl CongestionControl {
     pub fn on_sample(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
         match self {
             CongestionControl::NewReno(_) => {}
-            CongestionControl::Cubic(s) => s.on_sample(w, ack),
+            CongestionControl::Cubic(s) => s.on_sample(w, ack, smss),
             CongestionControl::Westwood(s) => s.on_sample(ack, smss),
             CongestionControl::Vegas(s) => s.on_sample(ack),
             CongestionControl::Bbr(_) => {}
@@ -189,10 +192,10 @@ impl CongestionControl {
     /// A duplicate ACK (RFC 5681 §2, or RFC 6675 §2 with SACK), in or out
     /// of recovery: Westwood+ counts it as one SMSS delivered.
     #[inline]
-    pub fn on_dupack(&mut self, now: Time, srtt: Option<Dur>, smss: u64) {
+    pub fn on_dupack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
         match self {
-            CongestionControl::Westwood(s) => s.on_dupack(now, srtt, smss),
-            CongestionControl::Cubic(s) => s.on_dupack(now, srtt),
+            CongestionControl::Westwood(s) => s.on_dupack(ack.now, ack.srtt, smss),
+            CongestionControl::Cubic(s) => s.on_dupack(w, ack, smss),
             _ => {}
         }
     }
@@ -241,10 +244,23 @@ impl CongestionControl {
 
     /// The retransmission timer expired. `first` is false for a repeated
     /// timeout of the same segment, which leaves ssthresh unchanged.
-    pub fn on_rto(&mut self, w: &mut Window, flight: u64, smss: u64, first: bool, _now: Time) {
+    /// `snd_max` is the highest sequence sent (where ns-3's HyStart round
+    /// ends after it).
+    pub fn on_rto(
+        &mut self,
+        w: &mut Window,
+        flight: u64,
+        smss: u64,
+        first: bool,
+        now: Time,
+        snd_max: SeqNum,
+    ) {
         match self {
             CongestionControl::NewReno(s) => s.on_rto(w, flight, smss, first),
-            CongestionControl::Cubic(s) => s.on_rto(w, flight, smss, first),
+            CongestionControl::Cubic(s) => {
+                s.on_rto(w, flight, smss, first);
+                s.after_rto(now, snd_max);
+            }
             CongestionControl::Westwood(s) => s.on_rto(w, smss, first),
             CongestionControl::Vegas(s) => s.on_rto(w, flight, smss, first),
             CongestionControl::Bbr(s) => s.on_rto(w, smss, first),
@@ -277,6 +293,8 @@ impl super::Endpoint {
             una: self.snd_una,
             nxt: self.snd_nxt,
             in_flight: self.snd_max.since(self.snd_una).max(0) as u64,
+            fast_recovery: self.cstate == CongestionState::Recovery
+                && self.recovery == super::Recovery::NewReno,
         }
     }
 

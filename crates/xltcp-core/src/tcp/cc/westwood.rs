@@ -166,6 +166,7 @@ mod tests {
             una: SeqNum(0),
             nxt: SeqNum(0),
             in_flight: 0,
+            fast_recovery: false,
         }
     }
 
