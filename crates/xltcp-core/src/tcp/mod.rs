@@ -73,7 +73,9 @@
 //!   and RFC 6298 (5.7) in the RFC profile), a partial ACK in NewReno
 //!   recovery leaves cwnd at ssthresh plus the dupACKed segments still
 //!   above SND.UNA rather than deflating it below ssthresh (recovery.rs),
-//!   and a go-back-N
+//!   a SYN-ACK answering a SYN sent again gives an RTT sample from the
+//!   first SYN (send.rs; ns-3's history entry of a SYN is never marked
+//!   retransmitted), and a go-back-N
 //!   retransmission waits for room for a whole segment, as new data does
 //!   (send.rs; the RFC profile sends what the window allows). The 60 s RTO cap is
 //!   `max_rto`'s default in both profiles.

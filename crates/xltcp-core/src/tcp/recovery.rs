@@ -570,7 +570,9 @@ impl Endpoint {
                 // RFC 6298 (5.4)-(5.6) for the SYN; (5.7) applies once established.
                 self.stats.syn_timeouts += 1;
                 self.syn_retransmitted = true;
-                self.rtt_probe = None;
+                if self.config.profile == super::Profile::Rfc {
+                    self.rtt_probe = None;
+                }
                 // Linux's linear timeouts apply to its own SYN alone.
                 let linear = self.state == State::SynSent
                     && self.stats.syn_timeouts <= u64::from(self.config.syn_linear_timeouts);
@@ -657,7 +659,8 @@ impl Endpoint {
         // has "not yet been resent by way of the retransmission timer": not
         // on a repeated timeout, nor on one after progress in the Loss state
         // whose head the go-back-N already resent (ns-3's `ReTxTimeout`
-        // tests `IsHeadRetransmitted` there too). After a go-back-N,
+        // writes that test but it never holds: see the `ns3` profile's
+        // rule below). After a go-back-N,
         // SND.MAX - SND.UNA still counts the window sent before the first
         // timeout, so a recomputed ssthresh would be far above what the
         // path holds.

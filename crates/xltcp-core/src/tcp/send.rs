@@ -122,7 +122,16 @@ impl Endpoint {
         };
         self.snd_nxt = self.iss + 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
-        self.rtt_probe = (!retransmission).then_some((self.iss + 1, now));
+        if !retransmission {
+            self.rtt_probe = Some((self.iss + 1, now));
+        } else if self.config.profile == super::Profile::Rfc {
+            // Karn: no sample from a SYN sent again.
+            self.rtt_probe = None;
+        }
+        // ns-3 keeps timing the first SYN (or SYN-ACK) through its
+        // retransmissions: its RTT history entry for a SYN spans no bytes,
+        // so `UpdateRttHistory` never marks it retransmitted and the answer
+        // gives a sample from the first send.
         if !self.timers.is_set(Timer::Rto) {
             self.timers.set(Timer::Rto, now + self.rtt.rto());
         }

@@ -191,6 +191,27 @@ fn ns3_profile_syn_back_off_is_uncapped_and_keeps_the_initial_window() {
     assert_eq!(ep.rto(), Dur::from_secs(4));
 }
 
+/// ns-3 times the first SYN through its retransmissions (its RTT history
+/// entry of a SYN spans no bytes and is never marked retransmitted): the
+/// SYN-ACK gives a sample from the first SYN. RFC 6298 with Karn: none.
+#[test]
+fn ns3_profile_samples_the_syn_ack_from_the_first_syn() {
+    for (profile, srtt) in [
+        (Profile::Rfc, None),
+        (Profile::Ns3, Some(Dur::from_millis(1050))),
+    ] {
+        let c = Config { profile, ..cfg() };
+        let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+        ep.connect(ms(0));
+        let _ = recv!(ep, ms(0));
+        ep.handle_timeout(ms(1000));
+        let _ = recv!(ep, ms(1000));
+        send!(ep, ms(1050), syn_ack(&c));
+        assert_eq!(ep.state(), State::Established);
+        assert_eq!(ep.srtt(), srtt, "{profile:?}");
+    }
+}
+
 #[test]
 fn slow_start_grows_by_min_of_acked_and_smss() {
     let mut ep = established(cfg());
