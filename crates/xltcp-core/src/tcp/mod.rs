@@ -70,7 +70,10 @@
 //!   segment is ACKed at once (recv.rs), the SYN's back-off doubles with no
 //!   cap and a connection whose SYN or SYN-ACK timed out keeps its initial
 //!   window and its estimator's RTO (recovery.rs, recv.rs; RFC 5681 §3.1
-//!   and RFC 6298 (5.7) in the RFC profile), a partial ACK in NewReno
+//!   and RFC 6298 (5.7) in the RFC profile), which takes a sample from the
+//!   first SYN (or SYN-ACK) to the answer of its retransmission (send.rs;
+//!   ns-3's RTT history never marks the zero-length SYN retransmitted;
+//!   Karn's rule in the RFC profile), a partial ACK in NewReno
 //!   recovery leaves cwnd at ssthresh plus the dupACKed segments still
 //!   above SND.UNA rather than deflating it below ssthresh (recovery.rs),
 //!   and a go-back-N

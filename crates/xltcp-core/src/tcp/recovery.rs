@@ -569,7 +569,10 @@ impl Endpoint {
                 // RFC 6298 (5.4)-(5.6) for the SYN; (5.7) applies once established.
                 self.stats.syn_timeouts += 1;
                 self.syn_retransmitted = true;
-                self.rtt_probe = None;
+                if self.config.profile == super::Profile::Rfc {
+                    // ns-3 goes on timing the first SYN (send.rs).
+                    self.rtt_probe = None;
+                }
                 // Linux's linear timeouts apply to its own SYN alone.
                 let linear = self.state == State::SynSent
                     && self.stats.syn_timeouts <= u64::from(self.config.syn_linear_timeouts);

@@ -122,7 +122,14 @@ impl Endpoint {
         };
         self.snd_nxt = self.iss + 1;
         self.snd_max = self.snd_max.max(self.snd_nxt);
-        self.rtt_probe = (!retransmission).then_some((self.iss + 1, now));
+        if !retransmission {
+            self.rtt_probe = Some((self.iss + 1, now));
+        } else if self.config.profile == super::Profile::Rfc {
+            // Karn: no sample from a retransmitted SYN. ns-3 keeps timing
+            // the first one (its RTT history never marks a zero-length SYN
+            // retransmitted), so the SYN-ACK gives a sample from there.
+            self.rtt_probe = None;
+        }
         if !self.timers.is_set(Timer::Rto) {
             self.timers.set(Timer::Rto, now + self.rtt.rto());
         }
