@@ -67,7 +67,8 @@
 //!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
 //!   (recovery.rs), fast retransmit also
 //!   allowed when the ACK equals `recover` (recovery.rs), the first data
-//!   segment is ACKed at once (recv.rs), the SYN's back-off doubles with no
+//!   segment is ACKed at once (recv.rs), the active opener sends the
+//!   handshake's ACK on its own before its data (send.rs), the SYN's back-off doubles with no
 //!   cap and a connection whose SYN or SYN-ACK timed out keeps its initial
 //!   window and its estimator's RTO (recovery.rs, recv.rs; RFC 5681 §3.1
 //!   and RFC 6298 (5.7) in the RFC profile), which takes a sample from the
@@ -369,6 +370,8 @@ pub struct Endpoint {
     /// Timeouts since SND.UNA last advanced.
     pub(crate) consecutive_rtos: u32,
     pub(crate) syn_retransmitted: bool,
+    /// The `ns3` profile's handshake ACK, sent on its own before any data.
+    pub(crate) pure_ack_first: bool,
     pub(crate) last_data_sent: Option<Time>,
     // Loss recovery.
     pub(crate) dupacks: u32,
@@ -533,6 +536,7 @@ impl Endpoint {
             rtt_probe: None,
             consecutive_rtos: 0,
             syn_retransmitted: false,
+            pure_ack_first: false,
             last_data_sent: None,
             dupacks: 0,
             lt_bytes: 0,

@@ -48,6 +48,13 @@ impl Endpoint {
             }
             _ => {}
         }
+        if std::mem::take(&mut self.pure_ack_first) {
+            let seg = self.segment(now, self.snd_max, 0, TcpFlags::ACK);
+            return Some(Transmit {
+                segment: seg,
+                retransmission: false,
+            });
+        }
         if !self.frozen {
             if let Some(t) = self.pending_retransmission(now) {
                 return Some(t);

@@ -192,6 +192,27 @@ fn ns3_profile_syn_back_off_is_uncapped_and_keeps_the_initial_window() {
 }
 
 #[test]
+fn ns3_profile_sends_the_handshake_ack_before_the_data() {
+    // ns-3 answers the SYN-ACK with a pure ACK, then sends its initial
+    // window (TcpSocketBase::ProcessSynSent); the RFC profile puts the ACK
+    // on the first data segment.
+    for (profile, pure_first) in [(Profile::Ns3, true), (Profile::Rfc, false)] {
+        let c = Config { profile, ..cfg() };
+        let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+        ep.connect(ms(0));
+        let _ = recv!(ep, ms(0));
+        ep.write(5000);
+        send!(ep, ms(50), syn_ack(&c));
+        let first = recv!(ep, ms(50));
+        assert!(first.segment.flags.ack());
+        assert_eq!(first.segment.payload_len == 0, pure_first, "{profile:?}");
+        let second = recv!(ep, ms(50));
+        assert_eq!(second.segment.payload_len, 1000, "{profile:?}");
+        assert_eq!(second.segment.seq, s(if pure_first { 0 } else { 1000 }));
+    }
+}
+
+#[test]
 fn ns3_profile_times_the_first_syn_through_its_retransmission() {
     // ns-3 3.44 keeps one RTT history entry for the SYN, of length zero,
     // which a retransmission never marks: the SYN-ACK gives a sample from
