@@ -8,10 +8,10 @@ default). Per run: aggregate goodput, Jain's index over every flow, over the
 flows with a SYN or SYN-ACK timeout and over the others, how many flows had
 one, Jain's index over all but the first 10% of flows to start, and the data
 RTOs a flow. xltcp runs with the TCP settings of bench/ns3/many_flows.cc
-(SACK off, NewReno recovery, a 2-byte PPP header on every link;
---scenario-tcp keeps the scenario's SACK recovery). With --ns3, the same for
-bench/ns3/many_flows (build it first with bench/ns3/build.sh), counted from
-its --perFlowOut lines (kept under target/fairness-ns3/).
+(SACK off, NewReno recovery, an RTT sample per ACK, a 2-byte PPP header on
+every link; --scenario-tcp keeps the scenario's SACK recovery). With --ns3,
+the same for bench/ns3/many_flows (build it first with bench/ns3/build.sh),
+counted from its --perFlowOut lines (kept under target/fairness-ns3/).
 
 Every link serialises on the same nanosecond grid in both tools and flows
 on equal paths start in lock-step, so the index taken at one timing is one
@@ -65,12 +65,15 @@ def jain(x: list[float]) -> float:
 
 
 # What bench/ns3/many_flows.cc runs that the scenario does not: SACK off with
-# classic NewReno recovery (ConfigureTcpDefaults in scenario_common.h) and a
-# 2-byte PPP header on every frame of every point-to-point link (the shared
-# hop and the access links).
+# classic NewReno recovery (ConfigureTcpDefaults in scenario_common.h), an RTT
+# sample from every ACK of new data (TcpSocketBase::EstimateRtt runs on every
+# ACK; it matters after a SYN timeout, whose ~1 s first sample the later ones
+# bring down) and a 2-byte PPP header on every frame of every point-to-point
+# link (the shared hop and the access links).
 LIKE_NS3 = [
     "tcp.sack=false",
     'tcp.recovery="newreno"',
+    'tcp.rtt_sampling="every_ack"',
     'wireless.frame_overhead="2B"',
     'wired.frame_overhead="2B"',
 ]
@@ -112,6 +115,9 @@ def run_xltcp(
         "jain_no_syn_timeout": jain(clean),
         "flows_with_syn_timeout": len(hit),
         "data_rtos": sum(f["rto_count"] for f in fl),
+        "retransmissions": sum(f["retransmissions"] for f in fl),
+        "queue_drops": sum(link["drops"]["queue_full"] for link in d["links"]),
+        "packets": sum(link["transmitted"] for link in d["links"]),
     }
 
 
@@ -149,6 +155,9 @@ def run_ns3(
         "client_syn_timeouts": sum(int(f["syn_sent"]) - 1 for f in fl),
         "server_syn_ack_timeouts": sum(int(f["syn_ack_sent"]) - int(f["syn_arrived"]) for f in fl),
         "data_rtos": sum(int(f["rtos"]) for f in fl),
+        "retransmissions": d["retransmissions"],
+        "queue_drops": d["queue_drops"],
+        "packets": d["packets"],
     }
     if cache:
         kept = json.loads(cache.read_text()) if cache.exists() else {}
@@ -222,8 +231,9 @@ def main() -> int:
         "Jain others",
         "Jain, all but the first 10%",
     )
-    print("| " + " | ".join(head) + " | flows with SYN t/o | data RTOs a flow |")
-    print("|" + "---|" * (len(head) + 2))
+    tail = ("flows with SYN t/o", "data RTOs a flow", "retransmissions a flow", "queue drops")
+    print("| " + " | ".join(head + tail) + " |")
+    print("|" + "---|" * (len(head) + len(tail)))
     for profile in filter(None, args.profiles.split(",")):
         for stagger in staggers:
             like_ns3 = not args.scenario_tcp
@@ -239,7 +249,9 @@ def main() -> int:
                 f"| {cell(rows, 'jain')} | {cell(rows, 'jain_syn_timeout')} "
                 f"| {cell(rows, 'jain_no_syn_timeout')} | {cell(rows, 'jain_later')} "
                 f"| {cell(rows, 'flows_with_syn_timeout', 1, '{:.0f}')} "
-                f"| {cell(rows, 'data_rtos', args.flows, '{:.2f}')} |",
+                f"| {cell(rows, 'data_rtos', args.flows, '{:.2f}')} "
+                f"| {cell(rows, 'retransmissions', args.flows, '{:.1f}')} "
+                f"| {cell(rows, 'queue_drops', 1, '{:.0f}')} |",
                 flush=True,
             )
     if args.ns3:
@@ -254,7 +266,9 @@ def main() -> int:
                 f"| {cell(rows, 'jain')} | {cell(rows, 'jain_syn_timeout')} "
                 f"| {cell(rows, 'jain_no_syn_timeout')} | {cell(rows, 'jain_later')} "
                 f"| {cell(rows, 'flows_with_syn_timeout', 1, '{:.0f}')} "
-                f"| {cell(rows, 'data_rtos', args.flows, '{:.2f}')} |",
+                f"| {cell(rows, 'data_rtos', args.flows, '{:.2f}')} "
+                f"| {cell(rows, 'retransmissions', args.flows, '{:.1f}')} "
+                f"| {cell(rows, 'queue_drops', 1, '{:.0f}')} |",
                 flush=True,
             )
     return 0
