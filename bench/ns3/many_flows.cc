@@ -35,6 +35,8 @@ OnSocketCreated(Ptr<XlSenderSocket> socket)
 struct FlowRecord
 {
     uint32_t synSent{0};          ///< SYN transmissions (1 + SYN retries)
+    uint32_t synArrived{0};       ///< SYNs that reached SH's IP layer
+    uint32_t synAckSent{0};       ///< SYN-ACKs SH sent (one per SYN that arrived, plus retries)
     uint64_t retransmissions{0};  ///< data retransmissions
     double establishedS{-1.0};    ///< when the connection reached ESTABLISHED
     double firstSsthreshS{-1.0};  ///< when ssthresh was first lowered (a loss)
@@ -76,6 +78,56 @@ void
 OnFlowCwnd(uint32_t i, uint32_t, uint32_t now)
 {
     g_flowRecords[i].maxCwndSeg = std::max(g_flowRecords[i].maxCwndSeg, now / double(kSegmentSize));
+}
+
+/// The flow a segment at SH belongs to (sink ports are 5000 + i), with its
+/// TCP flags; false when it is not TCP or not a flow's.
+bool
+ReadFlowFlags(Ptr<const Packet> packet, bool toSh, uint32_t& flow, uint8_t& flags)
+{
+    Ptr<Packet> copy = packet->Copy();
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return false;
+    }
+    TcpHeader tcp;
+    copy->RemoveHeader(tcp);
+    uint16_t port = toSh ? tcp.GetDestinationPort() : tcp.GetSourcePort();
+    if (port < 5000 || port - 5000u >= g_flowRecords.size())
+    {
+        return false;
+    }
+    flow = port - 5000u;
+    flags = tcp.GetFlags();
+    return true;
+}
+
+/// SH's IP layer received a packet: counts a flow's SYN.
+void
+OnShIpRx(Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
+{
+    uint32_t flow;
+    uint8_t flags;
+    if (ReadFlowFlags(packet, true, flow, flags) && (flags & TcpHeader::SYN) &&
+        !(flags & TcpHeader::ACK))
+    {
+        ++g_flowRecords[flow].synArrived;
+    }
+}
+
+/// SH's IP layer sent a packet: counts a flow's SYN-ACK.
+void
+OnShIpTx(Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
+{
+    uint32_t flow;
+    uint8_t flags;
+    if (ReadFlowFlags(packet, false, flow, flags) && (flags & TcpHeader::SYN) &&
+        (flags & TcpHeader::ACK))
+    {
+        ++g_flowRecords[flow].synAckSent;
+    }
 }
 
 /// The flow --traceFlow follows (none when negative).
@@ -136,6 +188,7 @@ main(int argc, char* argv[])
     uint32_t queuePackets = 1000;
     double staggerMs = 1.0;
     double connTimeout = 1.0;
+    uint64_t accessDelayNs = 10000000;
     std::string perFlowOut;
 
     CommandLine cmd(__FILE__);
@@ -149,10 +202,13 @@ main(int argc, char* argv[])
     cmd.AddValue("queue", "DropTail queue size of every device, in packets", queuePackets);
     cmd.AddValue("staggerMs", "flow i starts at i * staggerMs milliseconds", staggerMs);
     cmd.AddValue("connTimeout", "initial SYN retransmission timeout in seconds", connTimeout);
+    cmd.AddValue("accessDelayNs",
+                 "propagation delay of every access link in nanoseconds (10 ms by default)",
+                 accessDelayNs);
     cmd.AddValue("perFlowOut",
                  "write one CSV line per flow to this file (bytes received, SYNs sent, "
                  "retransmissions, RTOs, when established, first ssthresh and its time, "
-                 "largest cwnd)",
+                 "largest cwnd, SYNs that reached SH, SYN-ACKs SH sent)",
                  perFlowOut);
     cmd.AddValue("traceFlow",
                  "with perFlowOut: print this flow's highest sequence sent, highest ACK, congestion "
@@ -173,7 +229,8 @@ main(int argc, char* argv[])
     all.Add(bs);
     all.Add(sh);
 
-    PointToPointHelper access = DropTailLink("100Mbps", "10ms", queuePackets);
+    PointToPointHelper access =
+        DropTailLink("100Mbps", std::to_string(accessDelayNs) + "ns", queuePackets);
     PointToPointHelper shared = DropTailLink("1Gbps", "1ms", queuePackets);
 
     InternetStackHelper stack;
@@ -228,6 +285,14 @@ main(int argc, char* argv[])
 
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyTxEnd",
                                   MakeCallback(&OnPhyTxEnd));
+    if (!perFlowOut.empty())
+    {
+        // SH answers every SYN that arrives with a SYN-ACK; the SYN-ACKs beyond
+        // those are its own SYN-ACK timeouts (SYN_RCVD with no ACK in time).
+        Ptr<Ipv4L3Protocol> shIp = sh->GetObject<Ipv4L3Protocol>();
+        shIp->TraceConnectWithoutContext("Rx", MakeCallback(&OnShIpRx));
+        shIp->TraceConnectWithoutContext("Tx", MakeCallback(&OnShIpTx));
+    }
     TraceTcDrops(all);
 
     Simulator::Stop(Seconds(duration));
@@ -260,13 +325,13 @@ main(int argc, char* argv[])
         FILE* f = std::fopen(perFlowOut.c_str(), "w");
         std::fprintf(f,
                      "flow,rx_bytes,syn_sent,retransmissions,rtos,established_s,"
-                     "first_ssthresh_s,first_ssthresh_seg,max_cwnd_seg\n");
+                     "first_ssthresh_s,first_ssthresh_seg,max_cwnd_seg,syn_arrived,syn_ack_sent\n");
         for (uint32_t i = 0; i < flows; ++i)
         {
             const FlowRecord& r = g_flowRecords[i];
             Ptr<XlSenderSocket> socket = sources[i]->GetSocket();
             std::fprintf(f,
-                         "%u,%lu,%u,%lu,%lu,%.6f,%.6f,%.2f,%.2f\n",
+                         "%u,%lu,%u,%lu,%lu,%.6f,%.6f,%.2f,%.2f,%u,%u\n",
                          i,
                          static_cast<unsigned long>(sinks[i]->GetTotalRx()),
                          r.synSent,
@@ -275,13 +340,16 @@ main(int argc, char* argv[])
                          r.establishedS,
                          r.firstSsthreshS,
                          r.firstSsthreshSeg,
-                         r.maxCwndSeg);
+                         r.maxCwndSeg,
+                         r.synArrived,
+                         r.synAckSent);
         }
         std::fclose(f);
     }
 
     JsonObject out;
     out.Int("flows", flows)
+        .Int("access_delay_ns", accessDelayNs)
         .Num("duration_s", duration)
         .Num("p", p)
         .Int("seed", seed)

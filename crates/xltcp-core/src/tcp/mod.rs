@@ -67,15 +67,17 @@
 //!   counted (cc.rs, recovery.rs), cwnd = ssthresh when recovery ends
 //!   (recovery.rs), fast retransmit also
 //!   allowed when the ACK equals `recover` (recovery.rs), the first data
-//!   segment is ACKed at once (recv.rs), the SYN's back-off doubles with no
+//!   segment is ACKed at once (recv.rs), the active opener sends the
+//!   handshake's ACK on its own before its data (send.rs), the SYN's back-off doubles with no
 //!   cap and a connection whose SYN or SYN-ACK timed out keeps its initial
 //!   window and its estimator's RTO (recovery.rs, recv.rs; RFC 5681 §3.1
-//!   and RFC 6298 (5.7) in the RFC profile), a partial ACK in NewReno
+//!   and RFC 6298 (5.7) in the RFC profile), which takes a sample from the
+//!   first SYN (or SYN-ACK) to the answer of its retransmission (send.rs;
+//!   ns-3's RTT history never marks the zero-length SYN retransmitted;
+//!   Karn's rule in the RFC profile), a partial ACK in NewReno
 //!   recovery leaves cwnd at ssthresh plus the dupACKed segments still
 //!   above SND.UNA rather than deflating it below ssthresh (recovery.rs),
-//!   a SYN-ACK answering a SYN sent again gives an RTT sample from the
-//!   first SYN (send.rs; ns-3's history entry of a SYN is never marked
-//!   retransmitted), and a go-back-N
+//!   and a go-back-N
 //!   retransmission waits for room for a whole segment, as new data does
 //!   (send.rs; the RFC profile sends what the window allows). The 60 s RTO cap is
 //!   `max_rto`'s default in both profiles.
@@ -368,6 +370,8 @@ pub struct Endpoint {
     /// Timeouts since SND.UNA last advanced.
     pub(crate) consecutive_rtos: u32,
     pub(crate) syn_retransmitted: bool,
+    /// The `ns3` profile's handshake ACK, sent on its own before any data.
+    pub(crate) pure_ack_first: bool,
     pub(crate) last_data_sent: Option<Time>,
     // Loss recovery.
     pub(crate) dupacks: u32,
@@ -532,6 +536,7 @@ impl Endpoint {
             rtt_probe: None,
             consecutive_rtos: 0,
             syn_retransmitted: false,
+            pure_ack_first: false,
             last_data_sent: None,
             dupacks: 0,
             lt_bytes: 0,

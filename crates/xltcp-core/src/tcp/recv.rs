@@ -137,6 +137,8 @@ impl Endpoint {
         self.snd_wl1 = seg.seq;
         self.snd_wl2 = seg.ack;
         self.ack_now = true;
+        // ns-3 sends the ACK on its own, then the data (ProcessSynSent).
+        self.pure_ack_first = self.config.profile == Profile::Ns3;
         self.set_state(State::Established);
     }
 

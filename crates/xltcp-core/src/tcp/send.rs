@@ -48,6 +48,13 @@ impl Endpoint {
             }
             _ => {}
         }
+        if std::mem::take(&mut self.pure_ack_first) {
+            let seg = self.segment(now, self.snd_max, 0, TcpFlags::ACK);
+            return Some(Transmit {
+                segment: seg,
+                retransmission: false,
+            });
+        }
         if !self.frozen {
             if let Some(t) = self.pending_retransmission(now) {
                 return Some(t);
@@ -125,13 +132,11 @@ impl Endpoint {
         if !retransmission {
             self.rtt_probe = Some((self.iss + 1, now));
         } else if self.config.profile == super::Profile::Rfc {
-            // Karn: no sample from a SYN sent again.
+            // Karn: no sample from a retransmitted SYN. ns-3 keeps timing
+            // the first one (its RTT history never marks a zero-length SYN
+            // retransmitted), so the SYN-ACK gives a sample from there.
             self.rtt_probe = None;
         }
-        // ns-3 keeps timing the first SYN (or SYN-ACK) through its
-        // retransmissions: its RTT history entry for a SYN spans no bytes,
-        // so `UpdateRttHistory` never marks it retransmitted and the answer
-        // gives a sample from the first send.
         if !self.timers.is_set(Timer::Rto) {
             self.timers.set(Timer::Rto, now + self.rtt.rto());
         }

@@ -186,30 +186,84 @@ fn ns3_profile_syn_back_off_is_uncapped_and_keeps_the_initial_window() {
     send!(ep, ms(at + 100), syn_ack(&c));
     assert_eq!(ep.state(), State::Established);
     // No RFC 5681 §3.1 one-segment window, no RFC 6298 (5.7) 3 s RTO: the
-    // estimator's backed-off value, capped again, until a sample.
+    // estimator's, capped again.
     assert_eq!(ep.cwnd(), 10_000);
     assert_eq!(ep.rto(), Dur::from_secs(4));
 }
 
-/// ns-3 times the first SYN through its retransmissions (its RTT history
-/// entry of a SYN spans no bytes and is never marked retransmitted): the
-/// SYN-ACK gives a sample from the first SYN. RFC 6298 with Karn: none.
 #[test]
-fn ns3_profile_samples_the_syn_ack_from_the_first_syn() {
-    for (profile, srtt) in [
-        (Profile::Rfc, None),
-        (Profile::Ns3, Some(Dur::from_millis(1050))),
-    ] {
+fn ns3_profile_sends_the_handshake_ack_before_the_data() {
+    // ns-3 answers the SYN-ACK with a pure ACK, then sends its initial
+    // window (TcpSocketBase::ProcessSynSent); the RFC profile puts the ACK
+    // on the first data segment.
+    for (profile, pure_first) in [(Profile::Ns3, true), (Profile::Rfc, false)] {
         let c = Config { profile, ..cfg() };
         let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
         ep.connect(ms(0));
         let _ = recv!(ep, ms(0));
-        ep.handle_timeout(ms(1000));
-        let _ = recv!(ep, ms(1000));
-        send!(ep, ms(1050), syn_ack(&c));
-        assert_eq!(ep.state(), State::Established);
-        assert_eq!(ep.srtt(), srtt, "{profile:?}");
+        ep.write(5000);
+        send!(ep, ms(50), syn_ack(&c));
+        let first = recv!(ep, ms(50));
+        assert!(first.segment.flags.ack());
+        assert_eq!(first.segment.payload_len == 0, pure_first, "{profile:?}");
+        let second = recv!(ep, ms(50));
+        assert_eq!(second.segment.payload_len, 1000, "{profile:?}");
+        assert_eq!(second.segment.seq, s(if pure_first { 0 } else { 1000 }));
     }
+}
+
+#[test]
+fn ns3_profile_times_the_first_syn_through_its_retransmission() {
+    // ns-3 3.44 keeps one RTT history entry for the SYN, of length zero,
+    // which a retransmission never marks: the SYN-ACK gives a sample from
+    // the first SYN (TcpSocketBase::UpdateRttHistory, EstimateRtt).
+    let c = Config {
+        profile: Profile::Ns3,
+        ..cfg()
+    };
+    let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+    ep.connect(ms(0));
+    let _ = recv!(ep, ms(0));
+    ep.handle_timeout(ms(1000));
+    let syn = recv!(ep, ms(1000));
+    assert!(syn.retransmission);
+    send!(ep, ms(1100), syn_ack(&c));
+    assert_eq!(ep.state(), State::Established);
+    // First sample 1.1 s: SRTT 1.1 s, RTTVAR 0.55 s, RTO 1.1 + 4 * 0.55 s.
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(1100)));
+    assert_eq!(ep.rto(), Dur::from_millis(3300));
+    assert_eq!(ep.stats().syn_timeouts, 1);
+    // The RFC profile takes no sample from it (Karn).
+    let mut rfc = Endpoint::new(cfg(), LP, RP, ISS);
+    rfc.connect(ms(0));
+    let _ = recv!(rfc, ms(0));
+    rfc.handle_timeout(ms(1000));
+    let _ = recv!(rfc, ms(1000));
+    send!(rfc, ms(1100), syn_ack(&cfg()));
+    assert_eq!(rfc.srtt(), None);
+}
+
+#[test]
+fn ns3_profile_times_the_first_syn_ack_through_its_retransmission() {
+    // The passive side likewise: the handshake's ACK gives a sample from
+    // the first SYN-ACK.
+    let c = Config {
+        profile: Profile::Ns3,
+        ..cfg()
+    };
+    let mut ep = Endpoint::new(c.clone(), LP, RP, ISS);
+    ep.listen();
+    let mut syn = peer(IRS, SeqNum(0), 0);
+    syn.flags = TcpFlags::SYN;
+    send!(ep, ms(0), syn);
+    let first = recv!(ep, ms(0));
+    assert!(first.segment.flags.syn() && first.segment.flags.ack());
+    ep.handle_timeout(ms(1000));
+    let again = recv!(ep, ms(1000));
+    assert!(again.retransmission);
+    send!(ep, ms(1100), peer(r(0), ISS + 1, 0));
+    assert_eq!(ep.state(), State::Established);
+    assert_eq!(ep.srtt(), Some(Dur::from_millis(1100)));
 }
 
 #[test]
