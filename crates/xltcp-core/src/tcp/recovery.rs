@@ -425,7 +425,8 @@ impl Endpoint {
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
         self.dup_delivered += smss;
-        self.cc.on_dupack(now, self.rtt.srtt(), smss);
+        let info = self.ack_info(now, 0);
+        self.cc.on_dupack(&mut self.win, &info, smss);
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.
@@ -659,7 +660,8 @@ impl Endpoint {
         // has "not yet been resent by way of the retransmission timer": not
         // on a repeated timeout, nor on one after progress in the Loss state
         // whose head the go-back-N already resent (ns-3's `ReTxTimeout`
-        // tests `IsHeadRetransmitted` there too). After a go-back-N,
+        // writes that test but it never holds: see the `ns3` profile's
+        // rule below). After a go-back-N,
         // SND.MAX - SND.UNA still counts the window sent before the first
         // timeout, so a recomputed ssthresh would be far above what the
         // path holds.
@@ -714,7 +716,7 @@ impl Endpoint {
         }
         // ssthresh kept on a repeated timeout.
         self.cc
-            .on_rto(&mut self.win, flight, smss, new_ssthresh, now);
+            .on_rto(&mut self.win, flight, smss, new_ssthresh, now, self.snd_max);
         self.dup_delivered = 0;
         self.rate.dup_credit = 0;
         self.consecutive_rtos += 1;
