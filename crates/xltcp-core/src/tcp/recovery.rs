@@ -425,8 +425,10 @@ impl Endpoint {
     fn on_dupack(&mut self, now: Time) {
         let smss = u64::from(self.smss);
         self.dup_delivered += smss;
-        let info = self.ack_info(now, 0);
-        self.cc.on_dupack(&mut self.win, &info, smss);
+        if self.cc.wants_dupacks() {
+            let info = self.ack_info(now, 0);
+            self.cc.on_dupack(&mut self.win, &info, smss);
+        }
         if self.cstate == CongestionState::Recovery {
             if self.recovery == Recovery::NewReno {
                 // RFC 5681 §3.2 step 4: inflate by one SMSS per extra dupACK.

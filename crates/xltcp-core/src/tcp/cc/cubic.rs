@@ -119,6 +119,11 @@ impl Cubic {
         }
     }
 
+    /// Whether it follows ns-3's `TcpCubic` (`Profile::Ns3`).
+    pub fn follows_ns3(&self) -> bool {
+        self.ns3.is_some()
+    }
+
     /// Whether HyStart++ is on (it needs an RTT sample on every ACK).
     pub fn has_hystart(&self) -> bool {
         self.hystart.is_some() || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())

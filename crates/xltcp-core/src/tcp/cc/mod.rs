@@ -193,6 +193,7 @@ impl CongestionControl {
     /// of recovery: Westwood+ counts it as one SMSS delivered.
     #[inline]
     pub fn on_dupack(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
+        debug_assert!(self.wants_dupacks());
         match self {
             CongestionControl::Westwood(s) => s.on_dupack(ack.now, ack.srtt, smss),
             CongestionControl::Cubic(s) => s.on_dupack(w, ack, smss),
@@ -239,6 +240,17 @@ impl CongestionControl {
     pub fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {
         if let CongestionControl::Vegas(s) = self {
             s.on_recovery_exit();
+        }
+    }
+
+    /// Whether [`on_dupack`](Self::on_dupack) does anything (so that the
+    /// others' duplicate ACKs cost nothing).
+    #[inline]
+    pub fn wants_dupacks(&self) -> bool {
+        match self {
+            CongestionControl::Westwood(_) => true,
+            CongestionControl::Cubic(c) => c.follows_ns3(),
+            _ => false,
         }
     }
 
