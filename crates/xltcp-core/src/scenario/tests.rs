@@ -17,7 +17,7 @@ delay = "1ms"
 [[flow]]
 "#;
 
-fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
+pub(super) fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     load_str(text, "test.toml", Path::new("."), &sets)
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::tests::load;
 use super::*;
 
 const LOSSY: &str = r#"
@@ -19,11 +20,6 @@ delay = "1ms"
 
 fn with_loss(table: &str) -> String {
     format!("{LOSSY}\n[wireless.loss.down]\n{table}\n")
-}
-
-fn load(text: &str, sets: &[&str]) -> Result<Scenario, ScenarioError> {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    load_str(text, "test.toml", Path::new("."), &sets)
 }
 
 fn first_error(text: &str) -> String {
