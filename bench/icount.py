@@ -16,6 +16,10 @@ within a few parts per million.
     python3 bench/icount.py --rev f1d27c5       # also each case at an earlier commit, per packet
                                                 # (built in a worktree of its own; a case whose
                                                 # scenario file that tree lacks is left out)
+    python3 bench/icount.py --rev f1d27c5 --rev-our-profile
+                                                # the earlier tree built with this tree's
+                                                # [profile.release] (LTO, codegen units): the code
+                                                # compared, not the build settings
 
 The runner is built where cargo puts it: in `$CARGO_TARGET_DIR` when set,
 else in target/. With `--rev`, the earlier tree is checked out under
@@ -104,8 +108,23 @@ def build_runner(tree: Path = ROOT, env: dict | None = None) -> Path:
     raise SystemExit("cargo built no `run` example executable")
 
 
-def build_rev(rev: str) -> tuple[Path, Path]:
-    """Checks out `rev` in a worktree of its own and builds its runner; returns (tree, runner)."""
+def release_profile_env() -> dict[str, str]:
+    """This tree's `[profile.release]` as Cargo's `CARGO_PROFILE_RELEASE_*`
+    variables, which override the profile of whatever tree is built."""
+    import tomllib
+
+    profile = tomllib.loads((ROOT / "Cargo.toml").read_text())["profile"]["release"]
+    return {
+        "CARGO_PROFILE_RELEASE_" + key.upper().replace("-", "_"): str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
+        for key, value in profile.items()
+    }
+
+
+def build_rev(rev: str, our_profile: bool = False) -> tuple[Path, Path]:
+    """Checks out `rev` in a worktree of its own and builds its runner (with
+    this tree's release profile if `our_profile`); returns (tree, runner)."""
     target = target_dir().resolve()
     tree = target / "rev" / rev
     if not tree.exists():
@@ -116,7 +135,10 @@ def build_rev(rev: str) -> tuple[Path, Path]:
             check=True,
             stdout=subprocess.DEVNULL,
         )
-    env = {**os.environ, "CARGO_TARGET_DIR": str(target / "rev-build" / rev)}
+    build = target / "rev-build" / (rev + ("-our-profile" if our_profile else ""))
+    env = {**os.environ, "CARGO_TARGET_DIR": str(build)}
+    if our_profile:
+        env.update(release_profile_env())
     return tree, build_runner(tree, env)
 
 
@@ -259,11 +281,17 @@ def record(counts: dict[str, int], runs: dict[str, dict], path: Path, reason: st
 
 
 def against_rev(
-    rev: str, cases: list[Case], counts: dict[str, int], runs: dict[str, dict], measure
+    rev: str,
+    cases: list[Case],
+    counts: dict[str, int],
+    runs: dict[str, dict],
+    measure,
+    our_profile: bool = False,
 ) -> None:
     """Runs the cases at `rev` and prints instructions per packet beside this tree's."""
-    tree, runner = build_rev(rev)
-    print(f"\nagainst {rev}:")
+    tree, runner = build_rev(rev, our_profile)
+    how = "built with this tree's release profile" if our_profile else "built as it ships"
+    print(f"\nagainst {rev} ({how}):")
     print(
         f"{'case':<24} {'instructions':>15} {'at ' + rev[:10]:>15} {'packets':>8} "
         f"{'packets':>8} {'instr/pkt':>10} {'instr/pkt':>10} {'per-pkt ratio':>13}"
@@ -314,6 +342,11 @@ def main(argv: list[str] | None = None, measure=instructions) -> int:
         help="also run the cases at this git revision and print instructions per packet beside it",
     )
     ap.add_argument(
+        "--rev-our-profile",
+        action="store_true",
+        help="build --rev with this tree's [profile.release] instead of its own",
+    )
+    ap.add_argument(
         "--baseline",
         type=Path,
         default=BASELINE,
@@ -348,7 +381,7 @@ def main(argv: list[str] | None = None, measure=instructions) -> int:
         return 0
     failed = report(counts, runs, load_baseline(args.baseline), args.threshold)
     if args.rev:
-        against_rev(args.rev, cases, counts, runs, measure)
+        against_rev(args.rev, cases, counts, runs, measure, args.rev_our_profile)
     return 1 if failed else 0
 
 

@@ -664,6 +664,11 @@ impl Endpoint {
         if !open || self.fin_queued {
             return 0;
         }
+        if bytes == 0 && !self.config.snd_buffer_auto && !self.cc.wants_rate_samples() {
+            // Nothing to queue and nothing a write looks at (the common
+            // case: a bulk writer with a full buffer, after each segment).
+            return 0;
+        }
         if self.config.snd_buffer_auto {
             self.snd_buffer_grown = self.auto_snd_buffer();
         }

@@ -546,6 +546,12 @@ impl Endpoint {
     /// RFC 2018 §4: the block holding the triggering segment first, then the
     /// most recently reported ones.
     fn update_sack_order(&mut self, trigger: Option<SeqNum>) {
+        if self.ooo.is_empty() {
+            // Nothing held above RCV.NXT: no block to report (the common
+            // case, every in-order segment).
+            self.sack_reported.clear();
+            return;
+        }
         let containing = |ooo: &[(SeqNum, SeqNum)], s: SeqNum| {
             ooo.iter().copied().find(|&(l, r)| l <= s && s < r)
         };
