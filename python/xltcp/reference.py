@@ -222,7 +222,7 @@ KEY_MEANINGS: dict[str, str] = {
     "(off: RFC 6675's cwnd = ssthresh).",
     "tcp.prr_variant": 'Which PRR rules: `"rfc6937"` (PRR-SSRB, RecoverFS = FlightSize) or '
     '`"linux"` (Linux\'s `tcp_cwnd_reduction`, the rules RFC 9937 kept).',
-    "tcp.cubic_variant": 'Whose CUBIC congestion avoidance and ssthresh: `"rfc9438"` or '
+    "tcp.cubic_variant": 'Whose CUBIC congestion avoidance and ssthresh: `"rfc9438"` (default) or '
     '`"linux"` (Linux\'s `bictcp_update` and `bictcp_recalc_ssthresh` in whole segments: '
     "the Reno estimate restarted with every epoch and never switched to alpha = 1).",
     "tcp.eifel": "Eifel detection of spurious timeouts by timestamps (RFC 3522), undone "
