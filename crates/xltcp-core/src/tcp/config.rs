@@ -106,10 +106,11 @@ pub enum CubicVariant {
     /// growing by alpha_cubic, then by 1 once it reaches cwnd_prior.
     #[default]
     Rfc9438,
-    /// Linux's `tcp_cubic.c` (`bictcp_update`, `tcp_cong_avoid_ai`): whole
-    /// segments, the Reno estimate restarted from cwnd with every epoch
-    /// and growing by alpha_cubic throughout, the cubic target one
-    /// delay_min ahead (see `cc/cubic_linux.rs`).
+    /// Linux's `tcp_cubic.c` (`bictcp_update`, `tcp_cong_avoid_ai`,
+    /// `bictcp_recalc_ssthresh`): whole segments, the Reno estimate
+    /// restarted from cwnd with every epoch and growing by alpha_cubic
+    /// throughout, the cubic target one delay_min ahead, and with
+    /// `hystart` Linux's classic HyStart (see `cc/cubic_linux.rs`).
     Linux,
 }
 

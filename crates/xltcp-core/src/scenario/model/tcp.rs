@@ -140,7 +140,8 @@ pub struct TcpSpec {
     /// `cubic_variant`: "rfc9438" (default: RFC 9438 §4.2-4.5) or "linux"
     /// (Linux's `bictcp_update` and `tcp_cong_avoid_ai` in whole segments:
     /// the Reno estimate restarted with every epoch, alpha_cubic
-    /// throughout, the target one delay_min ahead).
+    /// throughout, the target one delay_min ahead; with `hystart`, Linux's
+    /// classic HyStart in place of HyStart++).
     pub cubic_variant: CubicVariant,
     /// `eifel`: Eifel detection of spurious timeouts by timestamps, RFC
     /// 3522, undone as F-RTO undoes them (default false; Linux does it

@@ -32,7 +32,7 @@
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
 
-use super::cubic_linux::CubicLinux;
+use super::cubic_linux::{CubicLinux, HyStartLinux};
 use super::cubic_ns3::{CubicNs3, HyStartNs3};
 use super::newreno::slow_start;
 use super::{AckInfo, Window};
@@ -100,7 +100,10 @@ impl Cubic {
     /// (`cubic_variant = "linux"`; the `ns3` profile's rules come first).
     pub fn with_linux(mut self, on: bool) -> Cubic {
         if on && self.ns3.is_none() {
-            self.linux = Some(Box::default());
+            let mut linux = Box::<CubicLinux>::default();
+            // Linux's HyStart is its classic one, in place of HyStart++.
+            linux.hystart = self.hystart.take().map(|_| HyStartLinux::default());
+            self.linux = Some(linux);
         }
         self
     }
@@ -140,7 +143,9 @@ impl Cubic {
 
     /// Whether HyStart++ is on (it needs an RTT sample on every ACK).
     pub fn has_hystart(&self) -> bool {
-        self.hystart.is_some() || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())
+        self.hystart.is_some()
+            || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())
+            || self.linux.as_ref().is_some_and(|l| l.hystart.is_some())
     }
 
     /// W_max of the current epoch, in segments (0 before the first).
@@ -161,7 +166,7 @@ impl Cubic {
             n.sample(w, cwnd, ack.now, srtt, smss);
         }
         if let Some(l) = &mut self.linux {
-            l.sample(ack.now, ack.rtt);
+            l.sample(w, ack, smss);
         }
         if let Some(h) = &mut self.hystart {
             if w.cwnd < w.ssthresh {
@@ -183,6 +188,10 @@ impl Cubic {
     pub(crate) fn after_rto(&mut self, now: Time, snd_max: SeqNum) {
         if let Some(n) = &mut self.ns3 {
             n.reset(now, snd_max);
+        }
+        // Linux (`cubictcp_state` entering `TCP_CA_Loss`).
+        if let Some(l) = &mut self.linux {
+            l.reset(now, snd_max);
         }
     }
 
@@ -311,9 +320,6 @@ impl Cubic {
             w.ssthresh = ssthresh;
         }
         self.epoch = None;
-        if let Some(l) = &mut self.linux {
-            l.reset();
-        }
         // (ns-3's rules keep W_last_max through a timeout instead, so their
         // next epoch aims back at it: `CubicNs3`.)
         self.after_rto = true;

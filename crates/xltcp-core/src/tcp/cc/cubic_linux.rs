@@ -1,9 +1,10 @@
 //! Linux's CUBIC congestion avoidance (`net/ipv4/tcp_cubic.c`), for
 //! `tcp.cubic_variant = "linux"`: `bictcp_update` and
 //! `tcp_cong_avoid_ai` in whole segments, where RFC 9438 writes a
-//! per-ACK formula in real numbers. Slow start and HyStart stay with
-//! their own keys (`abc_limit`, `hystart`), and `ssthresh_from` says
-//! whether a loss takes β of cwnd (Linux) or of FlightSize.
+//! per-ACK formula in real numbers, and with `tcp.hystart = true` Linux's
+//! classic HyStart in place of HyStart++. Slow start's growth stays with
+//! `abc_limit`, and `ssthresh_from` says whether a loss takes β of cwnd
+//! (Linux) or of FlightSize.
 //!
 //! - An epoch starts on the first avoidance ACK after a reduction: the
 //!   Reno estimate `tcp_cwnd` = cwnd, the ACK's segments counted; K =
@@ -31,9 +32,18 @@
 //!   `ssthresh_from = "flight_size"`); the epoch ends and the credit is
 //!   cleared (`tcp_init_cwnd_reduction`). A timeout clears everything
 //!   (`bictcp_reset` on entering `TCP_CA_Loss`).
+//! - HyStart (`hystart_update`, in slow start from 16 segments, once until
+//!   the next timeout; rounds end when SND.UNA passes the SND.NXT of the
+//!   round's start): an ACK train (ACKs within 2 ms of each other lasting
+//!   more than (delay_min + 1 ms)/2 since the round began) or a delay
+//!   increase (the least RTT of the round's first 8 samples above
+//!   delay_min + clamp(delay_min/8, 4 ms, 16 ms)) ends slow start at once
+//!   with ssthresh = cwnd, where RFC 9406's HyStart++ compares with the
+//!   previous round's least RTT and runs Conservative Slow Start first.
 
-use super::Window;
+use super::{AckInfo, Window};
 use crate::time::{Dur, Time};
+use crate::wire::SeqNum;
 
 /// C (Linux's `bic_scale` 41/1024 · 10, RFC 9438's 0.4).
 const C: f64 = 0.4;
@@ -49,6 +59,76 @@ const RECOMPUTE: Dur = Dur(31_250_000);
 const DELAY_MIN_HOLD: Dur = Dur(1_000_000_000);
 /// cnt before the first loss is at most this (5% growth per RTT).
 const CNT_CLAMP: u32 = 20;
+/// HyStart tests nothing below this cwnd (`hystart_low_window`), segments.
+const HYSTART_LOW_WINDOW: u64 = 16;
+/// ACKs this close together make a train (`hystart_ack_delta_us`).
+const HYSTART_ACK_DELTA: Dur = Dur(2_000_000);
+/// A round's least RTT is taken over its first 8 samples.
+const HYSTART_MIN_SAMPLES: u32 = 8;
+/// The delay threshold is delay_min/8 within [4 ms, 16 ms].
+const HYSTART_DELAY_MIN: Dur = Dur(4_000_000);
+const HYSTART_DELAY_MAX: Dur = Dur(16_000_000);
+/// `hystart_ack_delay`: min(1 ms, 4 · 64 KiB at the pacing rate), 1 ms
+/// below 2 Gbit/s, which Linux's unpaced slow start adds to delay_min for
+/// its ACK-train threshold.
+const HYSTART_ACK_DELAY: Dur = Dur(1_000_000);
+
+/// Linux's classic HyStart (`hystart_update`), with `tcp.hystart = true`.
+#[derive(Clone, Debug, Default)]
+pub struct HyStartLinux {
+    /// Slow start was ended (`found`); cleared by a timeout.
+    found: bool,
+    round_start: Time,
+    last_ack: Time,
+    /// The round ends when SND.UNA passes this; `None` before the first.
+    end_seq: Option<SeqNum>,
+    /// The least RTT of the round's first samples.
+    curr_rtt: Option<Dur>,
+    sample_cnt: u32,
+}
+
+impl HyStartLinux {
+    /// `bictcp_hystart_reset`: a new round, ending at SND.NXT.
+    fn reset(&mut self, now: Time, nxt: SeqNum) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = Some(nxt);
+        self.curr_rtt = None;
+        self.sample_cnt = 0;
+    }
+
+    /// `hystart_update` for an ACK with RTT sample `delay`: whether slow
+    /// start ends (ssthresh = cwnd) now.
+    fn update(&mut self, ack: &AckInfo, cwnd_segs: u64, delay: Dur, delay_min: Dur) -> bool {
+        if self.end_seq.is_none_or(|end| ack.una > end) {
+            self.reset(ack.now, ack.nxt);
+        }
+        if cwnd_segs < HYSTART_LOW_WINDOW {
+            return false;
+        }
+        // An ACK train lasting half of delay_min (plus the ACK delay).
+        if ack.now.saturating_since(self.last_ack) <= HYSTART_ACK_DELTA {
+            self.last_ack = ack.now;
+            let threshold = Dur((delay_min + HYSTART_ACK_DELAY).0 / 2);
+            if ack.now.saturating_since(self.round_start) > threshold {
+                self.found = true;
+            }
+        }
+        // A delay increase: the round's least RTT over its first samples.
+        if self.curr_rtt.is_none_or(|c| c > delay) {
+            self.curr_rtt = Some(delay);
+        }
+        if self.sample_cnt < HYSTART_MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else {
+            let thresh = Dur(delay_min.0 / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
+            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+                self.found = true;
+            }
+        }
+        self.found
+    }
+}
 
 /// Linux's CUBIC state outside slow start.
 #[derive(Clone, Debug, Default)]
@@ -71,12 +151,16 @@ pub struct CubicLinux {
     pub(crate) last_max: u32,
     /// Bytes acknowledged short of a whole segment.
     carry: u64,
+    /// Linux's classic HyStart, with `tcp.hystart = true`.
+    pub(crate) hystart: Option<HyStartLinux>,
 }
 
 impl CubicLinux {
-    /// `cubictcp_acked`: an ACK's RTT sample.
-    pub fn sample(&mut self, now: Time, rtt: Option<Dur>) {
-        let Some(rtt) = rtt else { return };
+    /// `cubictcp_acked`: an ACK's RTT sample, for delay_min and, in slow
+    /// start, HyStart (which sets ssthresh = cwnd when it ends it).
+    pub fn sample(&mut self, w: &mut Window, ack: &AckInfo, smss: u64) {
+        let Some(rtt) = ack.rtt else { return };
+        let now = ack.now;
         if self
             .epoch_start
             .is_some_and(|s| now.saturating_since(s) < DELAY_MIN_HOLD)
@@ -85,6 +169,12 @@ impl CubicLinux {
         }
         if self.delay_min.is_none_or(|d| d > rtt) {
             self.delay_min = Some(rtt);
+        }
+        let delay_min = self.delay_min.unwrap_or(rtt);
+        if let Some(h) = &mut self.hystart {
+            if !h.found && w.cwnd < w.ssthresh && h.update(ack, w.cwnd / smss, rtt, delay_min) {
+                w.ssthresh = w.cwnd;
+            }
         }
     }
 
@@ -185,9 +275,16 @@ impl CubicLinux {
         (base * u64::from(BETA_NUM) / u64::from(BETA_SCALE)).max(2) * smss
     }
 
-    /// `bictcp_reset`, on a timeout.
-    pub fn reset(&mut self) {
+    /// `bictcp_reset` and `bictcp_hystart_reset`, on a timeout: HyStart
+    /// runs again in the next slow start, its round ending at `snd_max`.
+    pub fn reset(&mut self, now: Time, snd_max: SeqNum) {
+        let hystart = self.hystart.is_some();
         *self = CubicLinux::default();
+        if hystart {
+            let mut h = HyStartLinux::default();
+            h.reset(now, snd_max);
+            self.hystart = Some(h);
+        }
     }
 }
 
@@ -204,11 +301,24 @@ mod tests {
 
     /// One round trip: `cwnd` segments acknowledged two at a time (a
     /// delayed ACK each), spread over `rtt`.
+    fn ack(now: Time, rtt: Dur) -> AckInfo {
+        AckInfo {
+            now,
+            acked: 2000,
+            rtt: Some(rtt),
+            srtt: Some(rtt),
+            una: SeqNum(0),
+            nxt: SeqNum(0),
+            in_flight: 0,
+            fast_recovery: false,
+        }
+    }
+
     fn round(c: &mut CubicLinux, w: &mut Window, start: Time, rtt: Dur) {
         let acks = w.cwnd / 2000;
         for i in 1..=acks {
             let now = start + Dur(rtt.0 * i / acks);
-            c.sample(now, Some(rtt));
+            c.sample(w, &ack(now, rtt), 1000);
             c.avoid(w, now, 2000, 1000);
         }
     }
@@ -271,9 +381,13 @@ mod tests {
         // At least two segments.
         assert_eq!(c.on_loss(11_000, 2_900, 1000), 2000);
         assert_eq!((c.credit, c.epoch_start, c.last_max), (0, None, 11));
-        c.sample(Time(2_000_000_000), Some(Dur::from_millis(20)));
+        c.sample(
+            &mut w,
+            &ack(Time(2_000_000_000), Dur::from_millis(20)),
+            1000,
+        );
         assert_eq!(c.delay_min, Some(Dur::from_millis(20)));
-        c.reset();
+        c.reset(Time(0), SeqNum(0));
         assert_eq!((c.last_max, c.delay_min), (0, None));
     }
 
@@ -283,9 +397,77 @@ mod tests {
         let mut c = CubicLinux::default();
         let mut w = window(10);
         c.avoid(&mut w, Time(0), 2000, 1000);
-        c.sample(Time(500_000_000), Some(Dur::from_millis(30)));
+        let rtt = Dur::from_millis(30);
+        c.sample(&mut w, &ack(Time(500_000_000), rtt), 1000);
         assert_eq!(c.delay_min, None);
-        c.sample(Time(1_000_000_000), Some(Dur::from_millis(30)));
-        assert_eq!(c.delay_min, Some(Dur::from_millis(30)));
+        c.sample(&mut w, &ack(Time(1_000_000_000), rtt), 1000);
+        assert_eq!(c.delay_min, Some(rtt));
+    }
+
+    /// Linux's classic HyStart ends slow start with ssthresh = cwnd once a
+    /// round's least RTT (over its first 8 samples) exceeds delay_min by
+    /// clamp(delay_min/8, 4 ms, 16 ms), at once and not from below 16
+    /// segments; HyStart++ would run Conservative Slow Start instead.
+    /// ACKs 2.5 ms apart make no train. A timeout lets it run again.
+    #[test]
+    fn hystart_ends_slow_start_on_a_delay_increase() {
+        let base = Dur::from_millis(20);
+        let mut c = CubicLinux {
+            hystart: Some(HyStartLinux::default()),
+            ..CubicLinux::default()
+        };
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+        };
+        let mut t = 0u64;
+        let mut una = 0u32;
+        let mut ended = None;
+        // Rounds of cwnd/2 ACKs 2.5 ms apart, each ACK two segments; the
+        // RTT grows by 1 ms a round (a queue building), from 20 ms.
+        for round in 0..12u32 {
+            let rtt = base + Dur::from_millis(u64::from(round));
+            let nxt = una + (w.cwnd as u32);
+            for _ in 0..w.cwnd / 2000 {
+                t += 2_500_000;
+                una += 2000;
+                let a = AckInfo {
+                    una: SeqNum(una),
+                    nxt: SeqNum(nxt),
+                    ..ack(Time(t), rtt)
+                };
+                c.sample(&mut w, &a, 1000);
+                if w.ssthresh != u64::MAX {
+                    ended.get_or_insert((round, w.cwnd));
+                    break;
+                }
+                w.cwnd += 2000;
+            }
+            if ended.is_some() {
+                break;
+            }
+        }
+        // 25 ms > 20 + 4 ms first in round 5, after its first 8 samples.
+        let (round, cwnd) = ended.expect("HyStart ended slow start");
+        assert_eq!(round, 5);
+        assert_eq!(w.ssthresh, cwnd);
+        // Ended once: no second exit until a timeout.
+        assert!(c.hystart.as_ref().is_some_and(|h| h.found));
+        c.reset(Time(t), SeqNum(una));
+        assert!(c.hystart.as_ref().is_some_and(|h| !h.found));
+        // Below 16 segments nothing is tested.
+        let mut small = CubicLinux {
+            hystart: Some(HyStartLinux::default()),
+            ..CubicLinux::default()
+        };
+        let mut w = Window {
+            cwnd: 15_000,
+            ssthresh: u64::MAX,
+        };
+        for i in 1..=40u64 {
+            let rtt = base + Dur::from_millis(i);
+            small.sample(&mut w, &ack(Time(i * 2_500_000), rtt), 1000);
+        }
+        assert_eq!(w.ssthresh, u64::MAX);
     }
 }
