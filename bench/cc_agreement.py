@@ -18,7 +18,7 @@ ns-3 runs are kept in --cache (bench/ns3/results/ns3_cc_lossy.json) and reused.
 
 With --linux (as root: the emulator needs ip netns, /dev/net/tun and iperf3)
 the table is Linux through ``xltcp emu`` against the simulator with its
-default profile instead, for --linux-cc (cubic, cubic-as-linux, bbr) and --p, seeds 1..
+default profile instead, for --linux-cc (cubic, cubic-as-linux, cubic-linux, bbr) and --p, seeds 1..
 --linux-seeds of --linux-duration seconds each (runs kept in
 bench/ns3/results/linux_cc_lossy.json):
 
@@ -123,7 +123,12 @@ def emu_run(cc: str, p: float, seed: int, duration: int) -> dict:
 # Rows of --linux beyond a plain cc name: (Linux cc, simulator overrides).
 # cubic-as-linux: Linux's slow start (all an ACK acknowledges,
 # `tcp_slow_start`) and CUBIC's ssthresh from cwnd (`bictcp_recalc_ssthresh`).
-LINUX_ROWS = {"cubic-as-linux": ("cubic", ["tcp.abc_limit=0", 'tcp.ssthresh_from="cwnd"'])}
+# cubic-linux: Linux's CUBIC congestion avoidance and ssthresh in whole
+# segments (`bictcp_update`, `bictcp_recalc_ssthresh`).
+LINUX_ROWS = {
+    "cubic-as-linux": ("cubic", ["tcp.abc_limit=0", 'tcp.ssthresh_from="cwnd"']),
+    "cubic-linux": ("cubic", ['tcp.cubic_variant="linux"']),
+}
 
 
 def sim_run(cc: str, p: float, seed: int, duration: int, extra: list[str]) -> dict:
@@ -294,7 +299,7 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=NS3_RUNS)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "cc_agreement.json")
     ap.add_argument("--linux", action="store_true", help="Linux (emulator) against the simulator")
-    ap.add_argument("--linux-cc", default="cubic,cubic-as-linux,bbr")
+    ap.add_argument("--linux-cc", default="cubic,cubic-as-linux,cubic-linux,bbr")
     ap.add_argument("--linux-seeds", type=int, default=10)
     ap.add_argument("--linux-duration", type=int, default=10, help="seconds per emulator run")
     args = ap.parse_args()

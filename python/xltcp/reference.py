@@ -184,7 +184,8 @@ KEY_MEANINGS: dict[str, str] = {
     "see docs/tcp.md), in the simulator and (as Linux's module of that name, `reno` for "
     "newreno) in the emulator.",
     "tcp.hystart": "HyStart++ (RFC 9406) in CUBIC's first slow start: leave slow start "
-    "when the RTT rises, through a conservative phase (default false).",
+    "when the RTT rises, through a conservative phase (default false; Linux's classic "
+    'HyStart with `cubic_variant = "linux"`).',
     "tcp.recovery": 'Loss recovery: `"sack"` (RFC 6675; NewReno when the peer does not '
     'permit SACK) or `"newreno"` (RFC 6582).',
     "tcp.sack": "Offer SACK-permitted (RFC 2018).",
@@ -222,6 +223,10 @@ KEY_MEANINGS: dict[str, str] = {
     "(off: RFC 6675's cwnd = ssthresh).",
     "tcp.prr_variant": 'Which PRR rules: `"rfc6937"` (PRR-SSRB, RecoverFS = FlightSize) or '
     '`"linux"` (Linux\'s `tcp_cwnd_reduction`, the rules RFC 9937 kept).',
+    "tcp.cubic_variant": 'Whose CUBIC congestion avoidance and ssthresh: `"rfc9438"` (default) or '
+    '`"linux"` (Linux\'s `bictcp_update` and `bictcp_recalc_ssthresh` in whole segments: '
+    "the Reno estimate restarted with every epoch and never switched to alpha = 1; with "
+    "`hystart`, Linux's classic HyStart in place of HyStart++).",
     "tcp.eifel": "Eifel detection of spurious timeouts by timestamps (RFC 3522), undone "
     "as F-RTO undoes them.",
     "tcp.dsack": "The receiver reports duplicate segments (DSACK, RFC 2883), and RACK "

@@ -271,6 +271,14 @@ fn tcp(t: &TcpSpec) -> Value {
     if t.cc == "cubic" || t.hystart {
         v["hystart"] = Value::Bool(t.hystart);
     }
+    // So does `cubic_variant`.
+    if t.cc == "cubic" || t.cubic_variant != CubicVariant::Rfc9438 {
+        let name = match t.cubic_variant {
+            CubicVariant::Rfc9438 => "rfc9438",
+            CubicVariant::Linux => "linux",
+        };
+        v["cubic_variant"] = Value::String(name.into());
+    }
     v
 }
 

@@ -270,6 +270,11 @@ const RACK_VARIANTS: &[(&str, RackVariant)] = &[
     ("rfc8985", RackVariant::Rfc8985),
     ("linux", RackVariant::Linux),
 ];
+const CUBIC_VARIANTS: &[(&str, CubicVariant)] = &[
+    ("rfc9438", CubicVariant::Rfc9438),
+    ("linux", CubicVariant::Linux),
+];
+
 const PRR_VARIANTS: &[(&str, PrrVariant)] = &[
     ("rfc6937", PrrVariant::Rfc6937),
     ("linux", PrrVariant::Linux),
@@ -355,6 +360,12 @@ fn read_tcp(cx: &mut Cx, t: &mut Tab, base: &TcpSpec) -> TcpSpec {
         ),
         prr: t.read(cx, "prr", b.prr, rd::boolean),
         prr_variant: t.read(cx, "prr_variant", b.prr_variant, rd::choice(PRR_VARIANTS)),
+        cubic_variant: t.read(
+            cx,
+            "cubic_variant",
+            b.cubic_variant,
+            rd::choice(CUBIC_VARIANTS),
+        ),
         eifel: t.read(cx, "eifel", b.eifel, rd::boolean),
         dsack: t.read(cx, "dsack", b.dsack, rd::boolean),
         dsack_undo: t.read(cx, "dsack_undo", b.dsack_undo, rd::boolean),

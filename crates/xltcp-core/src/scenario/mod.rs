@@ -40,7 +40,8 @@ pub use model::*;
 
 /// The overrides (`--set` arguments) that give the simulator's TCP what
 /// Linux's always does: its RTO rule and estimator, an RTT sample from
-/// every ACK, PRR by its rules, Eifel detection with timestamps, its
+/// every ACK, PRR by its rules, its CUBIC's congestion avoidance and
+/// ssthresh in whole segments, Eifel detection with timestamps, its
 /// reading of F-RTO, byte counting without a limit in slow start, ssthresh
 /// from cwnd, SACK recovery whenever SACK is negotiated, and RACK loss
 /// detection with it (Linux 6.17 removed the other; before,
@@ -62,6 +63,7 @@ pub const AS_LINUX: &[&str] = &[
     "tcp.rtt_sampling=\"every_ack\"",
     "tcp.prr=true",
     "tcp.prr_variant=\"linux\"",
+    "tcp.cubic_variant=\"linux\"",
     "tcp.eifel=true",
     "tcp.frto_variant=\"linux\"",
     "tcp.abc_limit=0",

@@ -23,8 +23,8 @@ pub use schemes::{
     AgentPlace, AgentScheme, AgentSpec, LocalRecoverySpec, PuDetectionSpec, SchemesSpec,
 };
 pub use tcp::{
-    FrtoVariant, MinRtoMode, PrrVariant, RackVariant, RecoverySpec, RttEstimatorKind, RttSampling,
-    SsthreshFrom, TcpProfile, TcpSpec, KNOWN_CC,
+    CubicVariant, FrtoVariant, MinRtoMode, PrrVariant, RackVariant, RecoverySpec, RttEstimatorKind,
+    RttSampling, SsthreshFrom, TcpProfile, TcpSpec, KNOWN_CC,
 };
 pub use wireless::{
     ApScheduler, DsaSpec, HopKind, LayoutPreset, LrwpanSpec, StationSpec, TfpQueue, WifiSpec,

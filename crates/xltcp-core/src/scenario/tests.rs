@@ -100,6 +100,7 @@ tlp = true
 rtt_sampling = "every_ack"
 prr = true
 prr_variant = "linux"
+cubic_variant = "linux"
 eifel = true
 dsack = true
 dsack_undo = true
@@ -172,6 +173,7 @@ timeseries = false
         rtt_sampling: RttSampling::EveryAck,
         prr: true,
         prr_variant: PrrVariant::Linux,
+        cubic_variant: CubicVariant::Linux,
         eifel: true,
         dsack: true,
         dsack_undo: true,
@@ -691,6 +693,7 @@ fn as_linux_overrides_give_every_flow_linuxs_behaviour() {
     assert_eq!(t.rtt_sampling, RttSampling::EveryAck);
     assert!(t.prr && t.eifel);
     assert_eq!(t.prr_variant, PrrVariant::Linux);
+    assert_eq!(t.cubic_variant, CubicVariant::Linux);
     assert_eq!(t.rack_variant, RackVariant::Linux);
     assert_eq!(t.frto_variant, FrtoVariant::Linux);
     assert_eq!(t.abc_limit, 0);

@@ -99,6 +99,21 @@ pub enum RttEstimatorKind {
     Linux,
 }
 
+/// Whose CUBIC congestion avoidance (`cubic_variant`), with `cc = cubic`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CubicVariant {
+    /// RFC 9438 §4.2-4.5: the per-ACK formula in real numbers, W_est
+    /// growing by alpha_cubic, then by 1 once it reaches cwnd_prior.
+    #[default]
+    Rfc9438,
+    /// Linux's `tcp_cubic.c` (`bictcp_update`, `tcp_cong_avoid_ai`,
+    /// `bictcp_recalc_ssthresh`): whole segments, the Reno estimate
+    /// restarted from cwnd with every epoch and growing by alpha_cubic
+    /// throughout, the cubic target one delay_min ahead, and with
+    /// `hystart` Linux's classic HyStart (see `cc/cubic_linux.rs`).
+    Linux,
+}
+
 /// Which rules PRR follows (`prr_variant`), when `prr` is on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PrrVariant {
@@ -231,6 +246,8 @@ pub struct Config {
     pub prr: bool,
     /// Which rules PRR follows.
     pub prr_variant: PrrVariant,
+    /// Whose CUBIC congestion avoidance, with `cc = cubic`.
+    pub cubic_variant: CubicVariant,
     /// The receiver reports duplicate segments in a first SACK block (DSACK,
     /// RFC 2883), with SACK; RACK widens its reordering window on them.
     pub dsack: bool,
@@ -325,6 +342,7 @@ impl Default for Config {
             rtt_sampling: RttSampling::Timed,
             prr: false,
             prr_variant: PrrVariant::Rfc6937,
+            cubic_variant: CubicVariant::Rfc9438,
             eifel: false,
             dsack: false,
             dsack_undo: false,

@@ -138,8 +138,8 @@ mod tests_recv;
 
 pub use cc::{AckInfo, Bbr, BbrMode, CongestionControl, NewReno, RateInput, Window};
 pub use config::{
-    CcAlgorithm, Config, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant, Recovery,
-    RttEstimatorKind, RttSampling, SsthreshFrom,
+    CcAlgorithm, Config, CubicVariant, FrtoVariant, MinRtoMode, Profile, PrrVariant, RackVariant,
+    Recovery, RttEstimatorKind, RttSampling, SsthreshFrom,
 };
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
 pub use scoreboard::{NextSeg, Scoreboard, DUP_THRESH};

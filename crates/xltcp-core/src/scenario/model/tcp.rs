@@ -44,6 +44,10 @@ pub use crate::tcp::FrtoVariant;
 /// [`crate::tcp::RackVariant`].
 pub use crate::tcp::RackVariant;
 
+/// Whose CUBIC congestion avoidance (`cubic_variant`): the endpoint's own
+/// [`crate::tcp::CubicVariant`].
+pub use crate::tcp::CubicVariant;
+
 /// Which rules PRR follows (`prr_variant`): the endpoint's own
 /// [`crate::tcp::PrrVariant`].
 pub use crate::tcp::PrrVariant;
@@ -133,6 +137,12 @@ pub struct TcpSpec {
     /// nothing on an ACK that delivered nothing, SSRB only on an ACK that
     /// advances SND.UNA without a new loss, RecoverFS = cwnd).
     pub prr_variant: PrrVariant,
+    /// `cubic_variant`: "rfc9438" (default: RFC 9438 §4.2-4.5) or "linux"
+    /// (Linux's `bictcp_update` and `tcp_cong_avoid_ai` in whole segments:
+    /// the Reno estimate restarted with every epoch, alpha_cubic
+    /// throughout, the target one delay_min ahead; with `hystart`, Linux's
+    /// classic HyStart in place of HyStart++).
+    pub cubic_variant: CubicVariant,
     /// `eifel`: Eifel detection of spurious timeouts by timestamps, RFC
     /// 3522, undone as F-RTO undoes them (default false; Linux does it
     /// whenever timestamps are on).
@@ -213,6 +223,7 @@ impl Default for TcpSpec {
             rtt_sampling: c.rtt_sampling,
             prr: c.prr,
             prr_variant: c.prr_variant,
+            cubic_variant: c.cubic_variant,
             eifel: c.eifel,
             dsack: c.dsack,
             dsack_undo: c.dsack_undo,
@@ -259,6 +270,7 @@ impl From<&TcpSpec> for crate::tcp::Config {
             rtt_sampling: spec.rtt_sampling,
             prr: spec.prr,
             prr_variant: spec.prr_variant,
+            cubic_variant: spec.cubic_variant,
             eifel: spec.eifel,
             dsack: spec.dsack,
             dsack_undo: spec.dsack_undo,

@@ -32,6 +32,7 @@
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
 
+use super::cubic_linux::{CubicLinux, HyStartLinux};
 use super::cubic_ns3::{CubicNs3, HyStartNs3};
 use super::newreno::slow_start;
 use super::{AckInfo, Window};
@@ -66,6 +67,9 @@ pub struct Cubic {
     /// ns-3's `TcpCubic` outside slow start and on a loss, for
     /// `Profile::Ns3` ([`CubicNs3`]).
     ns3: Option<CubicNs3>,
+    /// Linux's congestion avoidance, for `cubic_variant = "linux"`
+    /// ([`CubicLinux`]).
+    linux: Option<Box<CubicLinux>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -88,7 +92,20 @@ impl Cubic {
             carry: 0.0,
             hystart: hystart.then(HyStart::default),
             ns3: None,
+            linux: None,
         }
+    }
+
+    /// The same controller with Linux's congestion avoidance
+    /// (`cubic_variant = "linux"`; the `ns3` profile's rules come first).
+    pub fn with_linux(mut self, on: bool) -> Cubic {
+        if on && self.ns3.is_none() {
+            let mut linux = Box::<CubicLinux>::default();
+            // Linux's HyStart is its classic one, in place of HyStart++.
+            linux.hystart = self.hystart.take().map(|_| HyStartLinux::default());
+            self.linux = Some(linux);
+        }
+        self
     }
 
     /// The same controller following ns-3's `TcpCubic` outside slow start
@@ -126,13 +143,18 @@ impl Cubic {
 
     /// Whether HyStart++ is on (it needs an RTT sample on every ACK).
     pub fn has_hystart(&self) -> bool {
-        self.hystart.is_some() || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())
+        self.hystart.is_some()
+            || self.ns3.as_ref().is_some_and(|n| n.hystart.is_some())
+            || self.linux.as_ref().is_some_and(|l| l.hystart.is_some())
     }
 
     /// W_max of the current epoch, in segments (0 before the first).
     pub fn w_max(&self) -> f64 {
         if let Some(n) = &self.ns3 {
             return f64::from(n.last_max);
+        }
+        if let Some(l) = &self.linux {
+            return f64::from(l.last_max);
         }
         self.epoch.map_or(self.w_max, |e| e.w_max)
     }
@@ -142,6 +164,9 @@ impl Cubic {
         if let (Some(n), Some(srtt)) = (&mut self.ns3, ack.srtt) {
             let cwnd = ns3_cwnd(w, ack);
             n.sample(w, cwnd, ack.now, srtt, smss);
+        }
+        if let Some(l) = &mut self.linux {
+            l.sample(w, ack, smss);
         }
         if let Some(h) = &mut self.hystart {
             if w.cwnd < w.ssthresh {
@@ -163,6 +188,10 @@ impl Cubic {
     pub(crate) fn after_rto(&mut self, now: Time, snd_max: SeqNum) {
         if let Some(n) = &mut self.ns3 {
             n.reset(now, snd_max);
+        }
+        // Linux (`cubictcp_state` entering `TCP_CA_Loss`).
+        if let Some(l) = &mut self.linux {
+            l.reset(now, snd_max);
         }
     }
 
@@ -201,6 +230,10 @@ impl Cubic {
             if acked == 0 {
                 return;
             }
+        }
+        if let Some(l) = &mut self.linux {
+            l.avoid(w, ack.now, acked, smss);
+            return;
         }
         self.avoid(w, ack, acked, smss);
     }
@@ -258,6 +291,7 @@ impl Cubic {
             }
             return n.on_loss(w.cwnd, smss);
         }
+        let linux = self.linux.as_mut().map(|l| l.on_loss(w.cwnd, flight, smss));
         let cwnd = w.cwnd as f64 / smss as f64;
         // §4.7 fast convergence: below the last W_max, release bandwidth.
         let last = self.w_max();
@@ -271,6 +305,9 @@ impl Cubic {
         self.after_rto = false;
         if let Some(h) = &mut self.hystart {
             h.on_loss();
+        }
+        if let Some(ssthresh) = linux {
+            return ssthresh;
         }
         // beta_cubic = 7/10, in integers.
         (flight * 7 / 10).max(2 * smss)
@@ -506,5 +543,59 @@ mod tests_ns3 {
                 .ssthresh_on_loss(&tiny, 2_500, smss),
             2 * smss
         );
+    }
+}
+
+#[cfg(test)]
+mod tests_linux {
+    use super::*;
+
+    /// `cubic_variant = "linux"` (`bictcp_recalc_ssthresh`): ssthresh is
+    /// ⌊717/1024 of its base⌋ in whole segments, where RFC 9438 keeps 0.7 of
+    /// the bytes; the next epoch grows from there by Linux's rules, so an
+    /// ACK's growth comes in whole segments.
+    #[test]
+    fn linux_loss_and_growth_come_in_whole_segments() {
+        let smss = 1000;
+        let w = Window {
+            cwnd: 10_900,
+            ssthresh: u64::MAX,
+        };
+        let mut linux = Cubic::new(1, false).with_linux(true);
+        // FlightSize 10.9 segments: RFC 9438 7.63 of them, Linux 7.
+        assert_eq!(linux.ssthresh_on_loss(&w, 10_900, smss), 7 * smss);
+        assert_eq!(linux.w_max(), 10.0);
+        assert_eq!(
+            Cubic::new(1, false).ssthresh_on_loss(&w, 10_900, smss),
+            7_630
+        );
+        // Avoidance at cwnd = ssthresh: a segment of growth or none per ACK.
+        let mut after = Window {
+            cwnd: 7 * smss,
+            ssthresh: 7 * smss,
+        };
+        let mut ack = AckInfo {
+            now: Time(0),
+            acked: 2 * smss,
+            rtt: Some(Dur(25_000_000)),
+            srtt: Some(Dur(25_000_000)),
+            una: SeqNum(0),
+            nxt: SeqNum(0),
+            in_flight: 0,
+            fast_recovery: false,
+        };
+        for i in 0..40u64 {
+            ack.now = Time(i * 6_000_000);
+            linux.on_sample(&mut after, &ack, smss);
+            linux.on_ack(&mut after, &ack, smss, Profile::Rfc);
+            assert_eq!(after.cwnd % smss, 0, "whole segments: {}", after.cwnd);
+        }
+        assert!(after.cwnd > 7 * smss);
+        // The ns-3 profile's rules come first.
+        assert!(Cubic::new(1, false)
+            .with_ns3(true)
+            .with_linux(true)
+            .linux
+            .is_none());
     }
 }

@@ -23,6 +23,7 @@
 
 pub(crate) mod bbr;
 pub(crate) mod cubic;
+pub(crate) mod cubic_linux;
 pub(crate) mod cubic_ns3;
 mod newreno;
 pub(crate) mod vegas;
@@ -34,7 +35,7 @@ pub use newreno::NewReno;
 pub use vegas::Vegas;
 pub use westwood::Westwood;
 
-use super::config::{CcAlgorithm, Config, Profile};
+use super::config::{CcAlgorithm, Config, CubicVariant, Profile};
 use super::rate::RateState;
 use super::{CongestionState, Timer};
 use crate::time::{Dur, Time};
@@ -104,7 +105,10 @@ impl CongestionControl {
             CcAlgorithm::NewReno => CongestionControl::new_reno_abc(config.abc_limit),
             CcAlgorithm::Cubic => {
                 let ns3 = config.profile == Profile::Ns3;
-                let cubic = Cubic::new(config.abc_limit, config.hystart).with_ns3(ns3);
+                let linux = config.cubic_variant == CubicVariant::Linux;
+                let cubic = Cubic::new(config.abc_limit, config.hystart)
+                    .with_ns3(ns3)
+                    .with_linux(linux);
                 CongestionControl::Cubic(cubic)
             }
             CcAlgorithm::Westwood => CongestionControl::Westwood(Westwood::new(config.abc_limit)),
