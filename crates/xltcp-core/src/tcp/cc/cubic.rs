@@ -32,8 +32,9 @@
 //! The cube root is Newton's method on basic arithmetic, so the result is
 //! the same on every platform.
 
-use super::cubic_linux::{CubicLinux, HyStartLinux};
-use super::cubic_ns3::{CubicNs3, HyStartNs3};
+use super::cubic_linux::CubicLinux;
+use super::cubic_ns3::CubicNs3;
+use super::hystart_classic::ClassicHyStart;
 use super::newreno::slow_start;
 use super::{AckInfo, Window};
 use crate::tcp::config::Profile;
@@ -102,7 +103,7 @@ impl Cubic {
         if on && self.ns3.is_none() {
             let mut linux = Box::<CubicLinux>::default();
             // Linux's HyStart is its classic one, in place of HyStart++.
-            linux.hystart = self.hystart.take().map(|_| HyStartLinux::default());
+            linux.hystart = self.hystart.take().map(|_| ClassicHyStart::default());
             self.linux = Some(linux);
         }
         self
@@ -113,7 +114,7 @@ impl Cubic {
     pub fn with_ns3(mut self, on: bool) -> Cubic {
         if on {
             // ns-3's HyStart is its classic one, in place of HyStart++.
-            let hystart = self.hystart.take().map(|_| HyStartNs3::default());
+            let hystart = self.hystart.take().map(|_| ClassicHyStart::default());
             let mut ns3 = CubicNs3::default();
             ns3.hystart = hystart;
             self.ns3 = Some(ns3);

@@ -41,6 +41,7 @@
 //!   with ssthresh = cwnd, where RFC 9406's HyStart++ compares with the
 //!   previous round's least RTT and runs Conservative Slow Start first.
 
+use super::hystart_classic::ClassicHyStart;
 use super::{AckInfo, Window};
 use crate::time::{Dur, Time};
 use crate::wire::SeqNum;
@@ -59,77 +60,6 @@ const RECOMPUTE: Dur = Dur(31_250_000);
 const DELAY_MIN_HOLD: Dur = Dur(1_000_000_000);
 /// cnt before the first loss is at most this (5% growth per RTT).
 const CNT_CLAMP: u32 = 20;
-/// HyStart tests nothing below this cwnd (`hystart_low_window`), segments.
-const HYSTART_LOW_WINDOW: u64 = 16;
-/// ACKs this close together make a train (`hystart_ack_delta_us`).
-const HYSTART_ACK_DELTA: Dur = Dur(2_000_000);
-/// A round's least RTT is taken over its first 8 samples.
-const HYSTART_MIN_SAMPLES: u32 = 8;
-/// The delay threshold is delay_min/8 within [4 ms, 16 ms].
-const HYSTART_DELAY_MIN: Dur = Dur(4_000_000);
-const HYSTART_DELAY_MAX: Dur = Dur(16_000_000);
-/// `hystart_ack_delay`: min(1 ms, 4 · 64 KiB at the pacing rate), 1 ms
-/// below 2 Gbit/s, which Linux's unpaced slow start adds to delay_min for
-/// its ACK-train threshold.
-const HYSTART_ACK_DELAY: Dur = Dur(1_000_000);
-
-/// Linux's classic HyStart (`hystart_update`), with `tcp.hystart = true`.
-#[derive(Clone, Debug, Default)]
-pub struct HyStartLinux {
-    /// Slow start was ended (`found`); cleared by a timeout.
-    found: bool,
-    round_start: Time,
-    last_ack: Time,
-    /// The round ends when SND.UNA passes this; `None` before the first.
-    end_seq: Option<SeqNum>,
-    /// The least RTT of the round's first samples.
-    curr_rtt: Option<Dur>,
-    sample_cnt: u32,
-}
-
-impl HyStartLinux {
-    /// `bictcp_hystart_reset`: a new round, ending at SND.NXT.
-    fn reset(&mut self, now: Time, nxt: SeqNum) {
-        self.round_start = now;
-        self.last_ack = now;
-        self.end_seq = Some(nxt);
-        self.curr_rtt = None;
-        self.sample_cnt = 0;
-    }
-
-    /// `hystart_update` for an ACK with RTT sample `delay`: whether slow
-    /// start ends (ssthresh = cwnd) now.
-    fn update(&mut self, ack: &AckInfo, cwnd_segs: u64, delay: Dur, delay_min: Dur) -> bool {
-        if self.end_seq.is_none_or(|end| ack.una > end) {
-            self.reset(ack.now, ack.nxt);
-        }
-        if cwnd_segs < HYSTART_LOW_WINDOW {
-            return false;
-        }
-        // An ACK train lasting half of delay_min (plus the ACK delay).
-        if ack.now.saturating_since(self.last_ack) <= HYSTART_ACK_DELTA {
-            self.last_ack = ack.now;
-            let threshold = Dur((delay_min + HYSTART_ACK_DELAY).0 / 2);
-            if ack.now.saturating_since(self.round_start) > threshold {
-                self.found = true;
-            }
-        }
-        // A delay increase: the round's least RTT over its first samples.
-        if self.curr_rtt.is_none_or(|c| c > delay) {
-            self.curr_rtt = Some(delay);
-        }
-        if self.sample_cnt < HYSTART_MIN_SAMPLES {
-            self.sample_cnt += 1;
-        } else {
-            let thresh = Dur(delay_min.0 / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
-            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
-                self.found = true;
-            }
-        }
-        self.found
-    }
-}
-
 /// Linux's CUBIC state outside slow start.
 #[derive(Clone, Debug, Default)]
 pub struct CubicLinux {
@@ -152,7 +82,7 @@ pub struct CubicLinux {
     /// Bytes acknowledged short of a whole segment.
     carry: u64,
     /// Linux's classic HyStart, with `tcp.hystart = true`.
-    pub(crate) hystart: Option<HyStartLinux>,
+    pub(crate) hystart: Option<ClassicHyStart>,
 }
 
 impl CubicLinux {
@@ -172,7 +102,8 @@ impl CubicLinux {
         }
         let delay_min = self.delay_min.unwrap_or(rtt);
         if let Some(h) = &mut self.hystart {
-            if !h.found && w.cwnd < w.ssthresh && h.update(ack, w.cwnd / smss, rtt, delay_min) {
+            if !h.found && w.cwnd < w.ssthresh && h.update_linux(ack, w.cwnd / smss, rtt, delay_min)
+            {
                 w.ssthresh = w.cwnd;
             }
         }
@@ -281,7 +212,7 @@ impl CubicLinux {
         let hystart = self.hystart.is_some();
         *self = CubicLinux::default();
         if hystart {
-            let mut h = HyStartLinux::default();
+            let mut h = ClassicHyStart::default();
             h.reset(now, snd_max);
             self.hystart = Some(h);
         }
@@ -413,7 +344,7 @@ mod tests {
     fn hystart_ends_slow_start_on_a_delay_increase() {
         let base = Dur::from_millis(20);
         let mut c = CubicLinux {
-            hystart: Some(HyStartLinux::default()),
+            hystart: Some(ClassicHyStart::default()),
             ..CubicLinux::default()
         };
         let mut w = Window {
@@ -457,7 +388,7 @@ mod tests {
         assert!(c.hystart.as_ref().is_some_and(|h| !h.found));
         // Below 16 segments nothing is tested.
         let mut small = CubicLinux {
-            hystart: Some(HyStartLinux::default()),
+            hystart: Some(ClassicHyStart::default()),
             ..CubicLinux::default()
         };
         let mut w = Window {

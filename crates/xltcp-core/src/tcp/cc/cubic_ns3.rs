@@ -31,28 +31,10 @@
 //!
 //! The powers are the C library's `pow`, as ns-3 computes them.
 
+use super::hystart_classic::{ClassicHyStart, LOW_WINDOW};
 use super::Window;
 use crate::time::{Dur, Time};
 use crate::wire::SeqNum;
-
-/// `TcpCubic::HyStart*` defaults.
-const HYSTART_LOW_WINDOW: u64 = 16;
-const HYSTART_MIN_SAMPLES: u32 = 8;
-const HYSTART_ACK_DELTA: Dur = Dur(2_000_000);
-const HYSTART_DELAY_MIN: Dur = Dur(4_000_000);
-const HYSTART_DELAY_MAX: Dur = Dur(1_000_000_000);
-
-/// ns-3's classic HyStart state.
-#[derive(Clone, Debug, Default)]
-pub struct HyStartNs3 {
-    found: bool,
-    round_start: Time,
-    last_ack: Time,
-    /// The end of the current round (`m_endSeq`); `None` before the first.
-    end_seq: Option<SeqNum>,
-    curr_rtt: Option<Dur>,
-    sample_cnt: u32,
-}
 
 /// CUBIC's C and β (ns-3's defaults, RFC 9438's values).
 const C: f64 = 0.4;
@@ -78,7 +60,7 @@ pub struct CubicNs3 {
     /// Bytes acknowledged short of a whole segment (`m_bytesAckedNotProcessed`).
     carry: u64,
     /// ns-3's HyStart, when `tcp.hystart` is on.
-    pub(crate) hystart: Option<HyStartNs3>,
+    pub(crate) hystart: Option<ClassicHyStart>,
 }
 
 impl CubicNs3 {
@@ -103,8 +85,8 @@ impl CubicNs3 {
         }
         let delay_min = self.delay_min.unwrap_or(rtt);
         if let Some(h) = &mut self.hystart {
-            let tested = cwnd <= w.ssthresh && cwnd >= HYSTART_LOW_WINDOW * smss;
-            if tested && h.update(now, rtt, delay_min) {
+            let tested = cwnd <= w.ssthresh && cwnd >= LOW_WINDOW * smss;
+            if tested && h.update_ns3(now, rtt, delay_min) {
                 w.ssthresh = cwnd;
             }
         }
@@ -209,42 +191,6 @@ impl CubicNs3 {
     }
 }
 
-impl HyStartNs3 {
-    /// `HystartReset`.
-    fn reset(&mut self, now: Time, snd_max: SeqNum) {
-        self.round_start = now;
-        self.last_ack = now;
-        self.end_seq = Some(snd_max);
-        self.curr_rtt = None;
-        self.sample_cnt = 0;
-    }
-
-    /// `HystartUpdate`: whether slow start ends now.
-    fn update(&mut self, now: Time, delay: Dur, delay_min: Dur) -> bool {
-        if self.found {
-            return false;
-        }
-        if now.saturating_since(self.last_ack) <= HYSTART_ACK_DELTA {
-            self.last_ack = now;
-            if now.saturating_since(self.round_start) > delay_min {
-                self.found = true;
-            }
-        }
-        if self.sample_cnt < HYSTART_MIN_SAMPLES {
-            if self.curr_rtt.is_none_or(|c| c > delay) {
-                self.curr_rtt = Some(delay);
-            }
-            self.sample_cnt += 1;
-        } else {
-            let thresh = delay_min.clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
-            if self.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
-                self.found = true;
-            }
-        }
-        self.found
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +263,7 @@ mod tests {
         let rtt = Dur::from_millis(20);
         for (segs, ends) in [(20u64, Some(21u64)), (15, None)] {
             let mut c = CubicNs3 {
-                hystart: Some(HyStartNs3::default()),
+                hystart: Some(ClassicHyStart::default()),
                 ..CubicNs3::default()
             };
             let mut w = Window {

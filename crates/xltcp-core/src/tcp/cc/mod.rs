@@ -25,6 +25,7 @@ pub(crate) mod bbr;
 pub(crate) mod cubic;
 pub(crate) mod cubic_linux;
 pub(crate) mod cubic_ns3;
+mod hystart_classic;
 mod newreno;
 pub(crate) mod vegas;
 pub(crate) mod westwood;
