@@ -22,11 +22,17 @@ impl World {
 
     /// Shows `p` to the node's agents in order; the first verdict other
     /// than `Pass` ends the walk.
-    #[inline]
+    #[inline(always)]
     pub(super) fn tap(&mut self, now: Time, node: Node, tap: Tap, p: &mut Packet) -> Verdict {
+        // A world without agents (the common case) pays one test per
+        // packet and node, not a call.
         if self.agents.is_empty() {
             return Verdict::Pass;
         }
+        self.tap_agents(now, node, tap, p)
+    }
+
+    fn tap_agents(&mut self, now: Time, node: Node, tap: Tap, p: &mut Packet) -> Verdict {
         for k in 0..self.slots_of(node).len() {
             let slot = self.slots_of(node)[k] as usize;
             let v = self.agents[slot].agent.on_packet(now, tap, p);
