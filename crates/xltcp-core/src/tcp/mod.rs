@@ -665,9 +665,7 @@ impl Endpoint {
             return 0;
         }
         if bytes == 0 && !self.config.snd_buffer_auto && !self.cc.wants_rate_samples() {
-            // Nothing to queue and nothing a write looks at (the common
-            // case: a bulk writer with a full buffer, after each segment).
-            return 0;
+            return 0; // nothing to queue, nothing a write looks at (a full buffer)
         }
         if self.config.snd_buffer_auto {
             self.snd_buffer_grown = self.auto_snd_buffer();
