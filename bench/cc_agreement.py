@@ -97,26 +97,22 @@ def ns3_run(cc: str, p: float, seed: int) -> dict:
     return {k: r[k] for k in FIELDS}
 
 
+def emu_summary(cc: str, seed: int, duration: int, sets: list[str], out: str, *extra: str) -> dict:
+    """`xltcp emu` on the lossy hop with Linux `cc` (needs root): the run's
+    summary, its results written to `out`; `sets` are `--set` overrides,
+    `extra` more arguments (e.g. `--pcap`)."""
+    cmd = [shutil.which("xltcp") or "xltcp", "emu", str(SCENARIO), f"--seed={seed}", f"--cc={cc}"]
+    for s in [f"sim.duration={duration}s", *sets]:
+        cmd += ["--set", s]
+    cmd += ["-o", out, "--json", "-q", *extra]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
 def emu_run(cc: str, p: float, seed: int, duration: int) -> dict:
     """Linux `cc` through the emulator on the lossy hop (needs root)."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [
-            shutil.which("xltcp") or "xltcp",
-            "emu",
-            str(SCENARIO),
-            f"--seed={seed}",
-            f"--cc={cc}",
-            "--set",
-            f"sim.duration={duration}s",
-            "--set",
-            f"wireless.loss.down.p={p}",
-            "-o",
-            out,
-            "--json",
-            "-q",
-        ]
-        done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    f = json.loads(done.stdout)["flows"][0]
+        f = emu_summary(cc, seed, duration, [f"wireless.loss.down.p={p}"], out)["flows"][0]
     return {k: f[k] for k in FIELDS}
 
 

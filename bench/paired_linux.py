@@ -33,13 +33,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cc_agreement import emu_summary  # noqa: E402
 from paired import drop_list as _drop_list  # noqa: E402
 from paired import list_digest, parse_seeds  # noqa: E402
 
@@ -102,26 +102,8 @@ def sim_run(row: str, drops: Path, duration: int, out: Path | None = None) -> di
 
 
 def emu_run(cc: str, drops: Path, seed: int, duration: int, out: Path) -> dict:
-    cmd = [
-        shutil.which("xltcp") or "xltcp",
-        "emu",
-        str(SCENARIO),
-        f"--seed={seed}",
-        f"--cc={cc}",
-        "--set",
-        f"sim.duration={duration}s",
-        "--set",
-        loss_set(drops),
-        "--set",
-        "sim.sample_interval=10ms",
-        "-o",
-        str(out),
-        "--json",
-        "-q",
-        "--pcap",
-    ]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    summary = json.loads(done.stdout)
+    sets = [loss_set(drops), "sim.sample_interval=10ms"]
+    summary = emu_summary(cc, seed, duration, sets, str(out), "--pcap")
     f = summary["flows"][0]
     air = next(link for link in summary["links"] if link["name"] == "bs-air")
     lost = sum(1 for line in drops.read_text().split() if int(line) <= air["offered"])
