@@ -203,7 +203,8 @@ impl Cubic {
         if let Some(n) = &mut self.ns3 {
             // ns-3 (`TcpCubic::IncreaseWindow`): in slow start cwnd +=
             // segmentsAcked SMSS and nothing of the ACK is left for
-            // avoidance; HyStart++ still ends the first slow start.
+            // avoidance; its classic HyStart starts a round here and ends
+            // slow start on an RTT sample (`on_sample`).
             let segs = n.segments(ack.acked, smss);
             if w.cwnd < w.ssthresh {
                 let snd_max = ack.una + ack.in_flight as u32;
