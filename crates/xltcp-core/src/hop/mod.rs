@@ -295,6 +295,15 @@ pub trait Hop: std::fmt::Debug {
     /// Packets accepted and not yet arrived or dropped.
     fn in_flight(&self) -> u64;
 
+    /// The packet timer `t` will hand to a station, and that station, if
+    /// the hop can tell without changing anything: a hint for the engine
+    /// to bring that packet's flow into the cache ahead of the event.
+    /// `None` (the default) costs nothing but the hint.
+    fn arriving(&self, t: HopTimer) -> Option<(Station, &Packet)> {
+        let _ = t;
+        None
+    }
+
     /// Counters of each direction, in the shape of a link's: `[down, up]`
     /// with their names (`bs-air`, `air-bs`).
     fn link_stats(&self) -> [(&str, LinkStats); 2];
@@ -405,6 +414,13 @@ macro_rules! hop_kinds {
             fn in_flight(&self) -> u64 {
                 match self {
                     $(AnyHop::$kind(h) => Hop::in_flight(h),)*
+                }
+            }
+
+            #[inline]
+            fn arriving(&self, t: HopTimer) -> Option<(Station, &Packet)> {
+                match self {
+                    $(AnyHop::$kind(h) => Hop::arriving(h, t),)*
                 }
             }
 

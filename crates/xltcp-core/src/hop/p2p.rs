@@ -168,6 +168,17 @@ impl Hop for P2pHop {
         }
     }
 
+    fn arriving(&self, t: HopTimer) -> Option<(Station, &Packet)> {
+        let d = t.a as usize;
+        let p = self
+            .links
+            .get(d)
+            .filter(|_| t.kind == ARRIVE)?
+            .pipe_head()?;
+        // As `handle_timer` hands it over: down to the host, up to the BS.
+        Some((if d == 0 { 1 } else { BS }, p))
+    }
+
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, mut io: HopIo<'_, T>) {
         self.blocked = blocked;
         if self.lose {

@@ -48,6 +48,12 @@ impl DelayLine {
         self.pipe.front().map(|e| e.0)
     }
 
+    /// The packet at the head, if any.
+    #[inline]
+    pub fn head(&self) -> Option<&Packet> {
+        self.pipe.front().map(|e| &e.1)
+    }
+
     /// The packet at the head, if it leaves by `now`.
     pub fn pop(&mut self, now: Time) -> Option<Packet> {
         match self.pipe.front() {

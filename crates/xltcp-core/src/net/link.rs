@@ -264,6 +264,18 @@ impl Link {
         (done, self.tx_gen)
     }
 
+    /// The packet at the head of the propagation pipe, if any.
+    #[inline]
+    pub fn pipe_head(&self) -> Option<&Packet> {
+        self.pipe.head()
+    }
+
+    /// The packet at the head of the queue, if any.
+    #[inline]
+    pub fn queue_head(&self) -> Option<&Packet> {
+        self.queue.front()
+    }
+
     /// The packet now on the air, if any (for capture).
     pub fn in_tx(&self) -> Option<&Packet> {
         self.in_tx.as_ref()

@@ -327,6 +327,15 @@ impl<E: Copy> EventQueue<E> {
         Some((at, e.event))
     }
 
+    /// The event that will pop `k` places after the next one, if the
+    /// clock's slot holds it: a hint only (an event scheduled meanwhile may
+    /// pop first).
+    #[inline]
+    pub fn peek_near(&self, k: usize) -> Option<&E> {
+        let i = self.near.len().checked_sub(k + 1)?;
+        Some(&self.near[i].event)
+    }
+
     /// The time of the last event popped.
     pub fn now(&self) -> Time {
         self.now

@@ -31,6 +31,7 @@ use rand::RngExt;
 mod agents;
 mod hosts;
 mod links;
+mod warm;
 
 /// An event of the simulator. Small and `Copy`: the queue never allocates
 /// per event once it has grown to its working size.
@@ -184,6 +185,9 @@ pub struct World {
     /// The most records `signal_log` keeps (the rest are counted in the
     /// output's cut).
     pub signal_log_max: usize,
+    /// Whether the event loop fetches the next events' state ahead of
+    /// them ([`warm`]): with [`warm::WARM_FLOWS`] flows or more.
+    warm: bool,
 }
 
 impl World {
@@ -286,6 +290,7 @@ impl World {
             local_rxmits: LocalRxmitStats::default(),
             signal_log: None,
             signal_log_max: usize::MAX,
+            warm: n >= warm::WARM_FLOWS,
         };
         let starts = world.flows.iter().zip(0..).map(|(f, flow)| {
             let start = Time::ZERO + f.spec.start;
@@ -333,6 +338,9 @@ impl World {
             self.q.schedule(Time::ZERO + step, Ev::Progress);
         }
         while let Some((now, ev)) = self.q.pop_until(self.end) {
+            if self.warm {
+                self.warm();
+            }
             match ev {
                 Ev::TxDone { link, gen } => self.on_tx_done(now, link as usize, gen),
                 Ev::Arrive { link } => self.on_arrive(now, link as usize),

@@ -110,6 +110,13 @@ pub(crate) struct SentLog {
     recs: VecDeque<TxRecord>,
 }
 
+impl SentLog {
+    /// The oldest record, where an ACK's walk of the log begins.
+    pub(crate) fn head(&self) -> Option<&TxRecord> {
+        self.recs.front()
+    }
+}
+
 /// What one ACK newly delivered, read from the log.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Delivery {
