@@ -57,7 +57,8 @@ impl World {
                 if let Some(p) = l.pipe_head() {
                     prefetch(p);
                 }
-                // An ACK for a wired sender, which answers on its uplink.
+                // For the wired host's endpoint (an ACK, on a downlink
+                // flow), which answers on its uplink.
                 if let Dest::Ch(f) = l.dest {
                     self.warm_flow(f as usize, 0);
                     prefetch(&self.links[2 * f as usize]);
