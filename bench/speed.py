@@ -28,6 +28,9 @@ association frames are not counted.
     python3 bench/speed.py --flows 10000 --durations 10 --no-ns3 --no-wifi-cell --repeat 1 \
         --set wireless.rate=10Gbps --set wireless.queue=10000p
                                               # 10,000 flows: wall time and peak RSS
+    python3 bench/speed.py --durations 60 --no-wifi-cell --pgo --ns3-json bench/out/ns3_many_flows_60s.json
+                                              # also the profile-guided runner (bench/pgo.sh), beside
+                                              # the default build and an earlier ns-3 run
     python3 bench/speed.py --only-wifi-cell --cell-duration 30
                                               # the 802.11a cell alone (30 s after the 1 s start)
 """
@@ -98,6 +101,8 @@ def main() -> int:
     ap.add_argument("--no-icount", action="store_true",
                     help="with --baseline-rev: skip the instruction counts (they need valgrind)")
     ap.add_argument("--only-wifi-cell", action="store_true", help="run the 802.11a cell alone")
+    ap.add_argument("--pgo", action="store_true",
+                    help="also run the runner built with profile-guided optimisation (bench/pgo.sh)")
     args = ap.parse_args()
     if args.only_wifi_cell:
         subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
@@ -108,6 +113,10 @@ def main() -> int:
     # The core's own runner (no Python interpreter in the measured process).
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
     runners = [("xltcp", RUNNER, ROOT)]
+    if args.pgo:
+        built = subprocess.run([str(ROOT / "bench" / "pgo.sh")], cwd=ROOT, check=True,
+                               stdout=subprocess.PIPE, text=True).stdout
+        runners.append(("xltcp-pgo", Path(built.strip().splitlines()[-1]), ROOT))
     if args.baseline_rev:
         tree, runner = build_baseline(args.baseline_rev)
         runners.append((f"@{args.baseline_rev[:8]}", runner, tree))
@@ -151,13 +160,14 @@ def main() -> int:
         print(f"{tool:<10} {d:>6} {pk:>12} {ev:>12} {wall:>8.2f} {pk / wall:>12.0f} {ev / wall:>12.0f} "
               f"{ev / pk:>7.3f} {rss / 2**20:>8.1f}MiB {cpu:>8.2f}")
     if ns3:
-        x = rows[0]
-        print(f"xltcp / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second, "
-              f"{(x[2] / x[6]) / (ns3[2] / ns3[6]):.1f}x per CPU-second")
+        for x in rows:
+            if x[0].startswith("xltcp") and x[1] == durations[0]:
+                print(f"{x[0]} / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second, "
+                      f"{(x[2] / x[6]) / (ns3[2] / ns3[6]):.1f}x per CPU-second")
     if args.baseline_rev:
         for d in durations:
             now = next(r for r in rows if r[0] == "xltcp" and r[1] == d)
-            base = next(r for r in rows if r[0] != "xltcp" and r[0] != "ns-3 3.44" and r[1] == d)
+            base = next(r for r in rows if r[0].startswith("@") and r[1] == d)
             ratio = (now[2] / now[4]) / (base[2] / base[4])
             print(f"{d} s: this tree / {base[0]}: {ratio:.3f}x packets per wall-second (median of {args.repeat})")
         if not args.no_icount:
