@@ -13,9 +13,11 @@ use super::{Ev, World};
 use crate::hop::{Hop, BS};
 use crate::net::link::Dest;
 
-/// The fewest flows for which the event loop warms the cache: below it a
-/// world's per-flow state (about 9 KB a flow) fits in a core's 2 MB
-/// second-level cache. Our choice.
+/// The fewest flows for which the event loop warms the cache. Our choice,
+/// from measurements (bench/README, "Warming the cache"): at 1,000 flows
+/// the lines each packet touches still stay in a core's caches (a packet
+/// costs about what it does at 100 flows, and warming gains nothing); at
+/// 3,000 they no longer do, and warming pays.
 pub(super) const WARM_FLOWS: usize = 1024;
 
 impl World {
