@@ -365,3 +365,41 @@ fn tshark_reads_interfaces_comments_and_plain_tcp() {
     assert_eq!(lost.len() as u64, down.drops.loss + up.drops.loss);
     assert!(!lost.is_empty());
 }
+
+/// Links whose departures are known when a packet is offered (the wired
+/// links, and the hop when nothing blocks it) record a transmission that
+/// starts later at its start: every file stays in time order, each
+/// transmission is one record, and capturing changes nothing in the run.
+#[test]
+fn captures_of_known_departures_stay_in_time_order() {
+    let dir = tshark::scratch_path("points-known");
+    let sets = [
+        "output.pcap_point=\"both\"",
+        "wired.queue=\"8p\"",
+        "wireless.queue=\"10p\"",
+        "wireless.availability={model = \"always\"}",
+    ];
+    let s = run_with(&dir, 4, &sets);
+    let link = |name: &str| s.links.iter().find(|l| l.name == name).unwrap().stats;
+    for (file, names) in [
+        ("wired-bulk", ["ch0-bs", "bs-ch0"]),
+        ("wireless", ["bs-air", "air-bs"]),
+    ] {
+        let cap = pcapng::read(&dir.join(format!("pcap/{file}.pcapng")));
+        let ts: Vec<u64> = cap.records.iter().map(|r| r.ts).collect();
+        assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{file}: out of order");
+        for name in names {
+            let sent = cap.of(&format!("{name}.tx"));
+            let plain = sent.iter().filter(|r| r.comment.is_none()).count() as u64;
+            assert_eq!(plain, link(name).transmitted, "{name}");
+        }
+    }
+    // Queues that filled: transmissions that started later were recorded.
+    assert!(link("ch0-bs").drops.queue_full > 0, "{:?}", link("ch0-bs"));
+    assert!(link("bs-air").max_queue > 1, "{:?}", link("bs-air"));
+    let mut quiet: Vec<&str> = sets.to_vec();
+    quiet.push("output.pcap=false");
+    let without = run_with(&dir, 4, &quiet);
+    assert_eq!(without.links, s.links);
+    assert_eq!(without.events, s.events);
+}

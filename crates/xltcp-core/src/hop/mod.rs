@@ -185,6 +185,17 @@ pub enum HopOut {
         /// The packet.
         packet: Packet,
     },
+    /// A data frame goes on the air at `at`, later than now (a hop that
+    /// knows its departures ahead, [`p2p::P2pHop::know_departures`]); the
+    /// engine records it then.
+    OnAirAt {
+        /// True for BS -> host.
+        down: bool,
+        /// The packet.
+        packet: Packet,
+        /// When its transmission starts.
+        at: Time,
+    },
     /// A frame left the air with its link-layer header (for the capture of
     /// the medium, [`Hop::air_link_type`]); only while capturing.
     Air(AirFrame),

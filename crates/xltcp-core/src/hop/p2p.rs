@@ -19,13 +19,19 @@
 //! is not a blockage's), as one per-packet error model on both devices of a
 //! link is in ns-3.
 //!
+//! Without an availability process and without `steps = "both"`, an
+//! engine may ask for departures known at enqueue
+//! ([`P2pHop::know_departures`], [`Link::send`]): a frame's arrival is
+//! scheduled when it is handed over, and only a lost frame's end is a timer
+//! (its report). The frames, their times and their fates are the same.
+//!
 //! Oracle capacity: `R * MSS / (MSS + headers + frame_overhead) / (1 + p)`
 //! (see [`crate::sim::oracle`]).
 
 use super::{Hop, HopDrop, HopIo, HopOut, HopTimer, Station, TimerKind, TimerSink, BS};
 use crate::net::framing;
-use crate::net::link::{Link, LinkStats, Wake};
-use crate::scenario::{BlockedMode, FlowSpec, WirelessSpec};
+use crate::net::link::{DropReason, Link, LinkStats, Wake};
+use crate::scenario::{AvailabilitySpec, BlockedMode, FlowSpec, WirelessSpec};
 use crate::time::Time;
 use crate::wire::Packet;
 
@@ -46,6 +52,10 @@ pub struct P2pHop {
     frame_overhead: u32,
     /// `cross[d]`: frames of the other direction step direction d's chain.
     cross: [bool; 2],
+    /// Departures computed at enqueue ([`P2pHop::know_departures`]).
+    known: bool,
+    /// Whether nothing can block the channel (no availability process).
+    unblockable: bool,
 }
 
 impl P2pHop {
@@ -59,6 +69,60 @@ impl P2pHop {
             rate_bps: wl.link.rate_bps,
             frame_overhead: wl.frame_overhead,
             cross: [wl.loss_down.steps_both(), wl.loss_up.steps_both()],
+            known: false,
+            unblockable: wl.availability == AvailabilitySpec::Always,
+        }
+    }
+
+    /// Computes each frame's departure when it is handed over, if nothing
+    /// can make it differ from first in, first out at the hop's rate: no
+    /// blockage, and no chain stepped by the other direction's frame ends.
+    /// Returns whether it does. For an engine whose timers are cheap to
+    /// schedule ahead (the simulator): half the hop's events go.
+    pub fn know_departures(&mut self) -> bool {
+        self.known = self.unblockable && !self.cross[0] && !self.cross[1];
+        self.known
+    }
+
+    /// Brings the counters of transmissions up to `now` (with departures
+    /// known, a queued frame's start is counted when it comes).
+    pub fn settle(&mut self, now: Time) {
+        for l in &mut self.links {
+            l.settle(now);
+        }
+    }
+
+    /// [`Hop::enqueue`] with departures known.
+    fn send<T: TimerSink>(&mut self, now: Time, d: usize, p: &Packet, io: &mut HopIo<'_, T>) {
+        match self.links[d].send(now, *p) {
+            Ok(sent) => {
+                if io.capture {
+                    io.out.push(if sent.start == now {
+                        HopOut::OnAir {
+                            down: d == 0,
+                            packet: *p,
+                        }
+                    } else {
+                        HopOut::OnAirAt {
+                            down: d == 0,
+                            packet: *p,
+                            at: sent.start,
+                        }
+                    });
+                }
+                if sent.lost {
+                    io.timers
+                        .schedule(sent.end, HopTimer::new(TX_DONE, d as u32, 0));
+                }
+                if let Some(at) = sent.arrival {
+                    io.timers.schedule(at, HopTimer::new(ARRIVE, d as u32, 0));
+                }
+            }
+            Err(why) => io.out.push(HopOut::Dropped {
+                station: station_of(d),
+                packet: *p,
+                why: HopDrop::Link(why),
+            }),
         }
     }
 
@@ -133,6 +197,9 @@ impl Hop for P2pHop {
         mut io: HopIo<'_, T>,
     ) {
         let d = usize::from(from != BS);
+        if self.known {
+            return self.send(now, d, p, &mut io);
+        }
         let wake = self.links[d].offer(now, *p, self.open());
         let victim = wake.dropped.map(|_| *p);
         self.apply(d, wake, victim, &mut io);
@@ -142,6 +209,15 @@ impl Hop for P2pHop {
     fn handle_timer<T: TimerSink>(&mut self, now: Time, t: HopTimer, mut io: HopIo<'_, T>) {
         let d = t.a as usize;
         match t.kind {
+            TimerKind::K0 if self.known => {
+                if let Some(packet) = self.links[d].take_lost() {
+                    io.out.push(HopOut::Dropped {
+                        station: station_of(d),
+                        packet,
+                        why: HopDrop::Link(DropReason::Loss),
+                    });
+                }
+            }
             TimerKind::K0 => {
                 let victim = self.links[d].in_tx().copied();
                 let wake = if self.hit[d] {
@@ -180,6 +256,7 @@ impl Hop for P2pHop {
     }
 
     fn set_blocked<T: TimerSink>(&mut self, now: Time, blocked: bool, mut io: HopIo<'_, T>) {
+        debug_assert!(!self.known, "a hop with known departures is never blocked");
         self.blocked = blocked;
         if self.lose {
             // Frames on the air now are destroyed when they end; nothing
@@ -350,5 +427,136 @@ direction = "down"
         let both = down_fates("both", 400);
         assert_eq!(both, every_other);
         assert!(both.iter().any(|&l| l) && both.iter().any(|&l| !l));
+    }
+
+    /// What the hop reported for frames handed over at `offers` (ns,
+    /// increasing; odd offers go up, even down): each output with its
+    /// instant, in order, and the counters at `end`; with departures known
+    /// or not.
+    fn reports(offers: &[u64], end: Time, known: bool) -> (Vec<String>, [LinkStats; 2], u64) {
+        let text = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+rate = "10Mbps"
+delay = "1ms"
+queue = "3p"
+[wireless.loss.down]
+model = "iid"
+p = 0.2
+[wireless.loss.up]
+model = "gilbert"
+mean_loss = 0.1
+mean_burst = 2
+[[flow]]
+direction = "down"
+"#;
+        let s = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        let mut hop = P2pHop::new(&s.wireless, 3);
+        if known {
+            assert!(hop.know_departures());
+        }
+        let (mut timers, mut out) = (Timers::default(), Vec::new());
+        let mut log = Vec::new();
+        let mut next = 0;
+        loop {
+            // Timers first at an instant: a frame's end frees the
+            // transmitter for a frame handed over then.
+            let t = (0..timers.0.len()).min_by_key(|&i| timers.0[i]);
+            let timer_at = t.map(|i| timers.0[i].0);
+            let offer_at = offers.get(next).map(|&o| Time(o));
+            let now = match (timer_at, offer_at) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(t) => t,
+                    None => break,
+                },
+            };
+            if now > end {
+                break;
+            }
+            let io = HopIo {
+                timers: &mut timers,
+                out: &mut out,
+                capture: true,
+            };
+            if timer_at == Some(now) {
+                let (at, timer) = io.timers.0.swap_remove(t.unwrap());
+                hop.handle_timer(at, timer, io);
+            } else {
+                let (from, to) = if next % 2 == 1 { (1, BS) } else { (BS, 1) };
+                hop.enqueue(now, from, to, &frame(next as u64), io);
+                next += 1;
+            }
+            for o in out.drain(..) {
+                // Where the transmission of a frame is reported ahead, its
+                // instant is the one it names.
+                let line = match o {
+                    HopOut::OnAirAt { down, packet, at } => {
+                        format!("{} on air {down} {}", at.0, packet.meta.uid)
+                    }
+                    HopOut::OnAir { down, packet } => {
+                        format!("{} on air {down} {}", now.0, packet.meta.uid)
+                    }
+                    HopOut::Arrived { station, packet } => {
+                        format!("{} arrived {station} {}", now.0, packet.meta.uid)
+                    }
+                    HopOut::Dropped { packet, why, .. } => {
+                        format!("{} dropped {why:?} {}", now.0, packet.meta.uid)
+                    }
+                    other => format!("{other:?}"),
+                };
+                log.push(line);
+            }
+        }
+        hop.settle(end);
+        log.sort();
+        let stats = [hop.links[0].stats, hop.links[1].stats];
+        (log, stats, hop.in_flight())
+    }
+
+    #[test]
+    fn known_departures_give_the_same_frames_times_and_fates() {
+        // Bursts that fill the 3-frame queues, and gaps that empty them,
+        // some on the instant a frame ends (airtime 1,040 B: 832 µs).
+        let mut offers = Vec::new();
+        let mut t = 0u64;
+        for k in 0..600u64 {
+            t += match k % 12 {
+                0 => 9_000_000,
+                1 => 832_000,
+                2 => 2 * 832_000,
+                _ => (k * 7919) % 100_000,
+            };
+            offers.push(t);
+        }
+        let end = Time(t - 5_000_000);
+        let old = reports(&offers, end, false);
+        let new = reports(&offers, end, true);
+        assert!(old.0.iter().any(|l| l.contains("QueueFull")));
+        assert!(old.0.iter().any(|l| l.contains("Loss")));
+        assert!(old.1[0].drops.loss > 0 && old.1[1].drops.loss > 0);
+        assert_eq!(old, new);
+    }
+
+    #[test]
+    fn a_hop_that_can_be_blocked_keeps_its_events() {
+        let text = r#"
+[wired]
+rate = "100Mbps"
+delay = "1ms"
+[wireless]
+rate = "10Mbps"
+delay = "1ms"
+[wireless.availability]
+model = "onoff"
+on = "1s"
+off = "100ms"
+[[flow]]
+direction = "down"
+"#;
+        let s = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        assert!(!P2pHop::new(&s.wireless, 1).know_departures());
     }
 }

@@ -8,6 +8,20 @@
 //! Packets are held inline (no allocation per packet once the deques have
 //! grown to their working size). Frames in propagation arrive in order, so
 //! only the head arrival is ever scheduled.
+//!
+//! Two ways to drive it:
+//! - [`Link::offer`], [`Link::tx_done`], [`Link::arrive`]: each
+//!   serialisation end is an event of the caller's, where a blockage may
+//!   destroy the frame on the air and the loss process decides its fate
+//!   (the hop's directions, and the emulator's links in real time);
+//! - [`Link::send`], [`Link::arrive`], [`Link::take_lost`]: for a link that
+//!   is never gated (the simulator's wired links, and the hop's directions
+//!   when nothing blocks the channel), a packet's departure is known when it
+//!   is offered (first in, first out at a fixed rate), so it goes straight
+//!   into the propagation pipe with its arrival time and the serialisation
+//!   end is no event; only a frame the loss process takes (drawn for the
+//!   frames in the order they are sent, as at their ends) leaves when its
+//!   airtime ends, for the caller to report then.
 
 use super::delay::DelayLine;
 use super::loss::LossProcess;
@@ -102,6 +116,28 @@ pub struct Link {
     tx_gen: u32,
     pipe: DelayLine,
     loss: LossProcess,
+    /// [`Link::send`]: when the serialiser is free, the start times and IP
+    /// lengths of the packets that have not started, and the frames lost
+    /// whose airtime has not ended.
+    free_at: Time,
+    starts: VecDeque<(Time, u32)>,
+    lost: VecDeque<Packet>,
+}
+
+/// What [`Link::send`] did with a packet it accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    /// When its serialisation starts (now, or when the packets ahead of it
+    /// have left).
+    pub start: Time,
+    /// When its serialisation ends.
+    pub end: Time,
+    /// Its arrival time, if it is the head of the propagation pipe (the
+    /// caller schedules only the head's arrival).
+    pub arrival: Option<Time>,
+    /// The loss process took it: the caller calls [`Link::take_lost`] at
+    /// `end`.
+    pub lost: bool,
 }
 
 /// What the world must schedule after a call into a link.
@@ -167,6 +203,9 @@ impl Link {
             tx_gen: 0,
             pipe,
             loss,
+            free_at: Time::ZERO,
+            starts: VecDeque::new(),
+            lost: VecDeque::new(),
         }
     }
 
@@ -225,7 +264,8 @@ impl Link {
 
     /// Packets held: queued, being sent and propagating.
     pub fn held(&self) -> u64 {
-        (self.queue.len() + self.in_tx.is_some() as usize + self.pipe.len()) as u64
+        (self.queue.len() + self.in_tx.is_some() as usize + self.pipe.len() + self.lost.len())
+            as u64
     }
 
     /// Whether the transmission of generation `gen` is the frame on the
@@ -268,12 +308,6 @@ impl Link {
     #[inline]
     pub fn pipe_head(&self) -> Option<&Packet> {
         self.pipe.head()
-    }
-
-    /// The packet at the head of the queue, if any.
-    #[inline]
-    pub fn queue_head(&self) -> Option<&Packet> {
-        self.queue.front()
     }
 
     /// The packet now on the air, if any (for capture).
@@ -367,6 +401,82 @@ impl Link {
         })
     }
 
+    /// Offers `p` at `now` to a link that is never gated, whose departures
+    /// are therefore known now: the packet starts when the serialiser is
+    /// free, and goes into the propagation pipe with its arrival time (next
+    /// seen by [`Link::arrive`]) or, if the loss process takes it, waits for
+    /// [`Link::take_lost`] at its end. Queue-full drops are decided as by
+    /// [`Link::offer`]: the packets counted are those whose serialisation
+    /// has not started at `now`. Not to be mixed with [`Link::offer`] on
+    /// one link.
+    pub fn send(&mut self, now: Time, p: Packet) -> Result<Sent, DropReason> {
+        debug_assert!(self.in_tx.is_none() && self.queue.is_empty());
+        self.stats.offered += 1;
+        self.settle(now);
+        let ip_len = p.ip_len() as u64;
+        let start = if self.free_at <= now {
+            self.stats.transmitted += 1;
+            self.stats.bytes_transmitted += ip_len;
+            now
+        } else {
+            let full = match self.limit {
+                QueueLimit::Packets(n) => self.starts.len() >= n as usize,
+                QueueLimit::Bytes(b) => self.queued_bytes + ip_len > b,
+            };
+            if full {
+                self.stats.drops.count(DropReason::QueueFull);
+                return Err(DropReason::QueueFull);
+            }
+            self.queued_bytes += ip_len;
+            self.starts.push_back((self.free_at, ip_len as u32));
+            self.stats.max_queue = self.stats.max_queue.max(self.starts.len() as u64);
+            self.free_at
+        };
+        let air = ip_len + u64::from(p.meta.link_overhead) + u64::from(self.overhead);
+        let end = start + Dur::transmission(air, self.rate_bps);
+        self.free_at = end;
+        if self.loss.lose_next() {
+            self.lost.push_back(p);
+            return Ok(Sent {
+                start,
+                end,
+                arrival: None,
+                lost: true,
+            });
+        }
+        let first = self.pipe.is_empty();
+        let at = self.pipe.push(end, p);
+        Ok(Sent {
+            start,
+            end,
+            arrival: first.then_some(at),
+            lost: false,
+        })
+    }
+
+    /// The oldest frame [`Link::send`] found lost, whose airtime has now
+    /// ended: counted as lost and handed back for the report.
+    pub fn take_lost(&mut self) -> Option<Packet> {
+        let p = self.lost.pop_front()?;
+        self.stats.drops.count(DropReason::Loss);
+        Some(p)
+    }
+
+    /// Counts the transmissions of [`Link::send`] that have started by
+    /// `now` (their counters are kept as time passes, so that a run's end
+    /// counts exactly the transmissions begun by then).
+    pub fn settle(&mut self, now: Time) {
+        while let Some(&(start, len)) = self.starts.front() {
+            if start > now {
+                break;
+            }
+            self.starts.pop_front();
+            self.queued_bytes -= u64::from(len);
+            self.stats.transmitted += 1;
+            self.stats.bytes_transmitted += u64::from(len);
+        }
+    }
+
     /// Takes the packet arriving at `now`, and the next arrival time if any.
     pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
         match self.pipe.pop(now) {
@@ -383,6 +493,8 @@ impl Link {
 mod tests {
     use super::*;
     use crate::hop::p2p::tests::frame as packet;
+    use crate::scenario::LossSpec;
+    use proptest::strategy::Strategy as _;
 
     /// Sends `n` packets back to back through a 100 Mbit/s, 1 ms link and
     /// returns their arrival times (in order of arrival) and uids.
@@ -461,5 +573,143 @@ mod tests {
         assert!(plain.iter().all(|&(at, _)| at > start));
         let gaps: Vec<Dur> = plain.windows(2).map(|w| w[1].0 - w[0].0).collect();
         assert!(gaps.iter().all(|&g| g == gaps[0]), "{gaps:?}");
+    }
+
+    /// A link of 10 Mbit/s and 1 ms (jitter 100 µs when `jitter`), queue
+    /// `limit`, frames lost with probability `loss`.
+    fn lossy(limit: QueueLimit, loss: f64, jitter: bool) -> Link {
+        let spec = LinkSpec {
+            rate_bps: 10_000_000,
+            delay: Dur::from_millis(1),
+            queue: limit,
+            jitter: if jitter {
+                Dur::from_micros(100)
+            } else {
+                Dur::ZERO
+            },
+            frame_overhead: 4,
+        };
+        let mut l = Link::wired("x".into(), Dest::Bs, &spec, 5);
+        let p = LossSpec::Iid { p: loss };
+        l.loss = LossProcess::new(&p, stream(5, "loss"));
+        l
+    }
+
+    /// What a link did with packets offered at `offers` (ns, increasing):
+    /// (uid, arrival) of those that arrived, (uid, when) of those dropped,
+    /// and its counters at `end`; driven the old way (an event per
+    /// serialisation end) or with departures known (`Link::send`).
+    #[allow(clippy::type_complexity)]
+    fn drive(
+        mut l: Link,
+        offers: &[u64],
+        end: Time,
+        known: bool,
+    ) -> (Vec<(u64, Time)>, Vec<(u64, Time)>, LinkStats, u64) {
+        // A tiny event loop: (time, order, kind); kind 0 tx end, 1 arrival,
+        // 2 offer of packet `uid`, 3 a lost frame's end.
+        let mut evs: Vec<(Time, u64, u8, u64)> = offers
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (Time(t), i as u64, 2, i as u64))
+            .collect();
+        let mut order = offers.len() as u64;
+        let (mut arrived, mut dropped) = (Vec::new(), Vec::new());
+        let mut in_tx: Option<u64> = None;
+        // At one instant a serialisation end goes first: the link is then
+        // free for a packet offered in that instant, as `send` takes it.
+        let key = |e: &(Time, u64, u8, u64)| (e.0, e.2 != 0, e.1);
+        while let Some(i) = (0..evs.len()).min_by_key(|&i| key(&evs[i])) {
+            let (now, _, kind, arg) = evs.swap_remove(i);
+            if now > end {
+                break;
+            }
+            let mut at = |t: Time, k: u8, a: u64| {
+                order += 1;
+                evs.push((t, order, k, a));
+            };
+            match kind {
+                2 if known => match l.send(now, packet(arg)) {
+                    Ok(s) if s.lost => at(s.end, 3, 0),
+                    Ok(s) => {
+                        if let Some(t) = s.arrival {
+                            at(t, 1, 0);
+                        }
+                    }
+                    Err(_) => dropped.push((arg, now)),
+                },
+                2 => {
+                    let w = l.offer(now, packet(arg), true);
+                    if let Some((t, g)) = w.tx_done {
+                        in_tx = l.in_tx().map(|p| p.meta.uid);
+                        at(t, 0, u64::from(g));
+                    }
+                    if w.dropped.is_some() {
+                        dropped.push((arg, now));
+                    }
+                }
+                0 => {
+                    let uid = in_tx.take().unwrap();
+                    let w = l.tx_done(now, arg as u32, true);
+                    if let Some((t, g)) = w.tx_done {
+                        in_tx = l.in_tx().map(|p| p.meta.uid);
+                        at(t, 0, u64::from(g));
+                    }
+                    if let Some(t) = w.arrival {
+                        at(t, 1, 0);
+                    }
+                    if w.dropped.is_some() {
+                        dropped.push((uid, now));
+                    }
+                }
+                3 => {
+                    let p = l.take_lost().unwrap();
+                    dropped.push((p.meta.uid, now));
+                }
+                _ => {
+                    let (p, next) = l.arrive(now);
+                    arrived.push((p.unwrap().meta.uid, now));
+                    if let Some(t) = next {
+                        at(t, 1, 0);
+                    }
+                }
+            }
+        }
+        l.settle(end);
+        dropped.sort();
+        (arrived, dropped, l.stats, l.held())
+    }
+
+    proptest::proptest! {
+        /// Knowing departures at enqueue changes nothing a link does:
+        /// the same packets arrive at the same instants, the same are
+        /// dropped (queue full, or lost at their ends), and the counters
+        /// and the packets held at the end agree.
+        #[test]
+        fn known_departures_change_nothing(
+            gaps in proptest::collection::vec(
+                // Or whole airtimes (1,044 B at 10 Mbit/s): an offer at
+                // the instant a frame ends.
+                proptest::prop_oneof![0u64..3_000_000, (0u64..4).prop_map(|k| k * 835_200)],
+                1..300,
+            ),
+            packets in proptest::bool::ANY,
+            limit in 1u64..12,
+            loss in 0.0f64..0.3,
+            jitter in proptest::bool::ANY,
+            end_ms in 5u64..400,
+        ) {
+            let mut t = 0;
+            let offers: Vec<u64> = gaps.iter().map(|g| { t += g; t }).collect();
+            let limit = if packets {
+                QueueLimit::Packets(limit as u32)
+            } else {
+                QueueLimit::Bytes(limit * 1040)
+            };
+            let end = Time(end_ms * 1_000_000);
+            let old = drive(lossy(limit, loss, jitter), &offers, end, false);
+            let new = drive(lossy(limit, loss, jitter), &offers, end, true);
+            proptest::prop_assert_eq!(old, new);
+        }
     }
 }

@@ -37,13 +37,6 @@ mod warm;
 /// per event once it has grown to its working size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
-    /// A wired link finished serialising the frame of this generation.
-    TxDone {
-        /// Link index.
-        link: u32,
-        /// Transmission generation (stale ones are ignored).
-        gen: u32,
-    },
     /// The head of a wired link's propagation pipe arrives.
     Arrive {
         /// Link index.
@@ -75,6 +68,13 @@ pub enum Ev {
     Sample,
     /// Progress report tick.
     Progress,
+    /// A link or a hop's direction starts sending the packet a capture
+    /// records next (only while capturing; an observer event, like the
+    /// ticks).
+    CaptureStart {
+        /// The transmitter (see `World::capture_later`).
+        source: u32,
+    },
     /// One of the hop's own timers.
     Hop(HopTimer),
     /// An agent's deadline may be due.
@@ -173,9 +173,13 @@ pub struct World {
     pub(super) next_uid: u64,
     pub(super) output: Output,
     end: Time,
-    /// Sampling and progress ticks popped: not part of the model, so not
-    /// counted in [`World::events`] (which must not depend on them).
+    /// Sampling, progress and capture events popped: not part of the
+    /// model, so not counted in [`World::events`] (which must not depend
+    /// on them).
     observer_events: u64,
+    /// While capturing: per transmitter, the packets whose transmission
+    /// starts later, for their `CaptureStart` events.
+    starting: Vec<std::collections::VecDeque<crate::wire::Packet>>,
     /// Counters of the signal bus.
     pub(super) signals: SignalStats,
     /// Agents' local retransmissions as their receivers found them.
@@ -216,7 +220,14 @@ impl World {
             }
         }
         let topology = Topology::of(&scenario);
-        let hops = hop::build_all(&scenario, topology.hosts(), seed);
+        let mut hops = hop::build_all(&scenario, topology.hosts(), seed);
+        for h in &mut hops {
+            // The queue schedules events ahead cheaply: a point-to-point
+            // hop that nothing blocks sends each frame's arrival at once.
+            if let AnyHop::P2p(p2p) = h {
+                p2p.know_departures();
+            }
+        }
         let mut iss_rng = stream(seed, "tcp.iss");
         let flows = scenario
             .flows
@@ -286,6 +297,7 @@ impl World {
             end,
             scenario,
             observer_events: 0,
+            starting: Vec::new(),
             signals: SignalStats::default(),
             local_rxmits: LocalRxmitStats::default(),
             signal_log: None,
@@ -342,7 +354,6 @@ impl World {
                 self.warm();
             }
             match ev {
-                Ev::TxDone { link, gen } => self.on_tx_done(now, link as usize, gen),
                 Ev::Arrive { link } => self.on_arrive(now, link as usize),
                 Ev::StackOut { flow, side } => self.on_stack_out(now, flow as usize, side as usize),
                 Ev::Timer { flow, side } => self.on_timer(now, flow as usize, side as usize),
@@ -368,6 +379,7 @@ impl World {
                         self.q.schedule(next, Ev::Sample);
                     }
                 }
+                Ev::CaptureStart { source } => self.on_capture_start(now, source as usize),
                 Ev::Progress => {
                     self.observer_events += 1;
                     if let Some(p) = progress.as_mut() {
@@ -383,6 +395,16 @@ impl World {
         }
         if let Some(since) = self.blocked_since.take() {
             self.blocked_total += self.end - since;
+        }
+        // Transmissions whose start was known ahead are counted once it
+        // has come: up to the end, as if each start were an event.
+        for l in &mut self.links {
+            l.settle(self.end);
+        }
+        for h in &mut self.hops {
+            if let AnyHop::P2p(p2p) = h {
+                p2p.settle(self.end);
+            }
         }
         self.accounting.in_flight = self.links.iter().map(Link::held).sum::<u64>()
             + self.hops.iter().map(AnyHop::in_flight).sum::<u64>()

@@ -137,7 +137,9 @@ impl Hop {
                 // A UCL handshake message is no IPv4 datagram: not captured.
                 HopOut::OnAir { packet, .. }
                     if packet.meta.link_frame & ucl::secure::CONTROL != 0 => {}
-                HopOut::OnAir { down, packet } => {
+                // The emulator's hops do not schedule departures ahead
+                // (`OnAirAt` is the simulator's).
+                HopOut::OnAir { down, packet } | HopOut::OnAirAt { down, packet, .. } => {
                     let link = if down { self.wl_down } else { self.wl_up };
                     if let Some(cap) = self.capture.as_mut() {
                         cap.record(link, now, self.slab.get_mut(packet.meta.uid));

@@ -7,7 +7,7 @@ use super::Ev;
 use super::Timers;
 use super::World;
 use crate::hop::{self, AnyHop, Hop, HopIo, HopOut, Station, BS};
-use crate::net::link::{Dest, Wake};
+use crate::net::link::Dest;
 use crate::schemes::{Node, NodeSignal, Tap, Verdict, Via};
 use crate::signal::Signal;
 use crate::sim::flow::Side;
@@ -15,45 +15,60 @@ use crate::time::Time;
 use crate::wire::Packet;
 
 impl World {
-    /// Schedules what a wired link asked for; every transmission starts at `now`.
-    /// `victim` is the packet a drop refers to (only needed while capturing).
-    fn apply(&mut self, now: Time, link: usize, wake: Wake, victim: Option<Packet>) {
-        if let Some((at, gen)) = wake.tx_done {
-            if let Some(p) = self.links[link].in_tx() {
-                self.output.capture(link, now, p);
-            }
-            let link = link as u32;
-            self.q.schedule(at, Ev::TxDone { link, gen });
-        }
-        if let Some(at) = wake.arrival {
-            self.q.schedule(at, Ev::Arrive { link: link as u32 });
-        }
-        if let Some(why) = wake.dropped {
-            self.accounting.dropped += 1;
-            if let Some(p) = victim {
-                self.output
-                    .capture_drop(link, now, &p, crate::hop::HopDrop::Link(why));
-            }
-        }
-    }
-
+    /// Offers `p` to wired link `link` at `now`. Its departure is known at
+    /// once ([`crate::net::link::Link::send`]): the arrival is scheduled
+    /// now if it heads the link's pipe, else when the packet ahead of it
+    /// arrives; a serialisation end is no event.
     pub(super) fn send_wired(&mut self, now: Time, link: usize, p: Packet) {
-        let wake = self.links[link].offer(now, p, true);
-        if let Some(why) = wake.dropped {
-            self.note_drop(now, &p, Some(hop::HopDrop::Link(why)), false);
+        match self.links[link].send(now, p) {
+            Ok(sent) => {
+                if self.output.capturing() {
+                    if sent.start == now {
+                        self.output.capture(link, now, &p);
+                    } else {
+                        self.capture_later(link, sent.start, p);
+                    }
+                }
+                if let Some(at) = sent.arrival {
+                    self.q.schedule(at, Ev::Arrive { link: link as u32 });
+                }
+            }
+            Err(why) => {
+                let why = hop::HopDrop::Link(why);
+                self.note_drop(now, &p, Some(why), false);
+                self.accounting.dropped += 1;
+                self.output.capture_drop(link, now, &p, why);
+            }
         }
-        self.apply(now, link, wake, Some(p));
     }
 
-    pub(super) fn on_tx_done(&mut self, now: Time, link: usize, gen: u32) {
-        // The frame whose transmission ends: the one a loss would drop.
-        let victim = self
-            .output
-            .capturing()
-            .then(|| self.links[link].in_tx().copied())
-            .flatten();
-        let wake = self.links[link].tx_done(now, gen, true);
-        self.apply(now, link, wake, victim);
+    /// Records `p`'s transmission from `source`, which starts at `start`,
+    /// later than now, at an observer event then (so that a capture file
+    /// stays in time order). A source is a wired link (its index) or a
+    /// direction of hop k (`2 * flows + 2k + up`): one queue of packets per
+    /// transmitter, in the order they start. Observer events take no part
+    /// in the model: the others keep their order among themselves.
+    fn capture_later(&mut self, source: usize, start: Time, p: Packet) {
+        if self.starting.len() <= source {
+            self.starting.resize_with(source + 1, Default::default);
+        }
+        self.starting[source].push_back(p);
+        let source = source as u32;
+        self.q.schedule(start, Ev::CaptureStart { source });
+    }
+
+    pub(super) fn on_capture_start(&mut self, now: Time, source: usize) {
+        self.observer_events += 1;
+        let wired = self.links.len();
+        // Every hop's direction records into the hop's capture of it.
+        let capture = if source < wired {
+            source
+        } else {
+            wired + (source - wired) % 2
+        };
+        if let Some(p) = self.starting.get_mut(source).and_then(|q| q.pop_front()) {
+            self.output.capture(capture, now, &p);
+        }
     }
 
     pub(super) fn on_arrive(&mut self, now: Time, link: usize) {
@@ -178,6 +193,10 @@ impl World {
                 HopOut::OnAir { down, packet } => {
                     let capture = 2 * self.flows.len() + usize::from(!down);
                     self.output.capture(capture, now, packet);
+                }
+                HopOut::OnAirAt { down, packet, at } => {
+                    let source = self.links.len() + 2 * k + usize::from(!down);
+                    self.capture_later(source, *at, *packet);
                 }
                 HopOut::Air(frame) => self.output.capture_air(now, frame),
             }

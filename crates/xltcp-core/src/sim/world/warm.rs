@@ -31,7 +31,7 @@ impl World {
     pub(super) fn warm(&self) {
         if let Some(&ev) = self.q.peek_near(1) {
             match ev {
-                Ev::TxDone { link, .. } | Ev::Arrive { link } => {
+                Ev::Arrive { link } => {
                     prefetch(&self.links[link as usize]);
                 }
                 Ev::Timer { flow, side } | Ev::StackOut { flow, side } => {
@@ -49,11 +49,6 @@ impl World {
             return;
         };
         match ev {
-            Ev::TxDone { link, .. } => {
-                if let Some(p) = self.links[link as usize].queue_head() {
-                    prefetch(p);
-                }
-            }
             Ev::Arrive { link } => {
                 let l = &self.links[link as usize];
                 if let Some(p) = l.pipe_head() {
