@@ -61,8 +61,8 @@ struct Node<E> {
 ///
 /// Three parts, merged at each pop by their least keys: a wheel of slots
 /// for the events due within about 16.8 ms of the clock (a packet's
-/// serialisation end, its arrival after a link's delay, a MAC's slots and
-/// backoffs: most of a run's events), each slot an unsorted list of
+/// arrival after a link's delay, a MAC's slots and backoffs: most of a
+/// run's events), each slot an unsorted list of
 /// entries found through a bitmap of occupied slots; the entries of the
 /// clock's own slot (`near`), sorted; and a binary heap (`far`) for the
 /// events further ahead (TCP's timers, sampling ticks). An event scheduled
