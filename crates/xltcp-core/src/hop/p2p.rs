@@ -429,12 +429,8 @@ direction = "down"
         assert!(both.iter().any(|&l| l) && both.iter().any(|&l| !l));
     }
 
-    /// What the hop reported for frames handed over at `offers` (ns,
-    /// increasing; odd offers go up, even down): each output with its
-    /// instant, in order, and the counters at `end`; with departures known
-    /// or not.
-    fn reports(offers: &[u64], end: Time, known: bool) -> (Vec<String>, [LinkStats; 2], u64) {
-        let text = r#"
+    /// A hop with queues of 3 frames and losses in both directions.
+    const LOSSY: &str = r#"
 [wired]
 rate = "100Mbps"
 delay = "1ms"
@@ -452,6 +448,13 @@ mean_burst = 2
 [[flow]]
 direction = "down"
 "#;
+
+    /// What the hop reported for frames handed over at `offers` (ns,
+    /// increasing; odd offers go up, even down): each output with its
+    /// instant, in order, and the counters at `end`; with departures known
+    /// or not.
+    fn reports(offers: &[u64], end: Time, known: bool) -> (Vec<String>, [LinkStats; 2], u64) {
+        let text = LOSSY;
         let s = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
         let mut hop = P2pHop::new(&s.wireless, 3);
         if known {
@@ -542,21 +545,10 @@ direction = "down"
 
     #[test]
     fn a_hop_that_can_be_blocked_keeps_its_events() {
-        let text = r#"
-[wired]
-rate = "100Mbps"
-delay = "1ms"
-[wireless]
-rate = "10Mbps"
-delay = "1ms"
-[wireless.availability]
-model = "onoff"
-on = "1s"
-off = "100ms"
-[[flow]]
-direction = "down"
-"#;
-        let s = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        let blocked = [
+            "wireless.availability={model = \"onoff\", on = \"1s\", off = \"100ms\"}".to_string(),
+        ];
+        let s = load_str(LOSSY, "t.toml", std::path::Path::new("."), &blocked).unwrap();
         assert!(!P2pHop::new(&s.wireless, 1).know_departures());
     }
 }
