@@ -454,8 +454,7 @@ direction = "down"
     /// instant, in order, and the counters at `end`; with departures known
     /// or not.
     fn reports(offers: &[u64], end: Time, known: bool) -> (Vec<String>, [LinkStats; 2], u64) {
-        let text = LOSSY;
-        let s = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        let s = load_str(LOSSY, "t.toml", std::path::Path::new("."), &[]).unwrap();
         let mut hop = P2pHop::new(&s.wireless, 3);
         if known {
             assert!(hop.know_departures());
@@ -469,12 +468,8 @@ direction = "down"
             let t = (0..timers.0.len()).min_by_key(|&i| timers.0[i]);
             let timer_at = t.map(|i| timers.0[i].0);
             let offer_at = offers.get(next).map(|&o| Time(o));
-            let now = match (timer_at, offer_at) {
-                (Some(a), Some(b)) => a.min(b),
-                (a, b) => match a.or(b) {
-                    Some(t) => t,
-                    None => break,
-                },
+            let Some(now) = timer_at.into_iter().chain(offer_at).min() else {
+                break;
             };
             if now > end {
                 break;

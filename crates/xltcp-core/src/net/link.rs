@@ -285,11 +285,19 @@ impl Link {
         self.loss.mean_loss()
     }
 
-    fn fits(&self, ip_len: u64) -> bool {
+    /// Whether a packet of `ip_len` bytes fits behind the `waiting` ones
+    /// (`queued_bytes` of them).
+    fn fits(&self, waiting: usize, ip_len: u64) -> bool {
         match self.limit {
-            QueueLimit::Packets(n) => self.queue.len() < n as usize,
+            QueueLimit::Packets(n) => waiting < n as usize,
             QueueLimit::Bytes(b) => self.queued_bytes + ip_len <= b,
         }
+    }
+
+    /// The time `p`, of `ip_len` IP bytes, takes on the wire.
+    fn airtime(&self, p: &Packet, ip_len: u64) -> Dur {
+        let air = ip_len + u64::from(p.meta.link_overhead) + u64::from(self.overhead);
+        Dur::transmission(air, self.rate_bps)
     }
 
     /// Starts sending `p`, of `ip_len` IP bytes (measured once by the
@@ -297,8 +305,7 @@ impl Link {
     fn start(&mut self, now: Time, p: Packet, ip_len: u64) -> (Time, u32) {
         self.stats.transmitted += 1;
         self.stats.bytes_transmitted += ip_len;
-        let air = ip_len + u64::from(p.meta.link_overhead) + u64::from(self.overhead);
-        let done = now + Dur::transmission(air, self.rate_bps);
+        let done = now + self.airtime(&p, ip_len);
         self.in_tx = Some(p);
         self.tx_gen = self.tx_gen.wrapping_add(1);
         (done, self.tx_gen)
@@ -325,7 +332,7 @@ impl Link {
                 ..Wake::default()
             };
         }
-        if !self.fits(ip_len) {
+        if !self.fits(self.queue.len(), ip_len) {
             self.stats.drops.count(DropReason::QueueFull);
             return Wake {
                 dropped: Some(DropReason::QueueFull),
@@ -419,11 +426,7 @@ impl Link {
             self.stats.bytes_transmitted += ip_len;
             now
         } else {
-            let full = match self.limit {
-                QueueLimit::Packets(n) => self.starts.len() >= n as usize,
-                QueueLimit::Bytes(b) => self.queued_bytes + ip_len > b,
-            };
-            if full {
+            if !self.fits(self.starts.len(), ip_len) {
                 self.stats.drops.count(DropReason::QueueFull);
                 return Err(DropReason::QueueFull);
             }
@@ -432,8 +435,7 @@ impl Link {
             self.stats.max_queue = self.stats.max_queue.max(self.starts.len() as u64);
             self.free_at
         };
-        let air = ip_len + u64::from(p.meta.link_overhead) + u64::from(self.overhead);
-        let end = start + Dur::transmission(air, self.rate_bps);
+        let end = start + self.airtime(&p, ip_len);
         self.free_at = end;
         if self.loss.lose_next() {
             self.lost.push_back(p);
