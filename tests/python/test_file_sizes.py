@@ -11,7 +11,7 @@ from conftest import REPO
 MOST = 900
 
 #: Source files by their suffix.
-SOURCES = (".rs", ".py", ".cc", ".h", ".sh")
+SOURCES = (".rs", ".py", ".c", ".cc", ".h", ".sh")
 
 
 def is_test(path: str) -> bool:
