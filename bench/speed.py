@@ -28,6 +28,9 @@ association frames are not counted.
     python3 bench/speed.py --flows 10000 --durations 10 --no-ns3 --no-wifi-cell --repeat 1 \
         --set wireless.rate=10Gbps --set wireless.queue=10000p
                                               # 10,000 flows: wall time and peak RSS
+    python3 bench/speed.py --flows 10000 --durations 60 --no-ns3 --no-wifi-cell --threads2 \
+        --set wireless.rate=10Gbps --set wireless.queue=10000p
+                                              # also each run on two threads (sim.threads = 2), alternating
     python3 bench/speed.py --durations 60 --no-wifi-cell --pgo --ns3-json bench/out/ns3_many_flows_60s.json
                                               # also the profile-guided runner (bench/pgo.sh), beside
                                               # the default build and an earlier ns-3 run
@@ -103,6 +106,8 @@ def main() -> int:
     ap.add_argument("--only-wifi-cell", action="store_true", help="run the 802.11a cell alone")
     ap.add_argument("--pgo", action="store_true",
                     help="also run the runner built with profile-guided optimisation (bench/pgo.sh)")
+    ap.add_argument("--threads2", action="store_true",
+                    help="also run each many-flow case on two threads (sim.threads = 2; summary only)")
     args = ap.parse_args()
     if args.only_wifi_cell:
         subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
@@ -113,6 +118,11 @@ def main() -> int:
     # The core's own runner (no Python interpreter in the measured process).
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "run"], cwd=ROOT, check=True)
     runners = [("xltcp", RUNNER, ROOT)]
+    # Runners that run with further settings (and are left out of the
+    # instruction counts, whose cases fix their own).
+    extra = {"xltcp-2t": ["sim.threads=2", "output.timeseries=false"]} if args.threads2 else {}
+    if args.threads2:
+        runners.append(("xltcp-2t", RUNNER, ROOT))
     if args.pgo:
         built = subprocess.run([str(ROOT / "bench" / "pgo.sh")], cwd=ROOT, check=True,
                                stdout=subprocess.PIPE, text=True).stdout
@@ -126,7 +136,7 @@ def main() -> int:
         for _ in range(max(1, args.repeat)):
             for name, runner, tree in runners:
                 cmd = [str(runner), str(tree / SCENARIO.relative_to(ROOT)), "--set", f"sim.duration={d}s"]
-                for x in sets:
+                for x in sets + extra.get(name, []):
                     cmd += ["--set", x]
                 r, rss = peak_rss_of(cmd)
                 runs[name].append((r["wall_seconds"], r, rss))
@@ -164,6 +174,12 @@ def main() -> int:
             if x[0].startswith("xltcp") and x[1] == durations[0]:
                 print(f"{x[0]} / ns-3: {(x[2] / x[4]) / (ns3[2] / ns3[4]):.1f}x packets per wall-second, "
                       f"{(x[2] / x[6]) / (ns3[2] / ns3[6]):.1f}x per CPU-second")
+    if args.threads2:
+        for d in durations:
+            one = next(r for r in rows if r[0] == "xltcp" and r[1] == d)
+            two = next(r for r in rows if r[0] == "xltcp-2t" and r[1] == d)
+            print(f"{d} s: two threads / one: {two[4] / one[4]:.3f}x the wall time, {two[6] / one[6]:.3f}x the CPU "
+                  f"time, {two[5] / one[5]:.2f}x the peak RSS (medians of {args.repeat})")
     if args.baseline_rev:
         for d in durations:
             now = next(r for r in rows if r[0] == "xltcp" and r[1] == d)
@@ -171,7 +187,7 @@ def main() -> int:
             ratio = (now[2] / now[4]) / (base[2] / base[4])
             print(f"{d} s: this tree / {base[0]}: {ratio:.3f}x packets per wall-second (median of {args.repeat})")
         if not args.no_icount:
-            instructions_per_packet(runners)
+            instructions_per_packet([r for r in runners if r[0] not in extra])
     if not args.no_wifi_cell:
         print()
         return wifi_cell(args)

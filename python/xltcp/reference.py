@@ -176,6 +176,11 @@ KEY_MEANINGS: dict[str, str] = {
     "sim.seed": "The seed when the command line gives none; every random process draws "
     "from its own stream derived from (seed, process name).",
     "sim.sample_interval": "Period of the per-flow time series (`timeseries/<flow>.csv`).",
+    "sim.threads": "1 or 2: a run on two threads, cut at the wired access links, which "
+    "advance in windows of `[wired] delay` (the simulator only; see docs/architecture.md). "
+    "Downlink flows give the one-thread results; uplink flows another history, as "
+    "likely. It writes `summary.json` only (set `output.timeseries = false`), without "
+    "`rto_causes`, and refuses agents, `[hosts]` latencies, wired jitter and pcaps.",
     # [tcp]
     "tcp.profile": 'Which reference TCP follows where implementations differ: `"rfc"` '
     '(the RFCs) or `"ns3"` (ns-3 3.44\'s TcpNewReno/TcpSocketBase).',

@@ -200,3 +200,25 @@ def test_two_flow_tables_are_one_error_naming_the_fix(write_toml):
         f"{scenario}:4:2: flow: TOML syntax: duplicate table [flow] (first on line 1)" in lines[0]
     )
     assert "[[flow]]" in lines[0]
+
+
+def test_two_threads_write_the_summary_and_validate_names_what_they_refuse(demo, tmp_path):
+    result = invoke("validate", demo, "--set", "sim.threads=2")
+    assert result.exit_code == 2
+    assert "sim.threads = 2" in result.stderr
+    assert "output.timeseries = false" in result.stderr
+    assert "Traceback" not in result.output
+    two = ["--set", "sim.threads=2", "--set", "output.timeseries=false"]
+    summary = run_demo(demo, tmp_path / "two", "--seed", "3", *two)
+    assert summary["scenario"]["sim"]["threads"] == 2
+    assert all("rto_causes" not in f for f in summary["flows"])
+    a = summary["accounting"]
+    assert a["injected"] == a["delivered"] + a["dropped"] + a["in_flight"]
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
+        "manifest.json",
+        "run.log",
+        "summary.json",
+    ]
+    again = run_demo(demo, tmp_path / "again", "--seed", "3", *two)
+    summary.pop("wall_seconds"), again.pop("wall_seconds")
+    assert summary == again

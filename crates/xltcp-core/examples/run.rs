@@ -1,7 +1,10 @@
 //! Runs a scenario file and prints its summary as JSON (a development aid;
 //! the `xltcp` command is the user interface).
 //!
-//! `cargo run --release --example run -- SCENARIO [--seed N] [--out DIR] [--set key=value]...`
+//! `cargo run --release --example run -- SCENARIO [--seed N] [--out DIR] [--set key=value]... [--threads N]`
+//!
+//! `--threads N` is `--set sim.threads=N` (with 2, also `--set
+//! output.timeseries=false`: a run on two threads writes no time series).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,6 +23,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--threads" => match args.next() {
+                Some(n) => {
+                    sets.push(format!("sim.threads={n}"));
+                    if n == "2" {
+                        sets.push("output.timeseries=false".into());
+                    }
+                }
+                None => {
+                    eprintln!("--threads: expected 1 or 2");
+                    return ExitCode::from(2);
+                }
+            },
             "--out" | "--set" => {
                 let Some(v) = args.next() else {
                     eprintln!("{a}: expected a value");
@@ -32,14 +47,14 @@ fn main() -> ExitCode {
                 }
             }
             _ if a.starts_with("--") => {
-                eprintln!("{a}: unknown option (allowed: --seed, --out, --set)");
+                eprintln!("{a}: unknown option (allowed: --seed, --out, --set, --threads)");
                 return ExitCode::from(2);
             }
             _ => path = Some(PathBuf::from(a)),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: run SCENARIO [--seed N] [--out DIR] [--set key=value]...");
+        eprintln!("usage: run SCENARIO [--seed N] [--out DIR] [--set key=value]... [--threads N]");
         return ExitCode::from(2);
     };
     let s = match scenario::load_file(&path, &sets) {

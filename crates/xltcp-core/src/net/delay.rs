@@ -43,6 +43,18 @@ impl DelayLine {
         at
     }
 
+    /// Takes back the packet entered last, with when it would leave.
+    pub fn pop_back(&mut self) -> Option<(Time, Packet)> {
+        self.pipe.pop_back()
+    }
+
+    /// Enters `p`, which leaves at `at` (no earlier than the packet ahead
+    /// of it): a packet whose departure another line computed.
+    pub fn push_at(&mut self, at: Time, p: Packet) {
+        debug_assert!(self.pipe.back().is_none_or(|&(last, _)| last <= at));
+        self.pipe.push_back((at, p));
+    }
+
     /// When the packet at the head leaves, if there is one.
     pub fn next(&self) -> Option<Time> {
         self.pipe.front().map(|e| e.0)

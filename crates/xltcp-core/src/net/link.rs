@@ -479,6 +479,36 @@ impl Link {
         }
     }
 
+    /// Takes back the packet [`Link::send`] just put into the propagation
+    /// pipe, with its arrival time: a packet that another copy of the
+    /// world receives ([`crate::sim::split`]).
+    pub fn take_back(&mut self) -> Option<(Time, Packet)> {
+        self.pipe.pop_back()
+    }
+
+    /// Enters `p`, arriving at `at`, into the propagation pipe: a packet
+    /// another copy of this link sent. Returns whether it heads the pipe
+    /// (its arrival is then to be scheduled).
+    pub fn import(&mut self, at: Time, p: Packet) -> bool {
+        let first = self.pipe.is_empty();
+        self.pipe.push_at(at, p);
+        first
+    }
+
+    /// Adds the counters of another copy of this link (each event was
+    /// counted by one copy only).
+    pub fn absorb(&mut self, other: &LinkStats) {
+        let s = &mut self.stats;
+        s.offered += other.offered;
+        s.transmitted += other.transmitted;
+        s.bytes_transmitted += other.bytes_transmitted;
+        s.arrived += other.arrived;
+        s.drops.queue_full += other.drops.queue_full;
+        s.drops.loss += other.drops.loss;
+        s.drops.blocked += other.drops.blocked;
+        s.max_queue = s.max_queue.max(other.max_queue);
+    }
+
     /// Takes the packet arriving at `now`, and the next arrival time if any.
     pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
         match self.pipe.pop(now) {

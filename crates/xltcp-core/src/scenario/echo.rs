@@ -34,6 +34,9 @@ pub fn echo(s: &Scenario) -> Value {
     });
     // Tables and keys at their defaults are left out, so that scenarios
     // without them echo exactly as before they existed.
+    if s.sim.threads != 1 {
+        v["sim"]["threads"] = json!(s.sim.threads);
+    }
     if let Some(b) = s.output.max_bytes {
         v["output"]["max_bytes"] = json!(b);
     }

@@ -242,10 +242,12 @@ fn read_sim(cx: &mut Cx, t: &mut Tab) -> SimSpec {
         d.sample_interval,
         rd::dur_at_least(rd::MIN_PERIOD),
     );
+    let threads = t.read(cx, "threads", i128::from(d.threads), rd::int_in(1, 2)) as u8;
     SimSpec {
         duration,
         seed,
         sample_interval,
+        threads,
     }
 }
 

@@ -90,6 +90,9 @@ pub struct SimSpec {
     pub seed: u64,
     /// `sample_interval`: time-series sampling period (default "100ms"); > 0.
     pub sample_interval: Dur,
+    /// `threads`: 1 (the default) or 2, the run cut at the wired access
+    /// links ([`crate::sim::split`]).
+    pub threads: u8,
 }
 
 /// Data direction of a flow.
@@ -169,6 +172,7 @@ impl Default for SimSpec {
             duration: Dur::from_secs(60),
             seed: 1,
             sample_interval: Dur::from_millis(100),
+            threads: 1,
         }
     }
 }

@@ -192,6 +192,7 @@ timeseries = false
             duration: Dur::from_secs(120),
             seed: 7,
             sample_interval: Dur::from_millis(10),
+            threads: 1,
         },
         tcp: tcp.clone(),
         wired: LinkSpec {
@@ -305,7 +306,7 @@ fn overrides_apply_before_validation() {
 fn override_errors_name_the_key() {
     assert_eq!(
         errors(MINIMAL, &["sim.duraton=10s"]),
-        ["--set sim.duraton: unknown key; did you mean `duration`? (allowed: duration, sample_interval, seed)"]
+        ["--set sim.duraton: unknown key; did you mean `duration`? (allowed: duration, sample_interval, seed, threads)"]
     );
     assert_eq!(
         errors(MINIMAL, &["sim.duration=0s"]),
@@ -332,7 +333,7 @@ fn errors_point_at_file_line_and_column() {
         errors(&text, &[]),
         [
             "test.toml:12:12: sim.duration: expected a duration like \"20ms\" (units: ns, us, ms, s, min, h), got \"10\"; a bare number has no unit",
-            "test.toml:13:1: sim.sed: unknown key; did you mean `seed`? (allowed: duration, sample_interval, seed)",
+            "test.toml:13:1: sim.sed: unknown key; did you mean `seed`? (allowed: duration, sample_interval, seed, threads)",
         ]
     );
 }

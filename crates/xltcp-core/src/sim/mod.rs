@@ -11,6 +11,7 @@ pub mod flow;
 pub mod oracle;
 pub mod output;
 pub mod rto_cause;
+pub mod split;
 pub mod summary;
 pub mod topology;
 pub mod world;
@@ -45,10 +46,14 @@ pub const SIGNAL_LOG_MAX: u64 = 1 << 20;
 /// because the emulator runs it): a congestion control the endpoint does
 /// not model ([`crate::tcp::CcAlgorithm::ALL`]; today it models every name
 /// the loader knows, and the check guards a name the emulator gains
-/// first). `run` makes this check first; `xltcp validate` makes it too, so
+/// first), and what a run on two threads does not cover
+/// ([`split::supported`]). `run` makes this check first; `xltcp validate` makes it too, so
 /// a scenario that validates also runs.
 pub fn check(scenario: &Scenario) -> Result<(), String> {
     let modelled = |cc: &str| crate::tcp::CcAlgorithm::from_name(cc).is_some();
+    if scenario.sim.threads == 2 {
+        split::supported(scenario)?;
+    }
     match scenario.flows.iter().find(|f| !modelled(&f.tcp.cc)) {
         Some(f) => {
             let names: Vec<&str> = crate::tcp::CcAlgorithm::ALL.iter().map(|a| a.0).collect();
@@ -72,6 +77,9 @@ pub fn check(scenario: &Scenario) -> Result<(), String> {
 pub fn run(scenario: &Scenario, opts: RunOptions<'_>) -> std::io::Result<Summary> {
     if let Err(msg) = check(scenario) {
         return Err(std::io::Error::new(std::io::ErrorKind::Unsupported, msg));
+    }
+    if scenario.sim.threads == 2 {
+        return split::run(scenario, opts);
     }
     let seed = opts.seed.unwrap_or(scenario.sim.seed);
     let output = match opts.out_dir {

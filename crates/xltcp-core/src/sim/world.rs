@@ -192,6 +192,12 @@ pub struct World {
     /// Whether the event loop fetches the next events' state ahead of
     /// them ([`warm`]): with [`warm::WARM_FLOWS`] flows or more.
     warm: bool,
+    /// When the run is one side of a run on two threads: which side, and
+    /// the packets sent to the other ([`crate::sim::split`]).
+    pub(super) split: Option<super::split::Part>,
+    /// Model events the other side of a split run processed (added at
+    /// its end).
+    pub(super) absorbed_events: u64,
 }
 
 impl World {
@@ -303,6 +309,8 @@ impl World {
             signal_log: None,
             signal_log_max: usize::MAX,
             warm: n >= warm::WARM_FLOWS,
+            split: None,
+            absorbed_events: 0,
         };
         let starts = world.flows.iter().zip(0..).map(|(f, flow)| {
             let start = Time::ZERO + f.spec.start;
@@ -338,18 +346,43 @@ impl World {
 
     /// Model events processed so far (sampling and progress ticks excluded).
     pub fn events(&self) -> u64 {
-        self.q.popped() - self.observer_events
+        self.q.popped() - self.observer_events + self.absorbed_events
     }
 
     /// Runs until the end of the scenario, calling `progress(done, total)`
     /// about a hundred times along the way; returns false if `progress`
     /// asked to stop.
     pub fn run(&mut self, mut progress: Option<&mut dyn FnMut(Time, Time) -> bool>) -> bool {
-        let step = Dur(self.end.as_nanos() / 100).max(Dur::from_millis(1));
         if progress.is_some() {
-            self.q.schedule(Time::ZERO + step, Ev::Progress);
+            self.start_progress();
         }
-        while let Some((now, ev)) = self.q.pop_until(self.end) {
+        if !self.run_until(self.end, &mut progress) {
+            return false;
+        }
+        self.finish();
+        true
+    }
+
+    /// Schedules the first progress report.
+    pub(super) fn start_progress(&mut self) {
+        self.q
+            .schedule(Time::ZERO + self.progress_step(), Ev::Progress);
+    }
+
+    /// How often the run reports its progress.
+    fn progress_step(&self) -> Dur {
+        Dur(self.end.as_nanos() / 100).max(Dur::from_millis(1))
+    }
+
+    /// Processes the events due by `limit`; returns false if `progress`
+    /// asked to stop.
+    pub(super) fn run_until(
+        &mut self,
+        limit: Time,
+        progress: &mut Option<&mut dyn FnMut(Time, Time) -> bool>,
+    ) -> bool {
+        let step = self.progress_step();
+        while let Some((now, ev)) = self.q.pop_until(limit) {
             if self.warm {
                 self.warm();
             }
@@ -363,7 +396,9 @@ impl World {
                         self.blocked_total + self.blocked_since.map_or(Dur::ZERO, |s| now - s);
                     f.open(now);
                     let side = f.sender_side();
-                    self.pump(now, flow as usize, side);
+                    if self.split.as_ref().is_none_or(|p| p.side == side) {
+                        self.pump(now, flow as usize, side);
+                    }
                 }
                 Ev::Availability => self.on_availability(now),
                 Ev::Hop(t) => self.drive_hop(now, usize::from(t.hop), |hop, now, io| {
@@ -393,6 +428,12 @@ impl World {
                 }
             }
         }
+        true
+    }
+
+    /// Closes the books at the end of the run: the blocked time, the
+    /// transmissions begun by the end, and the packets still in flight.
+    pub(super) fn finish(&mut self) {
         if let Some(since) = self.blocked_since.take() {
             self.blocked_total += self.end - since;
         }
@@ -415,7 +456,6 @@ impl World {
                 .flatten()
                 .map(|s| s.len() as u64)
                 .sum::<u64>();
-        true
     }
 
     /// The link directions a capture records, by capture index: each

@@ -29,7 +29,15 @@ impl World {
                         self.capture_later(link, sent.start, p);
                     }
                 }
-                if let Some(at) = sent.arrival {
+                if let Some(part) = self.split.as_mut() {
+                    // The other side receives it (wired links lose
+                    // nothing: the packet is in the pipe).
+                    debug_assert!(!sent.lost);
+                    let (at, p) = self.links[link].take_back().expect("just sent");
+                    let link = link as u32;
+                    part.outbox
+                        .push(super::super::split::Crossing { at, link, p });
+                } else if let Some(at) = sent.arrival {
                     self.q.schedule(at, Ev::Arrive { link: link as u32 });
                 }
             }
