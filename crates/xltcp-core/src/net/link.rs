@@ -85,6 +85,21 @@ pub struct LinkStats {
     pub max_queue: u64,
 }
 
+impl LinkStats {
+    /// Adds the counters of another copy of the same link (each event was
+    /// counted by one copy only).
+    pub fn absorb(&mut self, other: &LinkStats) {
+        self.offered += other.offered;
+        self.transmitted += other.transmitted;
+        self.bytes_transmitted += other.bytes_transmitted;
+        self.arrived += other.arrived;
+        self.drops.queue_full += other.drops.queue_full;
+        self.drops.loss += other.drops.loss;
+        self.drops.blocked += other.drops.blocked;
+        self.max_queue = self.max_queue.max(other.max_queue);
+    }
+}
+
 /// Where a link's packets go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dest {
@@ -493,20 +508,6 @@ impl Link {
         let first = self.pipe.is_empty();
         self.pipe.push_at(at, p);
         first
-    }
-
-    /// Adds the counters of another copy of this link (each event was
-    /// counted by one copy only).
-    pub fn absorb(&mut self, other: &LinkStats) {
-        let s = &mut self.stats;
-        s.offered += other.offered;
-        s.transmitted += other.transmitted;
-        s.bytes_transmitted += other.bytes_transmitted;
-        s.arrived += other.arrived;
-        s.drops.queue_full += other.drops.queue_full;
-        s.drops.loss += other.drops.loss;
-        s.drops.blocked += other.drops.blocked;
-        s.max_queue = s.max_queue.max(other.max_queue);
     }
 
     /// Takes the packet arriving at `now`, and the next arrival time if any.

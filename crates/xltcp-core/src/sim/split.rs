@@ -158,9 +158,8 @@ impl Drop for Stay<'_> {
 /// calls it for `[sim] threads = 2`): `progress` is called from the calling
 /// thread; an output folder gets `summary.json` only ([`supported`]
 /// refuses time series and captures).
+/// Expects a scenario [`super::check`] passed.
 pub(super) fn run(scenario: &Scenario, opts: RunOptions<'_>) -> io::Result<Summary> {
-    let unsupported = |msg: String| io::Error::new(io::ErrorKind::Unsupported, msg);
-    supported(scenario).map_err(unsupported)?;
     if let Some(dir) = opts.out_dir {
         std::fs::create_dir_all(dir)?;
     }
@@ -228,11 +227,17 @@ fn side(
     meet: &Meet,
     progress: &mut Option<&mut dyn FnMut(Time, Time) -> bool>,
 ) -> Option<World> {
-    let mut w = World::new(scenario.clone(), seed, Output::none());
+    let mut w = World::unstarted(scenario.clone(), seed, Output::none(), Vec::new());
     w.split = Some(Part {
         side,
         outbox: Vec::new(),
     });
+    // Both sides open each flow; the hop and the channel run on the base
+    // station's side only.
+    w.schedule_starts();
+    if side == Side::Sh {
+        w.start_network();
+    }
     if progress.is_some() {
         w.start_progress();
     }
@@ -284,7 +289,7 @@ impl World {
             f.absorb_side(w, Side::Ch);
         }
         for (l, s) in self.links.iter_mut().zip(&t.links) {
-            l.absorb(s);
+            l.stats.absorb(s);
         }
         let a = &mut self.accounting;
         a.injected += t.accounting.injected;
@@ -369,6 +374,9 @@ mod tests {
             "sim.duration=3s",
             "wireless.loss.down.p=0.01",
             "output.timeseries=false",
+            "wireless.availability.model=onoff",
+            "wireless.availability.on=exp(500ms)",
+            "wireless.availability.off=exp(100ms)",
         ]);
         let one = run_seed(&s, 4).unwrap();
         let mut two = run_seed(&two(s), 4).unwrap();

@@ -214,6 +214,19 @@ impl World {
         output: Output,
         extra: Vec<(Node, Box<dyn schemes::Agent>)>,
     ) -> World {
+        let mut world = World::unstarted(scenario, seed, output, extra);
+        world.schedule_starts();
+        world.start_network();
+        world
+    }
+
+    /// The world at time zero, with nothing scheduled.
+    pub(super) fn unstarted(
+        scenario: Scenario,
+        seed: u64,
+        output: Output,
+        extra: Vec<(Node, Box<dyn schemes::Agent>)>,
+    ) -> World {
         let n = scenario.flows.len();
         let mut links = Vec::with_capacity(2 * n);
         let w = &scenario.wired;
@@ -280,7 +293,7 @@ impl World {
                 host_stack(&scenario.hosts, seed, &name)
             })
             .collect();
-        let mut world = World {
+        World {
             seed,
             q: EventQueue::default(),
             links,
@@ -311,32 +324,40 @@ impl World {
             warm: n >= warm::WARM_FLOWS,
             split: None,
             absorbed_events: 0,
-        };
-        let starts = world.flows.iter().zip(0..).map(|(f, flow)| {
+        }
+    }
+
+    /// Schedules each flow's start.
+    pub(super) fn schedule_starts(&mut self) {
+        let starts = self.flows.iter().zip(0..).map(|(f, flow)| {
             let start = Time::ZERO + f.spec.start;
             (start, Ev::Start { flow })
         });
-        world.q.schedule_all(starts);
-        for k in 0..world.hops.len() {
-            world.drive_hop(Time::ZERO, k, |hop, now, io| hop.start(now, io));
+        self.q.schedule_all(starts);
+    }
+
+    /// Starts the hops, the channel's availability, the sampling and the
+    /// agents.
+    pub(super) fn start_network(&mut self) {
+        for k in 0..self.hops.len() {
+            self.drive_hop(Time::ZERO, k, |hop, now, io| hop.start(now, io));
         }
-        if world.availability.blocked() {
-            world.drive_hop(Time::ZERO, 0, |hop, now, io| hop.set_blocked(now, true, io));
+        if self.availability.blocked() {
+            self.drive_hop(Time::ZERO, 0, |hop, now, io| hop.set_blocked(now, true, io));
         }
-        let change = world.availability.next_change();
-        if change < end {
-            world.q.schedule(change, Ev::Availability);
+        let change = self.availability.next_change();
+        if change < self.end {
+            self.q.schedule(change, Ev::Availability);
         }
-        if world.output.sampling() {
-            world.q.schedule(Time::ZERO, Ev::Sample);
+        if self.output.sampling() {
+            self.q.schedule(Time::ZERO, Ev::Sample);
         }
         // Agents with something to do from the start (a handshake).
-        for slot in 0..world.agents.len() {
-            if let Some(at) = world.agents[slot].arm(Time::ZERO) {
-                world.q.schedule(at, Ev::Agent { slot: slot as u32 });
+        for slot in 0..self.agents.len() {
+            if let Some(at) = self.agents[slot].arm(Time::ZERO) {
+                self.q.schedule(at, Ev::Agent { slot: slot as u32 });
             }
         }
-        world
     }
 
     /// The end of the run.
